@@ -1,0 +1,160 @@
+import { resolve } from 'node:path';
+import { z } from 'zod';
+
+/** The repository root: every relative path in the configuration is taken from here. */
+export const projectRoot = resolve(import.meta.dirname, '..');
+
+const port = (fallback: number) =>
+  z.coerce
+    .number({ message: 'an integer port number between 1 and 65535' })
+    .int('an integer port number between 1 and 65535')
+    .min(1, 'an integer port number between 1 and 65535')
+    .max(65535, 'an integer port number between 1 and 65535')
+    .default(fallback);
+
+const url = (protocols: string[], what: string) =>
+  z.url({ protocol: new RegExp(`^(${protocols.join('|')})$`), message: what });
+
+const hostPort = z.string().regex(/^[\w.-]+:\d{1,5}$/, 'host:port, for example 127.0.0.1:7233');
+
+/**
+ * Every setting Tollgate reads from the environment, in one place. A value that is missing
+ * where required, or malformed, stops start-up with a line naming the variable.
+ */
+const environmentSchema = z.object({
+  NODE_ENV: z
+    .enum(['development', 'test', 'production'], { message: 'development, test or production' })
+    .default('development'),
+  LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+      message: 'one of fatal, error, warn, info, debug, trace, silent',
+    })
+    .default('info'),
+  TOLLGATE_DATA_DIR: z.string().min(1).default('.data'),
+  TOLLGATE_API_HOST: z.string().min(1).default('127.0.0.1'),
+  TOLLGATE_API_PORT: port(3000),
+  TOLLGATE_PUBLIC_URL: url(
+    ['http', 'https'],
+    'an http(s) URL such as http://localhost:3000',
+  ).optional(),
+  DATABASE_URL: url(['postgres', 'postgresql'], 'a postgres:// connection URL').optional(),
+  TOLLGATE_EMBEDDED_POSTGRES_PORT: port(5433),
+  TEMPORAL_ADDRESS: hostPort.optional(),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  TEMPORAL_CLI_PATH: z.string().min(1).optional(),
+  TEMPORAL_DEV_PORT: port(7233),
+  TEMPORAL_UI_PORT: port(8233),
+  TEMPORAL_UI_URL: url(['http', 'https'], 'an http(s) URL of the Temporal Web UI').optional(),
+  STRIPE_SECRET_KEY: z
+    .string()
+    .regex(/^(sk|rk)_(test|live)_\w+$/, 'a Stripe secret key such as sk_test_...')
+    .default('sk_test_tollgate'),
+  STRIPE_API_BASE: url(
+    ['http', 'https'],
+    'the base URL of the Stripe API, e.g. http://127.0.0.1:12111',
+  ).optional(),
+  STRIPE_MOCK_PATH: z.string().min(1).optional(),
+  STRIPE_MOCK_PORT: port(12111),
+});
+
+const STRIPE_API = 'https://api.stripe.com';
+
+export type Environment = z.infer<typeof environmentSchema>;
+
+export class ConfigurationError extends Error {
+  override name = 'ConfigurationError';
+}
+
+/** Parses the environment; the first bad variable becomes a one-line ConfigurationError. */
+export function parseEnvironment(source: NodeJS.ProcessEnv = process.env): Environment {
+  // Treat empty strings like unset variables: `FOO= npm start` means "no FOO".
+  const present = Object.fromEntries(Object.entries(source).filter(([, value]) => value !== ''));
+  const result = environmentSchema.safeParse(present);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const variable = String(issue?.path[0] ?? 'environment');
+  const received = present[variable];
+  const got = received === undefined ? 'it is not set' : `got ${JSON.stringify(received)}`;
+  throw new ConfigurationError(`${variable} must be ${issue?.message ?? 'valid'} (${got})`);
+}
+
+export interface Config {
+  env: Environment['NODE_ENV'];
+  logLevel: Environment['LOG_LEVEL'];
+  dataDir: string;
+  api: { host: string; port: number; publicUrl: string };
+  database: { url: string | undefined; embeddedPort: number };
+  temporal: {
+    address: string | undefined;
+    namespace: string;
+    cliPath: string | undefined;
+    devPort: number;
+    uiPort: number;
+    uiUrl: string | undefined;
+  };
+  stripe: {
+    secretKey: string;
+    apiBase: string | undefined;
+    mockPath: string | undefined;
+    mockPort: number;
+  };
+}
+
+export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
+  const env = parseEnvironment(source);
+  return {
+    env: env.NODE_ENV,
+    logLevel: env.LOG_LEVEL,
+    dataDir: resolve(projectRoot, env.TOLLGATE_DATA_DIR),
+    api: {
+      host: env.TOLLGATE_API_HOST,
+      port: env.TOLLGATE_API_PORT,
+      publicUrl: env.TOLLGATE_PUBLIC_URL ?? `http://localhost:${env.TOLLGATE_API_PORT}`,
+    },
+    database: { url: env.DATABASE_URL, embeddedPort: env.TOLLGATE_EMBEDDED_POSTGRES_PORT },
+    temporal: {
+      address: env.TEMPORAL_ADDRESS,
+      namespace: env.TEMPORAL_NAMESPACE,
+      cliPath: env.TEMPORAL_CLI_PATH,
+      devPort: env.TEMPORAL_DEV_PORT,
+      uiPort: env.TEMPORAL_UI_PORT,
+      uiUrl: env.TEMPORAL_UI_URL,
+    },
+    stripe: {
+      secretKey: env.STRIPE_SECRET_KEY,
+      apiBase: env.STRIPE_API_BASE,
+      mockPath: env.STRIPE_MOCK_PATH,
+      mockPort: env.STRIPE_MOCK_PORT,
+    },
+  };
+}
+
+/**
+ * The settings of a running API or worker process: unlike start-up, these need the services'
+ * addresses, which `npm start` and the test runner fill in after they launch the services.
+ */
+export interface RuntimeConfig extends Config {
+  database: Config['database'] & { url: string };
+  temporal: Config['temporal'] & { address: string };
+  stripe: Config['stripe'] & { apiBase: string };
+}
+
+export function loadRuntimeConfig(source: NodeJS.ProcessEnv = process.env): RuntimeConfig {
+  const config = loadConfig(source);
+  const { url: databaseUrl } = config.database;
+  const { address } = config.temporal;
+  const { apiBase } = config.stripe;
+  if (!databaseUrl) throw new ConfigurationError('DATABASE_URL must be set (a postgres:// URL)');
+  if (!address) throw new ConfigurationError('TEMPORAL_ADDRESS must be set (host:port)');
+  // In production the Stripe SDK talks to Stripe itself; elsewhere to stripe-mock.
+  const stripeApiBase = apiBase ?? (config.env === 'production' ? STRIPE_API : undefined);
+  if (!stripeApiBase) {
+    throw new ConfigurationError('STRIPE_API_BASE must be set (an http(s) URL)');
+  }
+  return {
+    ...config,
+    database: { ...config.database, url: databaseUrl },
+    temporal: { ...config.temporal, address },
+    stripe: { ...config.stripe, apiBase: stripeApiBase },
+  };
+}

@@ -1,0 +1,19 @@
+import { defineEntity, p } from '@mikro-orm/core';
+import { idColumn, timestampColumns } from './columns.ts';
+
+const UserSchema = defineEntity({
+  name: 'User',
+  tableName: 'users',
+  properties: {
+    id: idColumn(),
+    /** Stored lower-cased, so the unique index is case-insensitive in effect. */
+    email: p.string().lowercase().unique(),
+    name: p.string(),
+    image: p.text().nullable(),
+    emailVerified: p.boolean().default(false),
+    ...timestampColumns(),
+  },
+});
+
+export class User extends UserSchema.class {}
+UserSchema.setClass(User);

@@ -1,0 +1,38 @@
+import { join } from 'node:path';
+import { Migrator } from '@mikro-orm/migrations';
+import { defineConfig, MikroORM, type Options } from '@mikro-orm/postgresql';
+import { entities } from './entities/index.ts';
+
+export const migrationsPath = join(import.meta.dirname, 'migrations');
+
+export function ormOptions(databaseUrl: string): Options {
+  return defineConfig({
+    clientUrl: databaseUrl,
+    entities,
+    extensions: [Migrator],
+    // Entities are plain `defineEntity` schemas: nothing to discover through reflection.
+    discovery: { warnWhenNoEntities: true },
+    migrations: {
+      path: migrationsPath,
+      glob: '!(*.d).ts',
+      emit: 'ts',
+      // The snapshot is written by `npm run db:migration:create` only, never by a test run.
+      snapshotOnMigrate: false,
+      snapshotName: '.schema-snapshot',
+      silent: true,
+    },
+    pool: { min: 0, max: 10 },
+  });
+}
+
+export type Orm = MikroORM;
+
+export function openOrm(databaseUrl: string): Promise<Orm> {
+  return MikroORM.init(ormOptions(databaseUrl));
+}
+
+/** Applies every pending migration; answers the names it applied. */
+export async function migrateToLatest(orm: Orm): Promise<string[]> {
+  const applied = await orm.migrator.up();
+  return applied.map((migration) => migration.name);
+}

@@ -1,0 +1,14 @@
+import { randomBytes } from 'node:crypto';
+
+/**
+ * A UUIDv7 (RFC 9562): time-ordered, so new rows land at the end of primary-key indexes
+ * instead of at random pages.
+ */
+export function newId(now: number = Date.now()): string {
+  const bytes = randomBytes(16);
+  bytes.writeUIntBE(now, 0, 6);
+  bytes[6] = ((bytes[6] ?? 0) & 0x0f) | 0x70; // version 7
+  bytes[8] = ((bytes[8] ?? 0) & 0x3f) | 0x80; // RFC 9562 variant
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
