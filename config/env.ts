@@ -55,6 +55,10 @@ const environmentSchema = z.object({
   ).optional(),
   STRIPE_MOCK_PATH: z.string().min(1).optional(),
   STRIPE_MOCK_PORT: port(12111),
+  TOLLGATE_OPS_TOKEN: z
+    .string()
+    .min(32, 'a random string of at least 32 characters (for example `openssl rand -hex 32`)')
+    .optional(),
 });
 
 const STRIPE_API = 'https://api.stripe.com';
@@ -98,6 +102,8 @@ export interface Config {
     mockPath: string | undefined;
     mockPort: number;
   };
+  /** Bearer token of the operations API (/api/ops); unset disables that API. */
+  opsToken: string | undefined;
 }
 
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
@@ -126,6 +132,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       mockPath: env.STRIPE_MOCK_PATH,
       mockPort: env.STRIPE_MOCK_PORT,
     },
+    opsToken: env.TOLLGATE_OPS_TOKEN,
   };
 }
 

@@ -1,0 +1,55 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { bodyParser } from '@koa/bodyparser';
+import { RequestContext } from '@mikro-orm/core';
+import Koa from 'koa';
+import serveStatic from 'koa-static';
+import { projectRoot } from '../config/env.ts';
+import type { AppDependencies } from './dependencies.ts';
+import { ApiError } from './errors.ts';
+import { errorResponses } from './middleware/errors.ts';
+import { requestLog } from './middleware/request-log.ts';
+import { authPageRoutes } from './routes/auth-pages.ts';
+import { healthRoutes } from './routes/health.ts';
+import { maintenanceRoutes } from './routes/maintenance.ts';
+
+export const dashboardDist = join(projectRoot, 'dashboard', 'dist');
+
+const isApiPath = (path: string) => path.startsWith('/api/') || path.startsWith('/v1/');
+
+/** The whole HTTP surface: API routers first, then the built dashboard for everything else. */
+export function createApp(dependencies: AppDependencies): Koa {
+  const app = new Koa({ proxy: dependencies.config.env === 'production' });
+  app.use(requestLog(dependencies.logger));
+  app.use(errorResponses(dependencies.logger));
+  // Every request gets its own identity map, so entities never leak between requests.
+  app.use((_ctx, next) => RequestContext.create(dependencies.orm.em, next));
+  app.use(bodyParser({ enableTypes: ['json', 'form'], jsonLimit: '1mb' }));
+
+  for (const router of [
+    authPageRoutes(),
+    healthRoutes(dependencies),
+    maintenanceRoutes(dependencies),
+  ]) {
+    app.use(router.routes());
+    app.use(router.allowedMethods({ throw: true }));
+  }
+
+  app.use(async (ctx, next) => {
+    if (isApiPath(ctx.path))
+      throw new ApiError(404, 'NOT_FOUND', `No route ${ctx.method} ${ctx.path}`);
+    await next();
+  });
+  const dashboardIndex = join(dashboardDist, 'index.html');
+  if (existsSync(dashboardIndex)) {
+    const indexPage = readFileSync(dashboardIndex);
+    app.use(serveStatic(dashboardDist));
+    // The dashboard routes in the browser: any other page path gets its index page.
+    app.use((ctx) => {
+      if (ctx.method !== 'GET') return;
+      ctx.type = 'html';
+      ctx.body = indexPage;
+    });
+  }
+  return app;
+}

@@ -1,0 +1,14 @@
+import type { Client } from '@temporalio/client';
+import type { RuntimeConfig } from '../config/env.ts';
+import type { Logger } from '../config/logger.ts';
+import type { StripeClient } from '../config/stripe.ts';
+import type { Orm } from '../db/orm.ts';
+
+/** What the routes share; built once by the server (or a test) and passed to each router. */
+export interface AppDependencies {
+  config: RuntimeConfig;
+  logger: Logger;
+  orm: Orm;
+  temporal: Client;
+  stripe: StripeClient;
+}

@@ -1,0 +1,42 @@
+import type { z } from 'zod';
+
+/** An error the API answers on purpose: its status, a stable code and a message for people. */
+export class ApiError extends Error {
+  override name = 'ApiError';
+  readonly status: number;
+  readonly code: string;
+
+  constructor(status: number, code: string, message: string) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+export interface ValidationIssue {
+  /** Where the bad value was: the request part, then the path inside it. */
+  loc: (string | number)[];
+  msg: string;
+  type: string;
+}
+
+/** A request whose body, query or params do not match the route's schema. */
+export class RequestValidationError extends ApiError {
+  override name = 'RequestValidationError';
+  readonly issues: ValidationIssue[];
+
+  constructor(part: 'body' | 'query' | 'params', issues: z.core.$ZodIssue[]) {
+    const described = issues.map((issue) => ({
+      loc: [part, ...issue.path.map((key) => (typeof key === 'symbol' ? String(key) : key))],
+      msg: issue.message,
+      type: issue.code,
+    }));
+    const first = described[0];
+    super(
+      422,
+      'VALIDATION_ERROR',
+      first ? `${first.loc.join('.')}: ${first.msg}` : `Invalid request ${part}`,
+    );
+    this.issues = described;
+  }
+}

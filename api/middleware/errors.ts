@@ -1,0 +1,46 @@
+import type { Middleware } from 'koa';
+import type { Logger } from '../../config/logger.ts';
+import { ApiError, RequestValidationError } from '../errors.ts';
+
+/**
+ * Turns every thrown error into JSON in the envelope of the API it came from: the commerce
+ * API (/v1) answers Polar's `{error, detail}`, everything else Better Auth's `{code, message}`.
+ * An unexpected error answers a bare 500 and is logged with its stack, never sent.
+ */
+export function errorResponses(logger: Logger): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+    } catch (thrown) {
+      const error = asApiError(thrown);
+      if (error.status >= 500) logger.error({ err: thrown, path: ctx.path }, 'request failed');
+      ctx.status = error.status;
+      ctx.body = ctx.path.startsWith('/v1/') ? commerceEnvelope(error) : authEnvelope(error);
+    }
+  };
+}
+
+function asApiError(thrown: unknown): ApiError {
+  if (thrown instanceof ApiError) return thrown;
+  // Koa's own errors (a body too large, malformed JSON) carry a client status worth keeping.
+  const status = (thrown as { status?: unknown } | null)?.status;
+  const exposed = (thrown as { expose?: unknown } | null)?.expose === true;
+  if (typeof status === 'number' && status >= 400 && status < 500 && exposed) {
+    return new ApiError(status, 'BAD_REQUEST', (thrown as Error).message);
+  }
+  return new ApiError(500, 'INTERNAL_SERVER_ERROR', 'Internal server error');
+}
+
+function authEnvelope(error: ApiError) {
+  if (error instanceof RequestValidationError) {
+    return { code: error.code, message: error.message, details: error.issues };
+  }
+  return { code: error.code, message: error.message };
+}
+
+function commerceEnvelope(error: ApiError) {
+  if (error instanceof RequestValidationError) {
+    return { error: 'RequestValidationError', detail: error.issues };
+  }
+  return { error: error.code, detail: error.message };
+}

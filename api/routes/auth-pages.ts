@@ -1,0 +1,33 @@
+import Router from '@koa/router';
+
+const escapeHtml = (text: string) =>
+  text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
+
+/** The two browser-facing pages of /api/auth that need no account: ok and the error page. */
+export function authPageRoutes(): Router {
+  const router = new Router({ prefix: '/api/auth' });
+
+  router.get('/ok', (ctx) => {
+    ctx.body = { ok: true };
+  });
+
+  router.get('/error', (ctx) => {
+    const code =
+      typeof ctx.query.error === 'string' && ctx.query.error ? ctx.query.error : 'UNKNOWN';
+    ctx.type = 'html';
+    ctx.body = `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><title>Error</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<style>body{font-family:system-ui,sans-serif;display:grid;place-items:center;min-height:100vh;margin:0}
+main{text-align:center}code{background:#f3f4f6;padding:.2em .4em;border-radius:4px}</style></head>
+<body><main>
+<h1>Something went wrong</h1>
+<p>Error code: <code>${escapeHtml(code)}</code></p>
+<p><a href="/">Return to Application</a></p>
+</main></body>
+</html>`;
+  });
+
+  return router;
+}

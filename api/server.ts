@@ -1,0 +1,41 @@
+import type { Server } from 'node:http';
+import { loadRuntimeConfig, type RuntimeConfig } from '../config/env.ts';
+import { createLogger } from '../config/logger.ts';
+import { createStripeClient } from '../config/stripe.ts';
+import { openOrm } from '../db/orm.ts';
+import { connectTemporal } from '../temporal/client.ts';
+import { createApp } from './app.ts';
+
+/** Opens the API's connections and listens; `close()` undoes both. */
+export async function startApiServer(config: RuntimeConfig, listen = config.api) {
+  const logger = createLogger('api', config.logLevel);
+  const orm = await openOrm(config.database.url);
+  const temporal = await connectTemporal(config.temporal);
+  const stripe = createStripeClient(config.stripe);
+  const app = createApp({ config, logger, orm, temporal, stripe });
+  const server = await new Promise<Server>((resolve, reject) => {
+    const listening = app.listen(listen.port, listen.host, () => resolve(listening));
+    listening.once('error', reject);
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : listen.port;
+  const close = async () => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeAllConnections();
+    await temporal.connection.close();
+    await orm.close();
+  };
+  return { server, url: `http://${listen.host}:${port}`, logger, orm, temporal, close };
+}
+
+if (import.meta.main) {
+  const config = loadRuntimeConfig();
+  const api = await startApiServer(config);
+  api.logger.info({ url: api.url }, 'api listening');
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, async () => {
+      await api.close();
+      api.logger.info('api stopped');
+    });
+  }
+}

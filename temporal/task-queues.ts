@@ -1,0 +1,7 @@
+/** Every task queue in one place: workers poll them, clients start workflows on them. */
+export const taskQueues = {
+  /** Business processes: checkout, subscription, invitation, refund, benefit grant, maintenance. */
+  main: 'tollgate-main',
+} as const;
+
+export type TaskQueue = (typeof taskQueues)[keyof typeof taskQueues];

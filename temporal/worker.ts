@@ -1,0 +1,38 @@
+import { join } from 'node:path';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { createActivities } from '../activities/index.ts';
+import { loadRuntimeConfig, type RuntimeConfig } from '../config/env.ts';
+import { createLogger } from '../config/logger.ts';
+import { openOrm } from '../db/orm.ts';
+import { taskQueues } from './task-queues.ts';
+
+export const workflowsPath = join(import.meta.dirname, '..', 'workflows', 'index.ts');
+
+/** A worker on the main task queue with every workflow and activity; `run()` it to poll. */
+export async function createWorker(config: RuntimeConfig) {
+  const orm = await openOrm(config.database.url);
+  const connection = await NativeConnection.connect({ address: config.temporal.address });
+  const worker = await Worker.create({
+    connection,
+    namespace: config.temporal.namespace,
+    taskQueue: taskQueues.main,
+    workflowsPath,
+    activities: createActivities({ orm }),
+  });
+  const close = async () => {
+    await connection.close();
+    await orm.close();
+  };
+  return { worker, close };
+}
+
+if (import.meta.main) {
+  const config = loadRuntimeConfig();
+  const logger = createLogger('worker', config.logLevel);
+  const { worker, close } = await createWorker(config);
+  logger.info({ taskQueue: taskQueues.main }, 'worker polling');
+  // The worker stops itself on SIGINT and SIGTERM, finishing the tasks in hand.
+  await worker.run();
+  await close();
+  logger.info('worker stopped');
+}

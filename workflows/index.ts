@@ -1,0 +1,2 @@
+// The workflow bundle's entry point: every workflow the worker runs is exported here.
+export { purgeExpiredRecords } from './purge-expired-records.ts';
