@@ -24,7 +24,19 @@ export function createApp(dependencies: AppDependencies): Koa {
   app.use(errorResponses(dependencies.logger));
   // Every request gets its own identity map, so entities never leak between requests.
   app.use((_ctx, next) => RequestContext.create(dependencies.orm.em, next));
-  app.use(bodyParser({ enableTypes: ['json', 'form'], jsonLimit: '1mb' }));
+  app.use(
+    bodyParser({
+      enableTypes: ['json', 'form'],
+      jsonLimit: '1mb',
+      onError: () => {
+        throw new ApiError(
+          400,
+          'INVALID_REQUEST_BODY',
+          'The request body is not valid JSON or form data',
+        );
+      },
+    }),
+  );
 
   for (const router of [
     authPageRoutes(),

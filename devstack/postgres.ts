@@ -51,33 +51,41 @@ export async function canConnect(url: string): Promise<boolean> {
   }
 }
 
-/** Creates the database named in `url` on its server when it does not exist yet. */
-export async function ensureDatabase(url: string): Promise<void> {
-  const target = new URL(url);
-  const name = decodeURIComponent(target.pathname.slice(1));
-  const admin = new URL(url);
-  admin.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: admin.toString() });
+/** The URL of the `postgres` maintenance database on the same server as `url`. */
+export function serverUrl(url: string): string {
+  const server = new URL(url);
+  server.pathname = '/postgres';
+  return server.toString();
+}
+
+const databaseName = (url: string) => decodeURIComponent(new URL(url).pathname.slice(1));
+
+/** Runs `work` with a client on the server's maintenance database. */
+async function onServer<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: serverUrl(url) });
   await client.connect();
   try {
-    const found = await client.query('select 1 from pg_database where datname = $1', [name]);
-    if (found.rowCount === 0) await client.query(`create database ${pg.escapeIdentifier(name)}`);
+    return await work(client);
   } finally {
     await client.end();
   }
 }
 
-export async function dropDatabase(url: string): Promise<void> {
-  const name = decodeURIComponent(new URL(url).pathname.slice(1));
-  const admin = new URL(url);
-  admin.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: admin.toString() });
-  await client.connect();
-  try {
-    await client.query(`drop database if exists ${pg.escapeIdentifier(name)} with (force)`);
-  } finally {
-    await client.end();
-  }
+/** Creates the database named in `url` on its server when it does not exist yet. */
+export function ensureDatabase(url: string): Promise<void> {
+  return onServer(url, async (client) => {
+    const name = databaseName(url);
+    const found = await client.query('select 1 from pg_database where datname = $1', [name]);
+    if (found.rowCount === 0) await client.query(`create database ${pg.escapeIdentifier(name)}`);
+  });
+}
+
+export function dropDatabase(url: string): Promise<void> {
+  return onServer(url, async (client) => {
+    await client.query(
+      `drop database if exists ${pg.escapeIdentifier(databaseName(url))} with (force)`,
+    );
+  });
 }
 
 /**

@@ -70,3 +70,22 @@ export async function startDownloadedTemporalDevServer(
     );
   }
 }
+
+/** Answers true once some worker polls the task queue for workflow tasks. */
+export async function taskQueueHasWorker(
+  address: string,
+  namespace: string,
+  taskQueue: string,
+): Promise<boolean> {
+  const connection = await Connection.connect({ address, connectTimeout: 2000 });
+  try {
+    const { pollers } = await connection.workflowService.describeTaskQueue({
+      namespace,
+      taskQueue: { name: taskQueue },
+      taskQueueType: 1, // TASK_QUEUE_TYPE_WORKFLOW
+    });
+    return pollers.length > 0;
+  } finally {
+    await connection.close();
+  }
+}

@@ -1,0 +1,35 @@
+import { hashPassword } from '../domain/passwords.ts';
+import { Account, User } from './entities/index.ts';
+import type { Orm } from './orm.ts';
+
+export const demoAccount = { email: 'demo@tollgate.local', password: 'tollgate-demo' } as const;
+
+/** Adds the demo user with a password once; running it again changes nothing. */
+export async function seedDemoData(orm: Orm): Promise<void> {
+  const em = orm.em.fork();
+  await em.transactional(async (tx) => {
+    if (await tx.count(User, { email: demoAccount.email })) return;
+    const user = tx.create(User, {
+      email: demoAccount.email,
+      name: 'Demo Seller',
+      emailVerified: true,
+    });
+    tx.create(Account, {
+      user,
+      providerId: 'credential',
+      accountId: user.id,
+      password: await hashPassword(demoAccount.password),
+    });
+  });
+}
+
+if (import.meta.main) {
+  const { loadConfig } = await import('../config/env.ts');
+  const { openOrm } = await import('./orm.ts');
+  const { url } = loadConfig().database;
+  if (!url) throw new Error('DATABASE_URL must be set (a postgres:// URL)');
+  const orm = await openOrm(url);
+  await seedDemoData(orm);
+  await orm.close();
+  console.log(`Demo user: ${demoAccount.email} / ${demoAccount.password}`);
+}

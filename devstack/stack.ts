@@ -1,0 +1,147 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Config } from '../config/env.ts';
+import { canConnect, ensureDatabase, serverUrl, startEmbeddedPostgres } from './postgres.ts';
+import { startStripeMock } from './stripe-mock.ts';
+import {
+  assertPortFree,
+  findFreePort,
+  StartupError,
+  type Supervisor,
+  waitUntilReady,
+} from './supervisor.ts';
+import {
+  startDownloadedTemporalDevServer,
+  startTemporalDevServer,
+  type TemporalDevServerOptions,
+} from './temporal.ts';
+import { locateGoTool } from './tools.ts';
+
+/** Where the services the API and worker need can be reached. */
+export interface ServiceAddresses {
+  databaseUrl: string;
+  temporalAddress: string;
+  temporalUiUrl: string | undefined;
+  stripeApiBase: string;
+}
+
+/**
+ * `start` runs services on their configured ports with data kept under the data folder;
+ * `test` runs them on free ports, Temporal in memory and headless, so runs never collide.
+ */
+export type StackMode = 'start' | 'test';
+
+interface StackContext {
+  supervisor: Supervisor;
+  config: Config;
+  mode: StackMode;
+  logDir: string;
+  log: (line: string) => void;
+}
+
+/** Starts whatever the configuration does not already point at, and answers the addresses. */
+export async function startServices(
+  supervisor: Supervisor,
+  config: Config,
+  mode: StackMode,
+  log: (line: string) => void,
+): Promise<ServiceAddresses> {
+  const logDir = join(config.dataDir, mode === 'start' ? 'logs' : 'test-logs');
+  mkdirSync(logDir, { recursive: true });
+  const context: StackContext = { supervisor, config, mode, logDir, log };
+  // Tools first (a first run builds them), then the three services side by side.
+  const temporalBinary = config.temporal.address
+    ? undefined
+    : await locateGoTool('temporal', config.temporal.cliPath, log);
+  const stripeMockBinary = config.stripe.apiBase
+    ? undefined
+    : await locateGoTool('stripe-mock', config.stripe.mockPath, log);
+  const [databaseUrl, temporal, stripeApiBase] = await Promise.all([
+    database(context),
+    temporalServer(context, temporalBinary),
+    stripeApi(context, stripeMockBinary),
+  ]);
+  return { databaseUrl, ...temporal, stripeApiBase };
+}
+
+const portFor = async (context: StackContext, configured: number, purpose: string) => {
+  if (context.mode === 'test') return findFreePort();
+  await assertPortFree(configured, '127.0.0.1', purpose);
+  return configured;
+};
+
+async function database(context: StackContext): Promise<string> {
+  const { config, mode } = context;
+  if (config.database.url) {
+    const url = config.database.url;
+    await waitUntilReady(`PostgreSQL at DATABASE_URL`, () => canConnect(serverUrl(url)), {
+      timeoutMs: 10_000,
+    });
+    if (mode === 'start') await ensureDatabase(url);
+    return url;
+  }
+  const port = await portFor(context, config.database.embeddedPort, 'embedded PostgreSQL');
+  context.log(`Starting embedded PostgreSQL on port ${port}`);
+  return startEmbeddedPostgres(context.supervisor, {
+    directory: join(config.dataDir, mode === 'start' ? 'postgres' : 'test-postgres'),
+    port,
+    database: 'tollgate',
+    logFile: join(context.logDir, 'postgres.log'),
+  });
+}
+
+async function temporalServer(
+  context: StackContext,
+  binary: string | undefined,
+): Promise<Pick<ServiceAddresses, 'temporalAddress' | 'temporalUiUrl'>> {
+  const { config, mode } = context;
+  if (config.temporal.address) {
+    return { temporalAddress: config.temporal.address, temporalUiUrl: config.temporal.uiUrl };
+  }
+  const port = await portFor(context, config.temporal.devPort, 'Temporal frontend');
+  const uiPort =
+    mode === 'start'
+      ? await portFor(context, config.temporal.uiPort, 'Temporal Web UI')
+      : undefined;
+  const options: TemporalDevServerOptions = {
+    port,
+    uiPort,
+    databaseFile: mode === 'start' ? join(config.dataDir, 'temporal.sqlite') : undefined,
+    logFile: join(context.logDir, 'temporal.log'),
+  };
+  context.log(`Starting Temporal dev server on port ${port}`);
+  const temporalAddress = binary
+    ? await startTemporalDevServer(context.supervisor, binary, options)
+    : await startDownloadedTemporalDevServer(context.supervisor, options);
+  const temporalUiUrl = uiPort === undefined ? undefined : `http://localhost:${uiPort}`;
+  return { temporalAddress, temporalUiUrl };
+}
+
+async function stripeApi(context: StackContext, binary: string | undefined): Promise<string> {
+  const { config } = context;
+  if (config.stripe.apiBase) return config.stripe.apiBase;
+  if (!binary) {
+    throw new StartupError(
+      'No stripe-mock found and no Go to build it: install stripe-mock and set STRIPE_MOCK_PATH, ' +
+        'or set STRIPE_API_BASE',
+    );
+  }
+  const port = await portFor(context, config.stripe.mockPort, 'stripe-mock');
+  context.log(`Starting stripe-mock on port ${port}`);
+  return startStripeMock(context.supervisor, {
+    binary,
+    port,
+    secretKey: config.stripe.secretKey,
+    logFile: join(context.logDir, 'stripe-mock.log'),
+  });
+}
+
+/** The environment an API or worker process needs to reach the services. */
+export function serviceEnvironment(addresses: ServiceAddresses): Record<string, string> {
+  return {
+    DATABASE_URL: addresses.databaseUrl,
+    TEMPORAL_ADDRESS: addresses.temporalAddress,
+    STRIPE_API_BASE: addresses.stripeApiBase,
+    ...(addresses.temporalUiUrl ? { TEMPORAL_UI_URL: addresses.temporalUiUrl } : {}),
+  };
+}

@@ -1,0 +1,97 @@
+/**
+ * `npm start`: brings up everything on embedded defaults — PostgreSQL, the Temporal dev server,
+ * stripe-mock, the worker and the API serving the dashboard — and prints where to click.
+ * Ctrl-C, or the death of any one part, stops them all.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { type Config, ConfigurationError, loadConfig, projectRoot } from '../config/env.ts';
+import { migrateToLatest, openOrm } from '../db/orm.ts';
+import { demoAccount, seedDemoData } from '../db/seed.ts';
+import { startApiProcess, startWorkerProcess } from '../devstack/app-processes.ts';
+import { buildDashboardIfStale } from '../devstack/dashboard.ts';
+import { startServices } from '../devstack/stack.ts';
+import { assertPortFree, StartupError, Supervisor } from '../devstack/supervisor.ts';
+
+const say = (line: string) => console.log(`[tollgate] ${line}`);
+
+function fail(error: unknown): never {
+  const known = error instanceof ConfigurationError || error instanceof StartupError;
+  console.error(known ? `[tollgate] ${error.message}` : error);
+  process.exit(1);
+}
+
+/** The operations API needs a token; locally one is made once and kept in the data folder. */
+function localOpsToken(config: Config): string {
+  if (config.opsToken) return config.opsToken;
+  const file = join(config.dataDir, 'ops-token');
+  if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString('hex'), { mode: 0o600 });
+  return readFileSync(file, 'utf8').trim();
+}
+
+let config: Config;
+try {
+  config = loadConfig();
+} catch (error) {
+  fail(error);
+}
+mkdirSync(config.dataDir, { recursive: true });
+const started = performance.now();
+
+const supervisor = new Supervisor((service, code) => {
+  console.error(`[tollgate] ${service} exited unexpectedly (code ${code}); stopping everything`);
+  void supervisor.stopAll().then(() => process.exit(1));
+});
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    say('Stopping...');
+    void supervisor.stopAll().then(() => process.exit(0));
+  });
+}
+
+try {
+  await assertPortFree(config.api.port, config.api.host, 'Tollgate API');
+  const addresses = await startServices(supervisor, config, 'start', say);
+
+  const orm = await openOrm(addresses.databaseUrl);
+  const applied = await migrateToLatest(orm);
+  if (applied.length) say(`Applied migrations: ${applied.join(', ')}`);
+  await seedDemoData(orm);
+  await orm.close();
+
+  await buildDashboardIfStale(say);
+
+  const logDir = join(config.dataDir, 'logs');
+  const env = { ...process.env, TOLLGATE_OPS_TOKEN: localOpsToken(config) };
+  await startWorkerProcess(supervisor, addresses, {
+    env,
+    namespace: config.temporal.namespace,
+    logFile: join(logDir, 'worker.log'),
+  });
+  const apiUrl = `http://${config.api.host}:${config.api.port}`;
+  await startApiProcess(supervisor, addresses, {
+    env,
+    url: apiUrl,
+    logFile: join(logDir, 'api.log'),
+  });
+
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  const { publicUrl } = config.api;
+  console.log(`
+Tollgate is ready (${seconds} s)
+
+  Dashboard        ${publicUrl}/
+  Auth API         ${publicUrl}/api/auth/ok
+  Commerce API     ${publicUrl}/v1
+  Readiness        ${publicUrl}/api/health/ready
+  Temporal Web UI  ${addresses.temporalUiUrl ?? '(external Temporal: see your cluster)'}
+  Demo sign-in     ${demoAccount.email} / ${demoAccount.password}
+  Ops token        ${config.opsToken ? 'TOLLGATE_OPS_TOKEN' : relative(projectRoot, join(config.dataDir, 'ops-token'))}
+  Logs             ${relative(projectRoot, logDir)}/
+
+Press Ctrl-C to stop.`);
+} catch (error) {
+  await supervisor.stopAll();
+  fail(error);
+}
