@@ -7,7 +7,10 @@ import { connectTemporal } from '../temporal/client.ts';
 import { createApp } from './app.ts';
 
 /** Opens the API's connections and listens; `close()` undoes both. */
-export async function startApiServer(config: RuntimeConfig, listen = config.api) {
+export async function startApiServer(
+  config: RuntimeConfig,
+  listen: { host: string; port: number } = config.api,
+) {
   const logger = createLogger('api', config.logLevel);
   const orm = await openOrm(config.database.url);
   const temporal = await connectTemporal(config.temporal);

@@ -53,6 +53,8 @@ export class Supervisor {
       cwd: options.cwd,
       env: options.env ?? process.env,
       stdio: ['ignore', log, log],
+      // Its own process group: a terminal's Ctrl-C reaches only us, and we stop children in order.
+      detached: true,
       ...options.user,
     });
     child.on('error', (error) => {

@@ -1,0 +1,62 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ConfigurationError, loadConfig, loadRuntimeConfig } from './env.ts';
+
+describe('configuration', () => {
+  it('runs on embedded defaults when nothing is set', () => {
+    const config = loadConfig({});
+    assert.equal(config.env, 'development');
+    assert.equal(config.api.port, 3000);
+    assert.equal(config.api.publicUrl, 'http://localhost:3000');
+    assert.equal(config.database.url, undefined);
+    assert.equal(config.temporal.address, undefined);
+  });
+
+  it('treats an empty variable as unset', () => {
+    assert.equal(loadConfig({ DATABASE_URL: '' }).database.url, undefined);
+  });
+
+  const badValues: [string, string, RegExp][] = [
+    [
+      'TOLLGATE_API_PORT',
+      'abc',
+      /^TOLLGATE_API_PORT must be an integer port number .* \(got "abc"\)$/,
+    ],
+    ['TOLLGATE_API_PORT', '70000', /^TOLLGATE_API_PORT must be an integer port number/],
+    ['DATABASE_URL', 'mysql://localhost/x', /^DATABASE_URL must be a postgres:\/\/ connection URL/],
+    ['TEMPORAL_ADDRESS', 'localhost', /^TEMPORAL_ADDRESS must be host:port/],
+    ['NODE_ENV', 'staging', /^NODE_ENV must be development, test or production/],
+    ['STRIPE_SECRET_KEY', 'pk_test_1', /^STRIPE_SECRET_KEY must be a Stripe secret key/],
+    ['TOLLGATE_OPS_TOKEN', 'short', /^TOLLGATE_OPS_TOKEN must be a random string of at least 32/],
+  ];
+  for (const [variable, value, message] of badValues) {
+    it(`names ${variable} when it is ${JSON.stringify(value)}`, () => {
+      assert.throws(
+        () => loadConfig({ [variable]: value }),
+        (error: unknown) => {
+          assert.ok(error instanceof ConfigurationError);
+          assert.match(error.message, message);
+          assert.doesNotMatch(error.message, /\n/);
+          return true;
+        },
+      );
+    });
+  }
+
+  it('requires the service addresses in the API and worker processes', () => {
+    assert.throws(() => loadRuntimeConfig({}), /^ConfigurationError: DATABASE_URL must be set/);
+    assert.throws(
+      () => loadRuntimeConfig({ DATABASE_URL: 'postgres://localhost/x' }),
+      /TEMPORAL_ADDRESS must be set/,
+    );
+  });
+
+  it('talks to Stripe itself in production unless told otherwise', () => {
+    const config = loadRuntimeConfig({
+      NODE_ENV: 'production',
+      DATABASE_URL: 'postgres://localhost/x',
+      TEMPORAL_ADDRESS: 'temporal:7233',
+    });
+    assert.equal(config.stripe.apiBase, 'https://api.stripe.com');
+  });
+});

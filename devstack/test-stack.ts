@@ -1,0 +1,67 @@
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { type Config, loadConfig } from '../config/env.ts';
+import { migrateToLatest, openOrm } from '../db/orm.ts';
+import { startWorkerProcess } from './app-processes.ts';
+import { dropDatabase, ensureDatabase } from './postgres.ts';
+import { type ServiceAddresses, serviceEnvironment, startServices } from './stack.ts';
+import { Supervisor } from './supervisor.ts';
+
+export interface TestStack {
+  config: Config;
+  addresses: ServiceAddresses;
+  /** What a test process needs in its environment to reach this stack. */
+  env: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The real services for a test run: PostgreSQL (DATABASE_URL's server, or an embedded one)
+ * with a fresh, migrated database; an in-memory Temporal dev server; stripe-mock; and the
+ * worker process polling the main task queue.
+ */
+export async function startTestStack(log: (line: string) => void): Promise<TestStack> {
+  const config = loadConfig({ ...process.env, NODE_ENV: 'test' });
+  let crashed: string | undefined;
+  const supervisor = new Supervisor((service, code) => {
+    crashed = `${service} exited unexpectedly (code ${code})`;
+    log(crashed);
+  });
+  try {
+    const services = await startServices(supervisor, config, 'test', log);
+    const databaseUrl = freshDatabaseUrl(services.databaseUrl);
+    await ensureDatabase(databaseUrl);
+    // Stopped in reverse order: after the worker lets go of it, before its server stops.
+    supervisor.add({ name: 'test database', stop: () => dropDatabase(databaseUrl) });
+    const orm = await openOrm(databaseUrl);
+    await migrateToLatest(orm);
+    await orm.close();
+    const addresses = { ...services, databaseUrl };
+
+    const env = {
+      NODE_ENV: 'test',
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+      TOLLGATE_OPS_TOKEN: randomBytes(32).toString('hex'),
+      ...serviceEnvironment(addresses),
+    };
+    await startWorkerProcess(supervisor, addresses, {
+      env: { ...process.env, ...env },
+      namespace: config.temporal.namespace,
+      logFile: join(config.dataDir, 'test-logs', 'worker.log'),
+    });
+    if (crashed) throw new Error(crashed);
+
+    return { config, addresses, env, stop: () => supervisor.stopAll() };
+  } catch (error) {
+    await supervisor.stopAll();
+    throw error;
+  }
+}
+
+/** A database of its own for this run, on the same server. */
+function freshDatabaseUrl(url: string): string {
+  const fresh = new URL(url);
+  const stamp = new Date().toISOString().replace(/\D/g, '').slice(0, 14);
+  fresh.pathname = `/tollgate_test_${stamp}_${process.pid}`;
+  return fresh.toString();
+}

@@ -1,0 +1,98 @@
+/**
+ * `npm test`: every check the project has, in order — format and lint, type-check of every
+ * folder, the dashboard build, then unit, integration and replay tests with Node's test runner
+ * against real PostgreSQL, a Temporal dev server, stripe-mock and the worker process.
+ *
+ *   npm test                      everything
+ *   npm test -- api/routes        only the test files under these paths (checks still run)
+ */
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { projectRoot } from '../config/env.ts';
+import { buildDashboard } from '../devstack/dashboard.ts';
+import { StartupError } from '../devstack/supervisor.ts';
+import { startTestStack, type TestStack } from '../devstack/test-stack.ts';
+
+const say = (line: string) => console.log(`[test] ${line}`);
+const bin = (path: string) => join(projectRoot, 'node_modules', path);
+
+/** Folders that hold tests; `*.test.ts` files anywhere below them run. */
+const testRoots = [
+  'api',
+  'activities',
+  'config',
+  'db',
+  'devstack',
+  'domain',
+  'temporal',
+  'workflows',
+];
+
+function runStep(command: string, args: string[], env: NodeJS.ProcessEnv = process.env) {
+  return new Promise<number>((resolve) => {
+    const child = spawn(command, args, { cwd: projectRoot, env, stdio: 'inherit' });
+    child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+  });
+}
+
+const timings: [string, number][] = [];
+
+async function step(name: string, work: () => Promise<number | undefined>): Promise<void> {
+  say(name);
+  const started = performance.now();
+  const code = await work();
+  timings.push([name, performance.now() - started]);
+  if (code) throw new StartupError(`${name} failed (exit code ${code})`);
+}
+
+const selected = process.argv.slice(2);
+const patterns = (selected.length ? selected : testRoots).map((path) =>
+  path.endsWith('.ts') ? path : `${path.replace(/\/$/, '')}/**/*.test.ts`,
+);
+
+let stack: TestStack | undefined;
+let exitCode = 0;
+const stopStack = async () => {
+  await stack?.stop();
+  stack = undefined;
+};
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => void stopStack().then(() => process.exit(130)));
+}
+
+try {
+  await step('Format and lint (biome)', () =>
+    runStep(process.execPath, [bin('@biomejs/biome/bin/biome'), 'check', '.']),
+  );
+  await step('Type-check server code', () =>
+    runStep(process.execPath, [bin('typescript/bin/tsc'), '-p', 'tsconfig.json']),
+  );
+  await step('Type-check dashboard', () =>
+    runStep(process.execPath, [bin('typescript/bin/tsc'), '-p', 'dashboard/tsconfig.json']),
+  );
+  await step('Build dashboard', async () => {
+    await buildDashboard();
+    return 0;
+  });
+  await step('Start PostgreSQL, Temporal, stripe-mock and the worker', async () => {
+    stack = await startTestStack(say);
+    return 0;
+  });
+  const testEnv = { ...process.env, ...stack?.env };
+  await step('Unit, integration and replay tests', () =>
+    runStep(
+      process.execPath,
+      ['--test', '--test-reporter=spec', '--test-timeout=120000', ...patterns],
+      testEnv,
+    ),
+  );
+} catch (error) {
+  console.error(error instanceof StartupError ? `[test] ${error.message}` : error);
+  exitCode = 1;
+} finally {
+  await stopStack();
+}
+
+say('Timings:');
+for (const [name, ms] of timings) say(`  ${(ms / 1000).toFixed(1).padStart(6)} s  ${name}`);
+process.exit(exitCode);
