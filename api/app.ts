@@ -38,6 +38,14 @@ export function createApp(dependencies: AppDependencies): Koa {
     }),
   );
 
+  // An API path that no router answered is a JSON 404, never the dashboard page.
+  app.use(async (ctx, next) => {
+    await next();
+    if (isApiPath(ctx.path) && ctx.status === 404 && ctx.body == null) {
+      throw new ApiError(404, 'NOT_FOUND', `No route ${ctx.method} ${ctx.path}`);
+    }
+  });
+
   for (const router of [
     authPageRoutes(),
     healthRoutes(dependencies),
@@ -47,18 +55,13 @@ export function createApp(dependencies: AppDependencies): Koa {
     app.use(router.allowedMethods({ throw: true }));
   }
 
-  app.use(async (ctx, next) => {
-    if (isApiPath(ctx.path))
-      throw new ApiError(404, 'NOT_FOUND', `No route ${ctx.method} ${ctx.path}`);
-    await next();
-  });
   const dashboardIndex = join(dashboardDist, 'index.html');
   if (existsSync(dashboardIndex)) {
     const indexPage = readFileSync(dashboardIndex);
     app.use(serveStatic(dashboardDist));
     // The dashboard routes in the browser: any other page path gets its index page.
     app.use((ctx) => {
-      if (ctx.method !== 'GET') return;
+      if (ctx.method !== 'GET' || isApiPath(ctx.path)) return;
       ctx.type = 'html';
       ctx.body = indexPage;
     });

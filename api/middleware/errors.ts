@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import type { Middleware } from 'koa';
 import type { Logger } from '../../config/logger.ts';
 import { ApiError, RequestValidationError } from '../errors.ts';
@@ -26,7 +27,9 @@ function asApiError(thrown: unknown): ApiError {
   const status = (thrown as { status?: unknown } | null)?.status;
   const exposed = (thrown as { expose?: unknown } | null)?.expose === true;
   if (typeof status === 'number' && status >= 400 && status < 500 && exposed) {
-    return new ApiError(status, 'BAD_REQUEST', (thrown as Error).message);
+    // 405 Method Not Allowed becomes METHOD_NOT_ALLOWED, and so on.
+    const code = (STATUS_CODES[status] ?? 'Bad Request').toUpperCase().replace(/\W+/g, '_');
+    return new ApiError(status, code, (thrown as Error).message);
   }
   return new ApiError(500, 'INTERNAL_SERVER_ERROR', 'Internal server error');
 }

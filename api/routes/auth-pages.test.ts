@@ -37,5 +37,6 @@ describe('auth pages', () => {
   it('a wrong method on a known path answers 405', async () => {
     const response = await fetch(`${api.url}/api/auth/ok`, { method: 'DELETE' });
     assert.equal(response.status, 405);
+    assert.equal(((await response.json()) as { code: string }).code, 'METHOD_NOT_ALLOWED');
   });
 });

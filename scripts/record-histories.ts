@@ -1,0 +1,29 @@
+/**
+ * `npm run record-histories`: runs every replay scenario on a fresh test stack and writes each
+ * workflow's event history to workflows/__fixtures__/histories, where the replay test reads it.
+ * Record again only for a new scenario; an existing history is what running workflows look like.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
+import { startTestStack } from '../devstack/test-stack.ts';
+import { connectTemporal } from '../temporal/client.ts';
+import { replayScenarios } from '../workflows/replay-scenarios.ts';
+
+const historiesDir = join(import.meta.dirname, '..', 'workflows', '__fixtures__', 'histories');
+const stack = await startTestStack((line) => console.log(`[record] ${line}`));
+try {
+  const client = await connectTemporal({
+    address: stack.addresses.temporalAddress,
+    namespace: stack.config.temporal.namespace,
+  });
+  for (const [name, run] of Object.entries(replayScenarios)) {
+    const workflowId = await run(client);
+    const history = await client.workflow.getHandle(workflowId).fetchHistory();
+    writeFileSync(join(historiesDir, `${name}.json`), `${historyToJSON(history)}\n`);
+    console.log(`[record] ${name}: ${history.events?.length ?? 0} events`);
+  }
+  await client.connection.close();
+} finally {
+  await stack.stop();
+}
