@@ -1,0 +1,51 @@
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { parse } from 'yaml';
+import { projectRoot } from '../config/env.ts';
+
+interface ComposeService {
+  image?: string;
+  command?: string[];
+  profiles?: string[];
+  environment?: Record<string, string>;
+}
+
+const composeFile = join(projectRoot, 'docker-compose.yml');
+// No Compose client runs here, so the file is read as Compose would: YAML with merge keys (<<).
+const compose = parse(readFileSync(composeFile, 'utf8'), { merge: true }) as {
+  services: Record<string, ComposeService>;
+};
+
+describe('docker-compose.yml', () => {
+  it('describes Temporal with its UI and database, the app database, API and worker', () => {
+    for (const service of [
+      'temporal',
+      'temporal-ui',
+      'temporal-db',
+      'app-db',
+      'migrate',
+      'api',
+      'worker',
+    ]) {
+      assert.ok(compose.services[service], `service ${service}`);
+    }
+  });
+
+  it('runs the API, the worker and migrations from one image, each command a real file', () => {
+    const roles = ['api', 'worker', 'migrate'].map((name) => compose.services[name]);
+    assert.equal(new Set(roles.map((service) => service?.image)).size, 1);
+    for (const service of roles) {
+      const [runtime, entry] = service?.command ?? [];
+      assert.equal(runtime, 'node');
+      assert.ok(entry && existsSync(join(projectRoot, entry)), `${entry} exists`);
+    }
+  });
+
+  it('points the app at the compose services, not at embedded ones', () => {
+    const env = compose.services.worker?.environment ?? {};
+    assert.match(env.DATABASE_URL ?? '', /@app-db:5432\//);
+    assert.equal(env.TEMPORAL_ADDRESS, 'temporal:7233');
+  });
+});
