@@ -90,7 +90,10 @@ async function stopChild(child: ChildProcess, signal: NodeJS.Signals, graceMs = 
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   child.kill(signal);
-  const stoppedInTime = await Promise.race([exited.then(() => true), sleep(graceMs, false, { ref: false })]);
+  const stoppedInTime = await Promise.race([
+    exited.then(() => true),
+    sleep(graceMs, false, { ref: false }),
+  ]);
   if (!stoppedInTime) {
     child.kill('SIGKILL');
     await exited;
