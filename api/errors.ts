@@ -20,7 +20,10 @@ export interface ValidationIssue {
   type: string;
 }
 
-/** A request whose body, query or params do not match the route's schema. */
+/**
+ * A request whose body, query or params do not match the route's schema: 400 under /api/auth
+ * (as Better Auth answers), 422 under /v1 (as Polar does); the error middleware picks.
+ */
 export class RequestValidationError extends ApiError {
   override name = 'RequestValidationError';
   readonly issues: ValidationIssue[];
@@ -33,7 +36,7 @@ export class RequestValidationError extends ApiError {
     }));
     const first = described[0];
     super(
-      422,
+      400,
       'VALIDATION_ERROR',
       first ? `${first.loc.join('.')}: ${first.msg}` : `Invalid request ${part}`,
     );

@@ -55,7 +55,15 @@ describe('error responses', () => {
     assert.deepEqual(await response.json(), { error: 'FORBIDDEN', detail: 'Not yours' });
   });
 
-  it('answers a validation failure with 422 and where each bad value was', async () => {
+  it('answers a validation failure under /api/auth with 400 VALIDATION_ERROR', async () => {
+    const response = await fetch(`${baseUrl}/api/auth/validate?limit=abc`);
+    const body = (await response.json()) as { code: string; message: string };
+    assert.equal(response.status, 400);
+    assert.equal(body.code, 'VALIDATION_ERROR');
+    assert.match(body.message, /^query\.limit: /);
+  });
+
+  it('answers a validation failure under /v1 with 422 and where each bad value was', async () => {
     const response = await fetch(`${baseUrl}/v1/products/validate?limit=1000`);
     const body = (await response.json()) as {
       error: string;

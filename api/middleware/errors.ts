@@ -15,8 +15,9 @@ export function errorResponses(logger: Logger): Middleware {
     } catch (thrown) {
       const error = asApiError(thrown);
       if (error.status >= 500) logger.error({ err: thrown, path: ctx.path }, 'request failed');
-      ctx.status = error.status;
-      ctx.body = ctx.path.startsWith('/v1/') ? commerceEnvelope(error) : authEnvelope(error);
+      const commerce = ctx.path.startsWith('/v1/');
+      ctx.status = commerce && error instanceof RequestValidationError ? 422 : error.status;
+      ctx.body = commerce ? commerceEnvelope(error) : authEnvelope(error);
     }
   };
 }

@@ -99,13 +99,14 @@ describe('purge of expired records: API → workflow → activity → database',
     assert.equal(((await response.json()) as { code: string }).code, 'UNAUTHORIZED');
   });
 
-  it('answers 422 for a malformed cut-off and 400 for a body that is not JSON', async () => {
+  it('answers 400 for a malformed cut-off or a body that is not JSON, 413 for a huge one', async () => {
     const malformed = await fetch(`${api.url}/api/ops/maintenance/purge-expired`, {
       method: 'POST',
       headers,
       body: JSON.stringify({ before: 'yesterday' }),
     });
-    assert.equal(malformed.status, 422);
+    assert.equal(malformed.status, 400);
+    assert.equal(((await malformed.json()) as { code: string }).code, 'VALIDATION_ERROR');
     const notJson = await fetch(`${api.url}/api/ops/maintenance/purge-expired`, {
       method: 'POST',
       headers,
@@ -113,5 +114,11 @@ describe('purge of expired records: API → workflow → activity → database',
     });
     assert.equal(notJson.status, 400);
     assert.equal(((await notJson.json()) as { code: string }).code, 'INVALID_REQUEST_BODY');
+    const huge = await fetch(`${api.url}/api/ops/maintenance/purge-expired`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ before: 'x'.repeat(2 * 1024 * 1024) }),
+    });
+    assert.equal(huge.status, 413);
   });
 });
