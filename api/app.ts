@@ -28,7 +28,10 @@ export function createApp(dependencies: AppDependencies): Koa {
     bodyParser({
       enableTypes: ['json', 'form'],
       jsonLimit: '1mb',
-      onError: () => {
+      onError: (error) => {
+        if ((error as { status?: unknown }).status === 413) {
+          throw new ApiError(413, 'PAYLOAD_TOO_LARGE', 'The request body is larger than 1 MB');
+        }
         throw new ApiError(
           400,
           'INVALID_REQUEST_BODY',
