@@ -16,11 +16,14 @@ describe('password hashing', () => {
   it('never stores the password itself', async () => {
     const stored = await hashPassword('visible-secret');
     assert.doesNotMatch(stored, /visible-secret/);
-    assert.match(stored, /^[0-9a-f]{32}:[0-9a-f]{128}$/);
+    assert.match(stored, /^\$argon2id\$v=19\$m=19456,t=2,p=1\$[\w+/]+\$[\w+/]+$/);
   });
 
   it('treats a malformed stored hash as a mismatch', async () => {
     assert.equal(await verifyPassword('anything', 'not-a-hash'), false);
-    assert.equal(await verifyPassword('anything', 'abcd:1234'), false);
+    assert.equal(
+      await verifyPassword('anything', '$argon2id$v=19$m=19456,t=2,p=1$AAAA$BBBB'),
+      false,
+    );
   });
 });
