@@ -1,13 +1,17 @@
 import type { Orm } from '../db/orm.ts';
+import { createMailActivities } from './mail/index.ts';
+import type { Mailer } from './mail/transport.ts';
 import { createMaintenanceActivities } from './maintenance.ts';
 
 export interface ActivityDependencies {
   orm: Orm;
+  mailer: Mailer;
 }
 
 /** Every activity the worker registers, bound to the resources they share. */
-export function createActivities({ orm }: ActivityDependencies) {
+export function createActivities({ orm, mailer }: ActivityDependencies) {
   return {
     ...createMaintenanceActivities(orm),
+    ...createMailActivities(mailer),
   };
 }

@@ -10,6 +10,7 @@ import { ApiError } from './errors.ts';
 import { errorResponses } from './middleware/errors.ts';
 import { requestLog } from './middleware/request-log.ts';
 import { authPageRoutes } from './routes/auth-pages.ts';
+import { devOutboxRoutes } from './routes/dev-outbox.ts';
 import { healthRoutes } from './routes/health.ts';
 import { maintenanceRoutes } from './routes/maintenance.ts';
 
@@ -19,7 +20,8 @@ const isApiPath = (path: string) => path.startsWith('/api/') || path.startsWith(
 
 /** The whole HTTP surface: API routers first, then the built dashboard for everything else. */
 export function createApp(dependencies: AppDependencies): Koa {
-  const app = new Koa({ proxy: dependencies.config.env === 'production' });
+  const { config } = dependencies;
+  const app = new Koa({ proxy: config.env === 'production' });
   app.use(requestLog(dependencies.logger));
   app.use(errorResponses(dependencies.logger));
   // Every request gets its own identity map, so entities never leak between requests.
@@ -53,6 +55,10 @@ export function createApp(dependencies: AppDependencies): Koa {
     authPageRoutes(),
     healthRoutes(dependencies),
     maintenanceRoutes(dependencies),
+    // Captured mail is shown in development, when the stack runs the capture server.
+    ...(config.env === 'development' && config.mail.captureDir
+      ? [devOutboxRoutes(config.mail.captureDir)]
+      : []),
   ]) {
     app.use(router.routes());
     app.use(router.allowedMethods({ throw: true }));

@@ -10,6 +10,11 @@ describe('configuration', () => {
     assert.equal(config.api.publicUrl, 'http://localhost:3000');
     assert.equal(config.database.url, undefined);
     assert.equal(config.temporal.address, undefined);
+    assert.deepEqual(config.mail, {
+      smtpUrl: undefined,
+      from: 'Tollgate <no-reply@tollgate.local>',
+      captureDir: undefined,
+    });
   });
 
   it('treats an empty variable as unset', () => {
@@ -28,6 +33,8 @@ describe('configuration', () => {
     ['NODE_ENV', 'staging', /^NODE_ENV must be development, test or production/],
     ['STRIPE_SECRET_KEY', 'pk_test_1', /^STRIPE_SECRET_KEY must be a Stripe secret key/],
     ['TOLLGATE_OPS_TOKEN', 'short', /^TOLLGATE_OPS_TOKEN must be a random string of at least 32/],
+    ['SMTP_URL', 'http://mail.example.com', /^SMTP_URL must be an smtp:\/\/ or smtps:\/\/ URL/],
+    ['MAIL_FROM', 'Tollgate', /^MAIL_FROM must be a sender address/],
   ];
   for (const [variable, value, message] of badValues) {
     it(`names ${variable} when it is ${JSON.stringify(value)}`, () => {
@@ -49,6 +56,11 @@ describe('configuration', () => {
       () => loadRuntimeConfig({ DATABASE_URL: 'postgres://localhost/x' }),
       /TEMPORAL_ADDRESS must be set/,
     );
+    assert.throws(
+      () =>
+        loadRuntimeConfig({ DATABASE_URL: 'postgres://localhost/x', TEMPORAL_ADDRESS: 'x:7233' }),
+      /SMTP_URL must be set/,
+    );
   });
 
   it('talks to Stripe itself in production unless told otherwise', () => {
@@ -56,6 +68,7 @@ describe('configuration', () => {
       NODE_ENV: 'production',
       DATABASE_URL: 'postgres://localhost/x',
       TEMPORAL_ADDRESS: 'temporal:7233',
+      SMTP_URL: 'smtps://mail.example.com',
     });
     assert.equal(config.stripe.apiBase, 'https://api.stripe.com');
   });

@@ -59,6 +59,33 @@ const environmentSchema = z.object({
     .string()
     .min(32, 'a random string of at least 32 characters (for example `openssl rand -hex 32`)')
     .optional(),
+  SMTP_URL: url(
+    ['smtp', 'smtps'],
+    'an smtp:// or smtps:// URL such as smtps://user:password@mail.example.com',
+  ).optional(),
+  MAIL_FROM: z
+    .string()
+    .regex(
+      /^([^<>@]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/,
+      'a sender address such as Tollgate <no-reply@example.com>',
+    )
+    .default('Tollgate <no-reply@tollgate.local>'),
+  /** Set by `npm start` and `npm test` for the API and worker when they run the capture server. */
+  MAIL_CAPTURE_DIR: z.string().min(1).optional(),
+  TOLLGATE_AUTH_SECRET: z
+    .string()
+    .min(32, 'a random string of at least 32 characters (for example `openssl rand -hex 32`)')
+    .optional(),
+  TOLLGATE_TRUSTED_ORIGINS: z
+    .string()
+    .regex(
+      /^(https?:\/\/[^\s,]+)(,\s*https?:\/\/[^\s,]+)*$/,
+      'a comma-separated list of origins such as https://app.example.com',
+    )
+    .optional(),
+  TOLLGATE_REQUIRE_EMAIL_VERIFICATION: z
+    .enum(['true', 'false'], { message: 'true or false' })
+    .default('false'),
 });
 
 const STRIPE_API = 'https://api.stripe.com';
@@ -102,8 +129,22 @@ export interface Config {
     mockPath: string | undefined;
     mockPort: number;
   };
+  mail: {
+    /** Unset, `npm start` and `npm test` run an SMTP server that captures mail to files. */
+    smtpUrl: string | undefined;
+    from: string;
+    /** Where that capture server writes each mail; set only when it runs. */
+    captureDir: string | undefined;
+  };
   /** Bearer token of the operations API (/api/ops); unset disables that API. */
   opsToken: string | undefined;
+  auth: {
+    /** Signs session cookies; `npm start` makes one in the data folder when unset. */
+    secret: string | undefined;
+    /** Origins allowed to send cookie requests and to be redirect targets; the public URL's always is. */
+    trustedOrigins: string[];
+    requireEmailVerification: boolean;
+  };
 }
 
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
@@ -132,7 +173,21 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       mockPath: env.STRIPE_MOCK_PATH,
       mockPort: env.STRIPE_MOCK_PORT,
     },
+    mail: {
+      smtpUrl: env.SMTP_URL,
+      from: env.MAIL_FROM,
+      captureDir: env.MAIL_CAPTURE_DIR && resolve(projectRoot, env.MAIL_CAPTURE_DIR),
+    },
     opsToken: env.TOLLGATE_OPS_TOKEN,
+    auth: {
+      secret: env.TOLLGATE_AUTH_SECRET,
+      trustedOrigins: (env.TOLLGATE_TRUSTED_ORIGINS ?? '')
+        .split(',')
+        .map((origin) => origin.trim())
+        .filter(Boolean)
+        .map((origin) => new URL(origin).origin),
+      requireEmailVerification: env.TOLLGATE_REQUIRE_EMAIL_VERIFICATION === 'true',
+    },
   };
 }
 
@@ -144,6 +199,7 @@ export interface RuntimeConfig extends Config {
   database: Config['database'] & { url: string };
   temporal: Config['temporal'] & { address: string };
   stripe: Config['stripe'] & { apiBase: string };
+  mail: Config['mail'] & { smtpUrl: string };
 }
 
 export function loadRuntimeConfig(source: NodeJS.ProcessEnv = process.env): RuntimeConfig {
@@ -151,8 +207,10 @@ export function loadRuntimeConfig(source: NodeJS.ProcessEnv = process.env): Runt
   const { url: databaseUrl } = config.database;
   const { address } = config.temporal;
   const { apiBase } = config.stripe;
+  const { smtpUrl } = config.mail;
   if (!databaseUrl) throw new ConfigurationError('DATABASE_URL must be set (a postgres:// URL)');
   if (!address) throw new ConfigurationError('TEMPORAL_ADDRESS must be set (host:port)');
+  if (!smtpUrl) throw new ConfigurationError('SMTP_URL must be set (an smtp:// or smtps:// URL)');
   // In production the Stripe SDK talks to Stripe itself; elsewhere to stripe-mock.
   const stripeApiBase = apiBase ?? (config.env === 'production' ? STRIPE_API : undefined);
   if (!stripeApiBase) {
@@ -163,5 +221,6 @@ export function loadRuntimeConfig(source: NodeJS.ProcessEnv = process.env): Runt
     database: { ...config.database, url: databaseUrl },
     temporal: { ...config.temporal, address },
     stripe: { ...config.stripe, apiBase: stripeApiBase },
+    mail: { ...config.mail, smtpUrl },
   };
 }

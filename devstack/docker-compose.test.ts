@@ -47,5 +47,9 @@ describe('docker-compose.yml', () => {
     const env = compose.services.worker?.environment ?? {};
     assert.match(env.DATABASE_URL ?? '', /@app-db:5432\//);
     assert.equal(env.TEMPORAL_ADDRESS, 'temporal:7233');
+    // Every variable the API and worker refuse to start without is passed through.
+    for (const required of ['SMTP_URL', 'TOLLGATE_AUTH_SECRET', 'TOLLGATE_OPS_TOKEN']) {
+      assert.ok(env[required], `${required} is set`);
+    }
   });
 });

@@ -1,7 +1,9 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../config/env.ts';
 import { canConnect, ensureDatabase, serverUrl, startEmbeddedPostgres } from './postgres.ts';
+import { startSmtpCapture } from './smtp-capture.ts';
 import { startStripeMock } from './stripe-mock.ts';
 import {
   assertPortFree,
@@ -23,6 +25,9 @@ export interface ServiceAddresses {
   temporalAddress: string;
   temporalUiUrl: string | undefined;
   stripeApiBase: string;
+  smtpUrl: string;
+  /** Where the capture server writes mail; undefined when SMTP_URL names a real server. */
+  mailCaptureDir: string | undefined;
 }
 
 /**
@@ -49,19 +54,20 @@ export async function startServices(
   const logDir = join(config.dataDir, mode === 'start' ? 'logs' : 'test-logs');
   mkdirSync(logDir, { recursive: true });
   const context: StackContext = { supervisor, config, mode, logDir, log };
-  // Tools first (a first run builds them), then the three services side by side.
+  // Tools first (a first run builds them), then the services side by side.
   const temporalBinary = config.temporal.address
     ? undefined
     : await locateGoTool('temporal', config.temporal.cliPath, log);
   const stripeMockBinary = config.stripe.apiBase
     ? undefined
     : await locateGoTool('stripe-mock', config.stripe.mockPath, log);
-  const [databaseUrl, temporal, stripeApiBase] = await Promise.all([
+  const [databaseUrl, temporal, stripeApiBase, mail] = await Promise.all([
     database(context),
     temporalServer(context, temporalBinary),
     stripeApi(context, stripeMockBinary),
+    mailServer(context),
   ]);
-  return { databaseUrl, ...temporal, stripeApiBase };
+  return { databaseUrl, ...temporal, stripeApiBase, ...mail };
 }
 
 const portFor = async (context: StackContext, configured: number, purpose: string) => {
@@ -136,12 +142,37 @@ async function stripeApi(context: StackContext, binary: string | undefined): Pro
   });
 }
 
+async function mailServer(
+  context: StackContext,
+): Promise<Pick<ServiceAddresses, 'smtpUrl' | 'mailCaptureDir'>> {
+  const { config, mode, supervisor } = context;
+  if (config.mail.smtpUrl) return { smtpUrl: config.mail.smtpUrl, mailCaptureDir: undefined };
+  // `start` keeps its outbox across restarts; each test run reads only its own mail.
+  const directory = mode === 'start' ? join(config.dataDir, 'mail') : testRunMailDirectory(context);
+  const capture = await startSmtpCapture({ directory });
+  supervisor.add({ name: 'mail capture', stop: capture.stop });
+  context.log(`Capturing mail at ${capture.url}`);
+  return { smtpUrl: capture.url, mailCaptureDir: directory };
+}
+
+/** An empty directory for one test run's mail, removed when the run stops. */
+function testRunMailDirectory({ config, supervisor }: StackContext): string {
+  const parent = join(config.dataDir, 'test-mail');
+  mkdirSync(parent, { recursive: true });
+  const directory = mkdtempSync(join(parent, 'run-'));
+  // Added before the capture server, so removed after it stops.
+  supervisor.add({ name: 'test mail', stop: () => rm(directory, { recursive: true }) });
+  return directory;
+}
+
 /** The environment an API or worker process needs to reach the services. */
 export function serviceEnvironment(addresses: ServiceAddresses): Record<string, string> {
   return {
     DATABASE_URL: addresses.databaseUrl,
     TEMPORAL_ADDRESS: addresses.temporalAddress,
     STRIPE_API_BASE: addresses.stripeApiBase,
+    SMTP_URL: addresses.smtpUrl,
+    ...(addresses.mailCaptureDir ? { MAIL_CAPTURE_DIR: addresses.mailCaptureDir } : {}),
     ...(addresses.temporalUiUrl ? { TEMPORAL_UI_URL: addresses.temporalUiUrl } : {}),
   };
 }

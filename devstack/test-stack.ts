@@ -17,8 +17,9 @@ export interface TestStack {
 
 /**
  * The real services for a test run: PostgreSQL (DATABASE_URL's server, or an embedded one)
- * with a fresh, migrated database; an in-memory Temporal dev server; stripe-mock; and the
- * worker process polling the main task queue.
+ * with a fresh, migrated database; an in-memory Temporal dev server; stripe-mock; an SMTP server
+ * capturing mail into a directory of the run's own (MAIL_CAPTURE_DIR); and the worker process
+ * polling the main task queue.
  */
 export async function startTestStack(log: (line: string) => void): Promise<TestStack> {
   const config = loadConfig({ ...process.env, NODE_ENV: 'test' });
@@ -42,6 +43,7 @@ export async function startTestStack(log: (line: string) => void): Promise<TestS
       NODE_ENV: 'test',
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
       TOLLGATE_OPS_TOKEN: randomBytes(32).toString('hex'),
+      TOLLGATE_AUTH_SECRET: randomBytes(32).toString('hex'),
       ...serviceEnvironment(addresses),
     };
     await startWorkerProcess(supervisor, addresses, {

@@ -1,9 +1,9 @@
 /**
  * `npm run record-histories`: runs every replay scenario on a fresh test stack and writes each
  * workflow's event history to workflows/__fixtures__/histories, where the replay test reads it.
- * Record again only for a new scenario; an existing history is what running workflows look like.
+ * Only scenarios without a recorded history are run.
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import { startTestStack } from '../devstack/test-stack.ts';
@@ -18,9 +18,12 @@ try {
     namespace: stack.config.temporal.namespace,
   });
   for (const [name, run] of Object.entries(replayScenarios)) {
+    const file = join(historiesDir, `${name}.json`);
+    // A recorded history stands for workflows already running in production: never overwrite it.
+    if (existsSync(file)) continue;
     const workflowId = await run(client);
     const history = await client.workflow.getHandle(workflowId).fetchHistory();
-    writeFileSync(join(historiesDir, `${name}.json`), `${historyToJSON(history)}\n`);
+    writeFileSync(file, `${historyToJSON(history)}\n`);
     console.log(`[record] ${name}: ${history.events?.length ?? 0} events`);
   }
   await client.connection.close();

@@ -22,10 +22,10 @@ function fail(error: unknown): never {
   process.exit(1);
 }
 
-/** The operations API needs a token; locally one is made once and kept in the data folder. */
-function localOpsToken(config: Config): string {
-  if (config.opsToken) return config.opsToken;
-  const file = join(config.dataDir, 'ops-token');
+/** A secret the user did not configure is made once and kept in the data folder (mode 600). */
+function localSecret(config: Config, fileName: string, configured: string | undefined): string {
+  if (configured) return configured;
+  const file = join(config.dataDir, fileName);
   if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString('hex'), { mode: 0o600 });
   return readFileSync(file, 'utf8').trim();
 }
@@ -63,7 +63,11 @@ try {
   await buildDashboardIfStale(say);
 
   const logDir = join(config.dataDir, 'logs');
-  const env = { ...process.env, TOLLGATE_OPS_TOKEN: localOpsToken(config) };
+  const env = {
+    ...process.env,
+    TOLLGATE_OPS_TOKEN: localSecret(config, 'ops-token', config.opsToken),
+    TOLLGATE_AUTH_SECRET: localSecret(config, 'auth-secret', config.auth.secret),
+  };
   await startWorkerProcess(supervisor, addresses, {
     env,
     namespace: config.temporal.namespace,
@@ -86,6 +90,7 @@ Tollgate is ready (${seconds} s)
   Commerce API     ${publicUrl}/v1
   Readiness        ${publicUrl}/api/health/ready
   Temporal Web UI  ${addresses.temporalUiUrl ?? '(external Temporal: see your cluster)'}
+  Mail outbox      ${addresses.mailCaptureDir ? `${publicUrl}/api/dev/outbox` : '(sent through SMTP_URL)'}
   Demo sign-in     ${demoAccount.email} / ${demoAccount.password}
   Ops token        ${config.opsToken ? 'TOLLGATE_OPS_TOKEN' : relative(projectRoot, join(config.dataDir, 'ops-token'))}
   Logs             ${relative(projectRoot, logDir)}/

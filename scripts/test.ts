@@ -74,7 +74,7 @@ try {
     await buildDashboard();
     return 0;
   });
-  await step('Start PostgreSQL, Temporal, stripe-mock and the worker', async () => {
+  await step('Start PostgreSQL, Temporal, stripe-mock, mail capture and the worker', async () => {
     stack = await startTestStack(say);
     return 0;
   });

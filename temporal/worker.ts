@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../activities/index.ts';
+import { createMailer } from '../activities/mail/transport.ts';
 import { loadRuntimeConfig, type RuntimeConfig } from '../config/env.ts';
 import { createLogger } from '../config/logger.ts';
 import { openOrm } from '../db/orm.ts';
@@ -17,7 +18,7 @@ export async function createWorker(config: RuntimeConfig) {
     namespace: config.temporal.namespace,
     taskQueue: taskQueues.main,
     workflowsPath,
-    activities: createActivities({ orm }),
+    activities: createActivities({ orm, mailer: createMailer(config.mail) }),
   });
   const close = async () => {
     await connection.close();

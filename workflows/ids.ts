@@ -4,4 +4,5 @@
  */
 export const workflowIds = {
   purgeExpiredRecords: (before: Date) => `purge-expired:${before.toISOString()}`,
+  email: (id: string) => `email:${id}`,
 } as const;

@@ -1,2 +1,3 @@
 // The workflow bundle's entry point: every workflow the worker runs is exported here.
 export { purgeExpiredRecords } from './purge-expired-records.ts';
+export { sendEmail } from './send-email.ts';

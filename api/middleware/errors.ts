@@ -17,6 +17,12 @@ export function errorResponses(logger: Logger): Middleware {
       if (error.status >= 500) logger.error({ err: thrown, path: ctx.path }, 'request failed');
       const commerce = ctx.path.startsWith('/v1/');
       ctx.status = commerce && error instanceof RequestValidationError ? 422 : error.status;
+      if (error.code === '') {
+        // A deliberate empty answer (Better Auth's 401 without a session): JSON type, no body.
+        ctx.type = 'json';
+        ctx.body = '';
+        return;
+      }
       ctx.body = commerce ? commerceEnvelope(error) : authEnvelope(error);
     }
   };

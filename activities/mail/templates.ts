@@ -1,0 +1,86 @@
+import type { MailContent } from './transport.ts';
+
+const htmlEntities: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
+
+/** Makes text safe inside HTML elements and double- or single-quoted attributes. */
+export const escapeHtml = (text: string) =>
+  text.replace(/[&<>"']/g, (character) => htmlEntities[character] ?? character);
+
+interface ActionMail {
+  subject: string;
+  /** What happened and what the link does, one paragraph each. */
+  paragraphs: string[];
+  action: { label: string; url: string };
+  /** What to do if the reader did not ask for this mail. */
+  ignoreNote: string;
+}
+
+/** The one shape every account mail has: a few sentences, a link, a note; as text and as HTML. */
+function actionMail({ subject, paragraphs, action, ignoreNote }: ActionMail): MailContent {
+  const text = [...paragraphs, `${action.label}:\n${action.url}`, ignoreNote].join('\n\n');
+  const html = `<!doctype html>
+<html>
+<body style="font-family: sans-serif; line-height: 1.5; color: #1f2328">
+${paragraphs.map((paragraph) => `<p>${escapeHtml(paragraph)}</p>`).join('\n')}
+<p><a href="${escapeHtml(action.url)}">${escapeHtml(action.label)}</a></p>
+<p style="color: #59636e">If the link does not open, copy this address into your browser:<br>
+${escapeHtml(action.url)}</p>
+<p style="color: #59636e">${escapeHtml(ignoreNote)}</p>
+</body>
+</html>
+`;
+  return { subject, text, html };
+}
+
+export function verifyEmail({ url }: { url: string }): MailContent {
+  return actionMail({
+    subject: 'Verify your email address',
+    paragraphs: [
+      'Confirm that this is your email address to finish setting up your Tollgate account.',
+    ],
+    action: { label: 'Verify email address', url },
+    ignoreNote: 'If you did not create a Tollgate account, you can ignore this email.',
+  });
+}
+
+export function resetPassword({ url }: { url: string }): MailContent {
+  return actionMail({
+    subject: 'Reset your password',
+    paragraphs: ['Someone asked to reset the password of your Tollgate account.'],
+    action: { label: 'Choose a new password', url },
+    ignoreNote: 'If that was not you, ignore this email: your password stays as it is.',
+  });
+}
+
+export function confirmAccountDeletion({ url }: { url: string }): MailContent {
+  return actionMail({
+    subject: 'Confirm deleting your account',
+    paragraphs: [
+      'You asked to delete your Tollgate account.',
+      'Deleting it removes your data and cannot be undone.',
+    ],
+    action: { label: 'Delete my account', url },
+    ignoreNote: 'If you did not ask for this, ignore this email: your account stays.',
+  });
+}
+
+export function confirmEmailChange({
+  url,
+  newEmail,
+}: {
+  url: string;
+  newEmail: string;
+}): MailContent {
+  return actionMail({
+    subject: 'Confirm your new email address',
+    paragraphs: [`You asked to change the email address of your Tollgate account to ${newEmail}.`],
+    action: { label: 'Confirm the change', url },
+    ignoreNote: 'If you did not ask for this, ignore this email: your address stays as it is.',
+  });
+}

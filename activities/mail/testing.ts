@@ -1,0 +1,54 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { CapturedMail } from '../../devstack/smtp-capture.ts';
+
+/**
+ * The mail the capture server (devstack/smtp-capture.ts) wrote to `directory`, newest first:
+ * read by the tests and by the development outbox.
+ */
+export async function readCapturedMails(
+  directory: string,
+  limit = Number.POSITIVE_INFINITY,
+): Promise<CapturedMail[]> {
+  // File names start with the receipt time, so their order is the order of arrival.
+  const files = (await readdir(directory)).filter((file) => file.endsWith('.json')).sort();
+  const newest = files.reverse().slice(0, limit);
+  return Promise.all(
+    newest.map(async (file) => JSON.parse(await readFile(join(directory, file), 'utf8'))),
+  );
+}
+
+/**
+ * Waits for a mail to `to` (and with a subject matching `subject`) in the test run's capture
+ * directory, MAIL_CAPTURE_DIR, and answers the newest such mail.
+ */
+export async function waitForMail({
+  to,
+  subject,
+  timeoutMs = 10_000,
+}: {
+  to: string;
+  subject?: RegExp;
+  timeoutMs?: number;
+}): Promise<CapturedMail> {
+  const directory = process.env.MAIL_CAPTURE_DIR;
+  if (!directory) throw new Error('MAIL_CAPTURE_DIR is not set: run the tests with `npm test`');
+  const recipient = to.toLowerCase();
+  const matches = (mail: CapturedMail) =>
+    mail.to.some((address) => address.toLowerCase() === recipient) &&
+    (!subject || subject.test(mail.subject));
+  const deadline = Date.now() + timeoutMs;
+  do {
+    const found = (await readCapturedMails(directory)).find(matches);
+    if (found) return found;
+    await sleep(100);
+  } while (Date.now() < deadline);
+  const about = subject ? ` with a subject matching ${subject}` : '';
+  throw new Error(`No mail to ${to}${about} arrived within ${timeoutMs} ms`);
+}
+
+/** The http(s) links in a mail's text, in order: every mail carries its links in its text part. */
+export function extractLinks(mail: Pick<CapturedMail, 'text'>): string[] {
+  return mail.text.match(/https?:\/\/[^\s<>"]+/g) ?? [];
+}

@@ -1,0 +1,44 @@
+import { ConfigurationError, type RuntimeConfig } from '../../config/env.ts';
+import type { CookieSettings } from './cookies.ts';
+
+const day = 86_400;
+
+/** Everything /api/auth decides by configuration, with Better Auth's defaults. */
+export interface AuthSettings extends CookieSettings {
+  /** Origins trusted for cookie requests and redirects: the public URL's and the configured ones. */
+  trustedOrigins: string[];
+  requireEmailVerification: boolean;
+  password: { minLength: number; maxLength: number };
+  session: {
+    expiresInSeconds: number;
+    /** A session older than this since its last refresh is extended on use. */
+    updateAgeSeconds: number;
+    /** Sensitive calls need a session refreshed more recently than this. */
+    freshAgeSeconds: number;
+    /** Lifetime of a session signed in with rememberMe false. */
+    shortLivedSeconds: number;
+  };
+}
+
+export function authSettings(config: RuntimeConfig): AuthSettings {
+  const { secret } = config.auth;
+  if (!secret) {
+    throw new ConfigurationError(
+      'TOLLGATE_AUTH_SECRET must be set (a random string of at least 32 characters)',
+    );
+  }
+  const publicUrl = new URL(config.api.publicUrl);
+  return {
+    secret,
+    secure: publicUrl.protocol === 'https:',
+    trustedOrigins: [...new Set([publicUrl.origin, ...config.auth.trustedOrigins])],
+    requireEmailVerification: config.auth.requireEmailVerification,
+    password: { minLength: 8, maxLength: 128 },
+    session: {
+      expiresInSeconds: 7 * day,
+      updateAgeSeconds: day,
+      freshAgeSeconds: day,
+      shortLivedSeconds: day,
+    },
+  };
+}
