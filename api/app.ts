@@ -5,6 +5,7 @@ import { RequestContext } from '@mikro-orm/core';
 import Koa from 'koa';
 import serveStatic from 'koa-static';
 import { projectRoot } from '../config/env.ts';
+import { authRoutes } from './auth/routes.ts';
 import type { AppDependencies } from './dependencies.ts';
 import { ApiError } from './errors.ts';
 import { errorResponses } from './middleware/errors.ts';
@@ -53,6 +54,7 @@ export function createApp(dependencies: AppDependencies): Koa {
 
   for (const router of [
     authPageRoutes(),
+    authRoutes(dependencies),
     healthRoutes(dependencies),
     maintenanceRoutes(dependencies),
     // Captured mail is shown in development, when the stack runs the capture server.

@@ -28,7 +28,7 @@ export async function startApiServer(
     await temporal.connection.close();
     await orm.close();
   };
-  return { server, url: `http://${listen.host}:${port}`, logger, orm, temporal, close };
+  return { server, url: `http://${listen.host}:${port}`, config, logger, orm, temporal, close };
 }
 
 if (import.meta.main) {

@@ -1,0 +1,180 @@
+import Router from '@koa/router';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import type { Context } from 'koa';
+import { z } from 'zod';
+import { Account, User } from '../../db/entities/index.ts';
+import { hashPassword, verifyPassword } from '../../domain/passwords.ts';
+import type { AppDependencies } from '../dependencies.ts';
+import { parseBody, parseQuery } from '../validation.ts';
+import {
+  clearSessionCookies,
+  cookieNames,
+  readCookie,
+  setSessionCookies,
+  verifySignedCookie,
+} from './cookies.ts';
+import { authError } from './errors.ts';
+import {
+  createSession,
+  deleteSessionByToken,
+  findActiveSession,
+  findUserByEmail,
+  sessionJson,
+  userJson,
+} from './sessions.ts';
+import type { AuthSettings } from './settings.ts';
+
+const isEmail = (value: unknown): value is string => z.email().safeParse(value).success;
+
+const signUpBody = z.object({
+  name: z.string(),
+  email: z.unknown(),
+  password: z.string(),
+  image: z.string().nullish(),
+  callbackURL: z.string().optional(),
+  rememberMe: z.boolean().optional(),
+});
+
+const signInBody = z.object({
+  email: z.string(),
+  password: z.string(),
+  callbackURL: z.string().optional(),
+  rememberMe: z.boolean().optional(),
+});
+
+// Better Auth reads these flags by truthiness: any non-empty value, even "false", switches on.
+const getSessionQuery = z.object({
+  disableCookieCache: z.string().optional(),
+  disableRefresh: z.string().optional(),
+});
+
+/** Compared against when the account does not exist, so that answer takes as long as a real one. */
+const decoyPasswordHash = hashPassword('decoy password for accounts that do not exist');
+
+/** The session token a request presents: the signed cookie, or a bearer token. */
+export function presentedSessionToken(ctx: Context, settings: AuthSettings): string | null {
+  const bearer = /^Bearer (.+)$/i.exec(ctx.get('authorization'))?.[1];
+  if (bearer) return bearer.includes('.') ? verifySignedCookie(bearer, settings.secret) : bearer;
+  const cookie = readCookie(ctx, cookieNames(settings).sessionToken);
+  return cookie ? verifySignedCookie(cookie, settings.secret) : null;
+}
+
+const requestOrigin = (ctx: Context) => ({
+  ipAddress: ctx.ip || null,
+  userAgent: ctx.get('user-agent') || null,
+});
+
+/** Sign-up, sign-in, sign-out and session reads with an email and password. */
+export function emailPasswordRoutes({ orm }: AppDependencies, settings: AuthSettings): Router {
+  const router = new Router();
+
+  const checkPasswordLength = (password: string) => {
+    if (password.length < settings.password.minLength) throw authError(400, 'PASSWORD_TOO_SHORT');
+    if (password.length > settings.password.maxLength) throw authError(400, 'PASSWORD_TOO_LONG');
+  };
+
+  router.post('/sign-up/email', async (ctx) => {
+    const body = parseBody(ctx, signUpBody);
+    if (!isEmail(body.email)) throw authError(400, 'INVALID_EMAIL');
+    checkPasswordLength(body.password);
+    const email = body.email.toLowerCase();
+    if (await findUserByEmail(orm.em, email)) {
+      throw authError(422, 'USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL');
+    }
+    const passwordHash = await hashPassword(body.password);
+    const signInNow = !settings.requireEmailVerification;
+    const rememberMe = body.rememberMe ?? true;
+    try {
+      // The user, the password and the first session exist together or not at all.
+      const created = await orm.em.transactional(async (em) => {
+        const user = em.create(User, { email, name: body.name, image: body.image ?? null });
+        em.create(Account, {
+          user,
+          providerId: 'credential',
+          accountId: user.id,
+          password: passwordHash,
+        });
+        const session = signInNow
+          ? createSession(em, settings, user, { rememberMe, ...requestOrigin(ctx) })
+          : undefined;
+        return { user, session };
+      });
+      if (created.session) {
+        setSessionCookies(ctx, settings, created.session.token, {
+          rememberMe,
+          maxAgeSeconds: created.session.maxAgeSeconds,
+        });
+      }
+      ctx.body = { token: created.session?.token ?? null, user: userJson(created.user) };
+    } catch (error) {
+      // Two sign-ups with one email raced past the check above: the unique index decides.
+      if (error instanceof UniqueConstraintViolationException) {
+        throw authError(422, 'USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL');
+      }
+      throw error;
+    }
+  });
+
+  router.post('/sign-in/email', async (ctx) => {
+    const body = parseBody(ctx, signInBody);
+    if (!isEmail(body.email)) throw authError(400, 'INVALID_EMAIL');
+    const user = await findUserByEmail(orm.em, body.email);
+    const credential = user
+      ? await orm.em.findOne(Account, { user, providerId: 'credential' })
+      : null;
+    const passwordMatches = await verifyPassword(
+      body.password,
+      credential?.password ?? (await decoyPasswordHash),
+    );
+    // One answer for an unknown email, an account without a password and a wrong password.
+    if (!user || !credential?.password || !passwordMatches) {
+      throw authError(401, 'INVALID_EMAIL_OR_PASSWORD');
+    }
+    if (settings.requireEmailVerification && !user.emailVerified) {
+      throw authError(403, 'EMAIL_NOT_VERIFIED');
+    }
+    const rememberMe = body.rememberMe ?? true;
+    const created = createSession(orm.em, settings, user, { rememberMe, ...requestOrigin(ctx) });
+    await orm.em.flush();
+    setSessionCookies(ctx, settings, created.token, {
+      rememberMe,
+      maxAgeSeconds: created.maxAgeSeconds,
+    });
+    ctx.body = {
+      redirect: Boolean(body.callbackURL),
+      token: created.token,
+      ...(body.callbackURL ? { url: body.callbackURL } : {}),
+      user: userJson(user),
+    };
+  });
+
+  router.post('/sign-out', async (ctx) => {
+    const token = presentedSessionToken(ctx, settings);
+    if (!token) throw authError(400, 'FAILED_TO_GET_SESSION');
+    await deleteSessionByToken(orm.em, token);
+    clearSessionCookies(ctx, settings);
+    ctx.body = { success: true };
+  });
+
+  router.get('/get-session', async (ctx) => {
+    const query = parseQuery(ctx, getSessionQuery);
+    const token = presentedSessionToken(ctx, settings);
+    // A session signed in without "remember me" never slides forward, as in Better Auth.
+    const rememberMe = !readCookie(ctx, cookieNames(settings).dontRemember);
+    const refresh = rememberMe && !query.disableRefresh;
+    const active = token ? await findActiveSession(orm.em, settings, token, { refresh }) : null;
+    if (!token || !active) {
+      if (token) clearSessionCookies(ctx, settings);
+      ctx.type = 'json';
+      ctx.body = 'null';
+      return;
+    }
+    if (active.refreshed) {
+      const remaining = (active.session.expiresAt.getTime() - Date.now()) / 1000;
+      setSessionCookies(ctx, settings, token, { rememberMe, maxAgeSeconds: remaining });
+    }
+    ctx.body = { session: sessionJson(active.session, token), user: userJson(active.user) };
+  });
+
+  return router;
+}
