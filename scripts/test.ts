@@ -3,8 +3,9 @@
  * folder, the dashboard build, then unit, integration and replay tests with Node's test runner
  * against real PostgreSQL, a Temporal dev server, stripe-mock and the worker process.
  *
- *   npm test                      everything
- *   npm test -- api/routes        only the test files under these paths (checks still run)
+ *   npm test                          everything
+ *   npm test -- api/routes            only the test files under these paths (checks still run)
+ *   npm test -- --quick api/routes    the same without lint, type-check and dashboard build
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -45,7 +46,8 @@ async function step(name: string, work: () => Promise<number | undefined>): Prom
   if (code) throw new StartupError(`${name} failed (exit code ${code})`);
 }
 
-const selected = process.argv.slice(2);
+const quick = process.argv.includes('--quick');
+const selected = process.argv.slice(2).filter((argument) => argument !== '--quick');
 const patterns = (selected.length ? selected : testRoots).map((path) =>
   path.endsWith('.ts') ? path : `${path.replace(/\/$/, '')}/**/*.test.ts`,
 );
@@ -60,7 +62,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => void stopStack().then(() => process.exit(130)));
 }
 
-try {
+async function checks() {
   await step('Format and lint (biome)', () =>
     runStep(process.execPath, [bin('@biomejs/biome/bin/biome'), 'check', '.']),
   );
@@ -74,6 +76,10 @@ try {
     await buildDashboard();
     return 0;
   });
+}
+
+try {
+  if (!quick) await checks();
   await step('Start PostgreSQL, Temporal, stripe-mock, mail capture and the worker', async () => {
     stack = await startTestStack(say);
     return 0;

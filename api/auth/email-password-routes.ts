@@ -6,14 +6,9 @@ import { Account, User } from '../../db/entities/index.ts';
 import { hashPassword, verifyPassword } from '../../domain/passwords.ts';
 import type { AppDependencies } from '../dependencies.ts';
 import { parseBody, parseQuery } from '../validation.ts';
-import {
-  clearSessionCookies,
-  cookieNames,
-  readCookie,
-  setSessionCookies,
-  verifySignedCookie,
-} from './cookies.ts';
+import { clearSessionCookies, setSessionCookies } from './cookies.ts';
 import { authError } from './errors.ts';
+import { isShortLivedSession, presentedSessionToken } from './session-context.ts';
 import {
   createSession,
   deleteSessionByToken,
@@ -50,14 +45,6 @@ const getSessionQuery = z.object({
 
 /** Compared against when the account does not exist, so that answer takes as long as a real one. */
 const decoyPasswordHash = hashPassword('decoy password for accounts that do not exist');
-
-/** The session token a request presents: the signed cookie, or a bearer token. */
-export function presentedSessionToken(ctx: Context, settings: AuthSettings): string | null {
-  const bearer = /^Bearer (.+)$/i.exec(ctx.get('authorization'))?.[1];
-  if (bearer) return bearer.includes('.') ? verifySignedCookie(bearer, settings.secret) : bearer;
-  const cookie = readCookie(ctx, cookieNames(settings).sessionToken);
-  return cookie ? verifySignedCookie(cookie, settings.secret) : null;
-}
 
 const requestOrigin = (ctx: Context) => ({
   ipAddress: ctx.ip || null,
@@ -160,7 +147,7 @@ export function emailPasswordRoutes({ orm }: AppDependencies, settings: AuthSett
     const query = parseQuery(ctx, getSessionQuery);
     const token = presentedSessionToken(ctx, settings);
     // A session signed in without "remember me" never slides forward, as in Better Auth.
-    const rememberMe = !readCookie(ctx, cookieNames(settings).dontRemember);
+    const rememberMe = !isShortLivedSession(ctx, settings);
     const refresh = rememberMe && !query.disableRefresh;
     const active = token ? await findActiveSession(orm.em, settings, token, { refresh }) : null;
     if (!token || !active) {

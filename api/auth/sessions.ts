@@ -83,6 +83,11 @@ export async function findActiveSession(
     await em.nativeDelete(Session, { id });
     return null;
   }
+  if (isBanned(session.user, now)) {
+    // A ban ends every session of the user, including ones created before it.
+    await em.nativeDelete(Session, { user: session.user });
+    return null;
+  }
   const { expiresInSeconds, updateAgeSeconds } = settings.session;
   const lastExtendedAt = session.expiresAt.getTime() - expiresInSeconds * 1000;
   const due = refresh && lastExtendedAt + updateAgeSeconds * 1000 <= now;
@@ -91,6 +96,11 @@ export async function findActiveSession(
     await em.flush();
   }
   return { session, user: session.user, refreshed: due };
+}
+
+/** Banned now: banned, and either for good or until a time still ahead. */
+export function isBanned(user: User, now = Date.now()): boolean {
+  return user.banned && (!user.banExpires || user.banExpires.getTime() > now);
 }
 
 export async function deleteSessionByToken(em: EntityManager, token: string): Promise<void> {

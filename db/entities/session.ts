@@ -16,6 +16,8 @@ const SessionSchema = defineEntity({
     expiresAt: p.datetime().index(),
     ipAddress: p.string().nullable(),
     userAgent: p.text().nullable(),
+    /** The admin acting as this user, for an impersonation session. */
+    impersonatedBy: p.uuid().nullable(),
     ...timestampColumns(),
   },
 });

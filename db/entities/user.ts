@@ -11,6 +11,12 @@ const UserSchema = defineEntity({
     name: p.string(),
     image: p.text().nullable(),
     emailVerified: p.boolean().default(false),
+    /** Admin roles, comma-separated (`user`, `admin`); any one of them grants. */
+    role: p.string().default('user'),
+    banned: p.boolean().default(false),
+    banReason: p.text().nullable(),
+    /** A ban without an end lasts until lifted. */
+    banExpires: p.datetime().nullable(),
     ...timestampColumns(),
   },
 });
