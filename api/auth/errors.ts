@@ -36,6 +36,7 @@ export const authMessages = {
   SESSION_NOT_FOUND: 'Session not found',
   SESSION_IS_NOT_FRESH: 'Session is not fresh',
   NO_FIELDS_TO_UPDATE: 'No fields to update',
+  ROLE_IS_NOT_ALLOWED_TO_BE_SET: 'role is not allowed to be set',
   MISSING_OR_NULL_ORIGIN: 'Missing or null Origin',
   INVALID_ORIGIN: 'Invalid origin',
   INVALID_CALLBACK_URL: 'Invalid callbackURL',

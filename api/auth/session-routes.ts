@@ -1,0 +1,90 @@
+import Router from '@koa/router';
+import { z } from 'zod';
+import { Session } from '../../db/entities/index.ts';
+import type { AppDependencies } from '../dependencies.ts';
+import { parseBody } from '../validation.ts';
+import { setSessionCookies } from './cookies.ts';
+import { authError, EmptyAnswer } from './errors.ts';
+import { isShortLivedSession, requireSignedIn } from './session-context.ts';
+import { sessionIdFromToken } from './session-token.ts';
+import { sessionJson } from './sessions.ts';
+import type { AuthSettings } from './settings.ts';
+
+const revokeSessionBody = z.object({ token: z.string().min(1) });
+
+// Better Auth takes any value for name and image; we keep to what a user row can hold.
+const updateUserBody = z
+  .object({
+    name: z.string().min(1).max(255).optional(),
+    image: z.string().max(2048).nullable().optional(),
+    email: z.unknown().optional(),
+    role: z.unknown().optional(),
+  })
+  .passthrough();
+
+/**
+ * The signed-in user's own sessions and profile. Only token hashes are stored, so a listed
+ * session other than the caller's carries its id (the hash) where Better Auth shows the raw
+ * token; revoke-session accepts either, and neither can be used to sign in.
+ */
+export function sessionRoutes({ orm }: AppDependencies, settings: AuthSettings): Router {
+  const router = new Router();
+
+  router.get('/list-sessions', async (ctx) => {
+    const { user, token } = await requireSignedIn(ctx, orm, settings);
+    const sessions = await orm.em.find(
+      Session,
+      // Impersonation sessions belong to the admin acting, not to the user: never listed.
+      { user, expiresAt: { $gt: new Date() }, impersonatedBy: null },
+      { orderBy: { createdAt: 'asc' } },
+    );
+    const currentId = sessionIdFromToken(token);
+    ctx.body = sessions.map((session) =>
+      sessionJson(session, session.id === currentId ? token : session.id),
+    );
+  });
+
+  router.post('/revoke-session', async (ctx) => {
+    const { token } = parseBody(ctx, revokeSessionBody);
+    const { user } = await requireSignedIn(ctx, orm, settings);
+    const session =
+      (await orm.em.findOne(Session, { id: sessionIdFromToken(token) })) ??
+      (await orm.em.findOne(Session, { id: token }));
+    if (!session) throw authError(400, 'SESSION_NOT_FOUND');
+    // Another user's session answers like a missing sign-in, as Better Auth does.
+    if (session.user.id !== user.id) throw new EmptyAnswer(401);
+    await orm.em.nativeDelete(Session, { id: session.id });
+    ctx.body = { status: true };
+  });
+
+  router.post('/revoke-sessions', async (ctx) => {
+    const { user } = await requireSignedIn(ctx, orm, settings);
+    await orm.em.nativeDelete(Session, { user });
+    ctx.body = { status: true };
+  });
+
+  router.post('/revoke-other-sessions', async (ctx) => {
+    const { user, token } = await requireSignedIn(ctx, orm, settings);
+    await orm.em.nativeDelete(Session, { user, id: { $ne: sessionIdFromToken(token) } });
+    ctx.body = { status: true };
+  });
+
+  router.post('/update-user', async (ctx) => {
+    const body = parseBody(ctx, updateUserBody);
+    const { user, token, session } = await requireSignedIn(ctx, orm, settings);
+    if (body.email) throw authError(400, 'EMAIL_CAN_NOT_BE_UPDATED');
+    if (body.role) throw authError(400, 'ROLE_IS_NOT_ALLOWED_TO_BE_SET');
+    if (body.name === undefined && body.image === undefined) {
+      throw authError(400, 'NO_FIELDS_TO_UPDATE');
+    }
+    if (body.name !== undefined) user.name = body.name;
+    if (body.image !== undefined) user.image = body.image;
+    await orm.em.flush();
+    const rememberMe = !isShortLivedSession(ctx, settings);
+    const remaining = (session.expiresAt.getTime() - Date.now()) / 1000;
+    setSessionCookies(ctx, settings, token, { rememberMe, maxAgeSeconds: remaining });
+    ctx.body = { status: true };
+  });
+
+  return router;
+}
