@@ -17,6 +17,8 @@ const url = (protocols: string[], what: string) =>
 
 const hostPort = z.string().regex(/^[\w.-]+:\d{1,5}$/, 'host:port, for example 127.0.0.1:7233');
 
+const rateLimitSetting = 'on, off, or a factor applied to every limit, such as 2 or 0.5';
+
 /**
  * Every setting Tollgate reads from the environment, in one place. A value that is missing
  * where required, or malformed, stops start-up with a line naming the variable.
@@ -86,6 +88,21 @@ const environmentSchema = z.object({
   TOLLGATE_REQUIRE_EMAIL_VERIFICATION: z
     .enum(['true', 'false'], { message: 'true or false' })
     .default('false'),
+  TOLLGATE_AUTH_RATE_LIMIT: z
+    .string()
+    .regex(/^(on|off|\d+(\.\d+)?)$/, rateLimitSetting)
+    .refine((value) => Number(value) !== 0, rateLimitSetting)
+    .default('on'),
+  TOLLGATE_ADMIN_USER_IDS: z
+    .string()
+    .regex(
+      /^\s*[0-9a-f-]{36}\s*(,\s*[0-9a-f-]{36}\s*)*$/i,
+      'a comma-separated list of user ids (UUIDs)',
+    )
+    .optional(),
+  TOLLGATE_SESSION_COOKIE_CACHE: z
+    .enum(['on', 'off'], { message: 'on or off' })
+    .default('off'),
 });
 
 const STRIPE_API = 'https://api.stripe.com';
@@ -144,6 +161,12 @@ export interface Config {
     /** Origins allowed to send cookie requests and to be redirect targets; the public URL's always is. */
     trustedOrigins: string[];
     requireEmailVerification: boolean;
+    /** Rate limits of sign-in, sign-up and account mail; `scale` multiplies every maximum. */
+    rateLimit: { enabled: boolean; scale: number };
+    /** Users granted every admin permission whatever their role (Better Auth's adminUserIds). */
+    adminUserIds: string[];
+    /** Keep a signed copy of the session in a cookie for 5 minutes, sparing the database. */
+    sessionCookieCache: boolean;
   };
 }
 
@@ -187,8 +210,20 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
         .filter(Boolean)
         .map((origin) => new URL(origin).origin),
       requireEmailVerification: env.TOLLGATE_REQUIRE_EMAIL_VERIFICATION === 'true',
+      rateLimit: rateLimitConfig(env.TOLLGATE_AUTH_RATE_LIMIT),
+      adminUserIds: (env.TOLLGATE_ADMIN_USER_IDS ?? '')
+        .split(',')
+        .map((id) => id.trim().toLowerCase())
+        .filter(Boolean),
+      sessionCookieCache: env.TOLLGATE_SESSION_COOKIE_CACHE === 'on',
     },
   };
+}
+
+/** `on` is the production limits, `off` none, and a number scales every limit by it. */
+function rateLimitConfig(setting: string): Config['auth']['rateLimit'] {
+  if (setting === 'off') return { enabled: false, scale: 1 };
+  return { enabled: true, scale: setting === 'on' ? 1 : Number(setting) };
 }
 
 /**

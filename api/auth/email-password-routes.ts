@@ -5,17 +5,16 @@ import { z } from 'zod';
 import { Account, User } from '../../db/entities/index.ts';
 import { hashPassword, verifyPassword } from '../../domain/passwords.ts';
 import type { AppDependencies } from '../dependencies.ts';
-import { parseBody, parseQuery } from '../validation.ts';
+import { parseBody } from '../validation.ts';
 import { clearSessionCookies, setSessionCookies } from './cookies.ts';
-import { authError } from './errors.ts';
-import { isShortLivedSession, presentedSessionToken } from './session-context.ts';
+import { authError, bannedUserError } from './errors.ts';
+import { presentedSessionToken } from './session-context.ts';
 import {
   createSession,
   deleteSessionByToken,
-  findActiveSession,
   findUserByEmail,
-  sessionJson,
-  userJson,
+  isBanned,
+  signedInUserJson,
 } from './sessions.ts';
 import type { AuthSettings } from './settings.ts';
 
@@ -35,12 +34,6 @@ const signInBody = z.object({
   password: z.string(),
   callbackURL: z.string().optional(),
   rememberMe: z.boolean().optional(),
-});
-
-// Better Auth reads these flags by truthiness: any non-empty value, even "false", switches on.
-const getSessionQuery = z.object({
-  disableCookieCache: z.string().optional(),
-  disableRefresh: z.string().optional(),
 });
 
 /** Compared against when the account does not exist, so that answer takes as long as a real one. */
@@ -92,7 +85,7 @@ export function emailPasswordRoutes({ orm }: AppDependencies, settings: AuthSett
           maxAgeSeconds: created.session.maxAgeSeconds,
         });
       }
-      ctx.body = { token: created.session?.token ?? null, user: userJson(created.user) };
+      ctx.body = { token: created.session?.token ?? null, user: signedInUserJson(created.user) };
     } catch (error) {
       // Two sign-ups with one email raced past the check above: the unique index decides.
       if (error instanceof UniqueConstraintViolationException) {
@@ -120,6 +113,9 @@ export function emailPasswordRoutes({ orm }: AppDependencies, settings: AuthSett
     if (settings.requireEmailVerification && !user.emailVerified) {
       throw authError(403, 'EMAIL_NOT_VERIFIED');
     }
+    if (isBanned(user)) throw bannedUserError();
+    // A ban whose time has run out is lifted at the next sign-in, as Better Auth does.
+    if (user.banned) Object.assign(user, { banned: false, banReason: null, banExpires: null });
     const rememberMe = body.rememberMe ?? true;
     const created = createSession(orm.em, settings, user, { rememberMe, ...requestOrigin(ctx) });
     await orm.em.flush();
@@ -131,7 +127,7 @@ export function emailPasswordRoutes({ orm }: AppDependencies, settings: AuthSett
       redirect: Boolean(body.callbackURL),
       token: created.token,
       ...(body.callbackURL ? { url: body.callbackURL } : {}),
-      user: userJson(user),
+      user: signedInUserJson(user),
     };
   });
 
@@ -141,26 +137,6 @@ export function emailPasswordRoutes({ orm }: AppDependencies, settings: AuthSett
     await deleteSessionByToken(orm.em, token);
     clearSessionCookies(ctx, settings);
     ctx.body = { success: true };
-  });
-
-  router.get('/get-session', async (ctx) => {
-    const query = parseQuery(ctx, getSessionQuery);
-    const token = presentedSessionToken(ctx, settings);
-    // A session signed in without "remember me" never slides forward, as in Better Auth.
-    const rememberMe = !isShortLivedSession(ctx, settings);
-    const refresh = rememberMe && !query.disableRefresh;
-    const active = token ? await findActiveSession(orm.em, settings, token, { refresh }) : null;
-    if (!token || !active) {
-      if (token) clearSessionCookies(ctx, settings);
-      ctx.type = 'json';
-      ctx.body = 'null';
-      return;
-    }
-    if (active.refreshed) {
-      const remaining = (active.session.expiresAt.getTime() - Date.now()) / 1000;
-      setSessionCookies(ctx, settings, token, { rememberMe, maxAgeSeconds: remaining });
-    }
-    ctx.body = { session: sessionJson(active.session, token), user: userJson(active.user) };
   });
 
   return router;

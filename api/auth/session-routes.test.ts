@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { loadRuntimeConfig } from '../../config/env.ts';
+import { Session } from '../../db/entities/index.ts';
+import { startApiServer } from '../server.ts';
 import { startTestApi } from '../testing.ts';
+import { maxCookieCacheLength } from './cookie-cache.ts';
 import { browserAuthClient } from './testing.ts';
 
 const password = 'correct horse battery';
@@ -118,5 +122,72 @@ describe('sessions and profile through the Better Auth client', () => {
       assert.equal(response.status, 400, code);
       assert.equal(((await response.json()) as { code: string }).code, code);
     }
+  });
+});
+
+describe('session cookie cache', () => {
+  let api: Awaited<ReturnType<typeof startApiServer>>;
+  let origin: string;
+  before(async () => {
+    const config = loadRuntimeConfig();
+    api = await startApiServer(
+      { ...config, auth: { ...config.auth, sessionCookieCache: true } },
+      { host: '127.0.0.1', port: 0 },
+    );
+    origin = new URL(config.api.publicUrl).origin;
+  });
+  after(() => api.close());
+
+  async function signedInBrowser(name = 'Cached') {
+    const browser = browserAuthClient(api.url, origin);
+    await browser.client.signUp.email({ email: uniqueEmail(), password, name });
+    await browser.client.getSession();
+    return browser;
+  }
+
+  it('answers from the signed cookie until told to read the database', async () => {
+    const browser = await signedInBrowser();
+    assert.ok(browser.cookies.get('better-auth.session_data'), 'cache cookie written');
+    const { data: session } = await browser.client.getSession();
+    // The database no longer has the session; the cache still vouches for it, for a while.
+    await api.orm.em.fork().nativeDelete(Session, { id: session?.session.id });
+    assert.equal((await browser.client.getSession()).data?.user.id, session?.user.id);
+    const fresh = await browser.client.getSession({ query: { disableCookieCache: true } });
+    assert.equal(fresh.data, null);
+  });
+
+  it('treats a tampered cache cookie as signed out and clears it', async () => {
+    const browser = await signedInBrowser();
+    const cookies = browser.cookies
+      .header()
+      .replace(/better-auth\.session_data=([^;]+)/, (_, value: string) => {
+        const envelope = JSON.parse(Buffer.from(value, 'base64url').toString());
+        envelope.payload = envelope.payload.replace('"name":"Cached"', '"name":"Mallory"');
+        return `better-auth.session_data=${Buffer.from(JSON.stringify(envelope)).toString('base64url')}`;
+      });
+    const response = await fetch(`${api.url}/api/auth/get-session`, {
+      headers: { cookie: cookies },
+    });
+    assert.equal(await response.text(), 'null');
+    assert.ok(
+      response.headers.getSetCookie().some((line) => /^better-auth\.session_data=;/.test(line)),
+    );
+  });
+
+  it('writes no cache cookie that would exceed 4093 characters', async () => {
+    // A session row can outgrow a cookie: here through a very long User-Agent.
+    const browser = browserAuthClient(api.url, origin);
+    await browser.fetch(`${api.url}/api/auth/sign-up/email`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'user-agent': `agent/${'z'.repeat(4000)}` },
+      body: JSON.stringify({ email: uniqueEmail(), password, name: 'Big' }),
+    });
+    const response = await browser.fetch(`${api.url}/api/auth/get-session`);
+    const body = (await response.json()) as { user: { name: string } };
+    assert.equal(body.user.name, 'Big');
+    const cacheCookie = response.headers
+      .getSetCookie()
+      .find((line) => line.startsWith('better-auth.session_data='));
+    assert.equal(cacheCookie, undefined, `nothing above ${maxCookieCacheLength} characters`);
   });
 });

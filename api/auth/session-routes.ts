@@ -2,15 +2,22 @@ import Router from '@koa/router';
 import { z } from 'zod';
 import { Session } from '../../db/entities/index.ts';
 import type { AppDependencies } from '../dependencies.ts';
-import { parseBody } from '../validation.ts';
-import { setSessionCookies } from './cookies.ts';
+import { parseBody, parseQuery } from '../validation.ts';
+import { readCookieCache, writeCookieCache } from './cookie-cache.ts';
+import { clearSessionCookies, cookieNames, setCookie, setSessionCookies } from './cookies.ts';
 import { authError, EmptyAnswer } from './errors.ts';
-import { isShortLivedSession, requireSignedIn } from './session-context.ts';
+import { isShortLivedSession, presentedSessionToken, requireSignedIn } from './session-context.ts';
 import { sessionIdFromToken } from './session-token.ts';
-import { sessionJson } from './sessions.ts';
+import { findActiveSession, sessionJson, userJson } from './sessions.ts';
 import type { AuthSettings } from './settings.ts';
 
 const revokeSessionBody = z.object({ token: z.string().min(1) });
+
+// Better Auth reads these flags by truthiness: any non-empty value, even "false", switches on.
+const getSessionQuery = z.object({
+  disableCookieCache: z.string().optional(),
+  disableRefresh: z.string().optional(),
+});
 
 // Better Auth takes any value for name and image; we keep to what a user row can hold.
 const updateUserBody = z
@@ -23,12 +30,48 @@ const updateUserBody = z
   .passthrough();
 
 /**
- * The signed-in user's own sessions and profile. Only token hashes are stored, so a listed
+ * Reading the session, and the signed-in user's own sessions and profile. Only token hashes are stored, so a listed
  * session other than the caller's carries its id (the hash) where Better Auth shows the raw
  * token; revoke-session accepts either, and neither can be used to sign in.
  */
 export function sessionRoutes({ orm }: AppDependencies, settings: AuthSettings): Router {
   const router = new Router();
+
+  router.get('/get-session', async (ctx) => {
+    const query = parseQuery(ctx, getSessionQuery);
+    const token = presentedSessionToken(ctx, settings);
+    const answerSignedOut = () => {
+      ctx.type = 'json';
+      ctx.body = 'null';
+    };
+    const useCache = token && settings.cookieCache.enabled && !query.disableCookieCache;
+    if (useCache) {
+      const cached = readCookieCache(ctx, settings);
+      if (cached === 'forged') {
+        setCookie(ctx, settings, cookieNames(settings).sessionData, '', 0);
+        return answerSignedOut();
+      }
+      if (cached !== 'absent' && cached.session.token === token) {
+        ctx.body = cached;
+        return;
+      }
+    }
+    // A session signed in without "remember me" never slides forward, as in Better Auth.
+    const rememberMe = !isShortLivedSession(ctx, settings);
+    const refresh = rememberMe && !query.disableRefresh;
+    const active = token ? await findActiveSession(orm.em, settings, token, { refresh }) : null;
+    if (!token || !active) {
+      if (token) clearSessionCookies(ctx, settings);
+      return answerSignedOut();
+    }
+    if (active.refreshed) {
+      const remaining = (active.session.expiresAt.getTime() - Date.now()) / 1000;
+      setSessionCookies(ctx, settings, token, { rememberMe, maxAgeSeconds: remaining });
+    }
+    const answer = { session: sessionJson(active.session, token), user: userJson(active.user) };
+    if (settings.cookieCache.enabled) writeCookieCache(ctx, settings, answer);
+    ctx.body = answer;
+  });
 
   router.get('/list-sessions', async (ctx) => {
     const { user, token } = await requireSignedIn(ctx, orm, settings);

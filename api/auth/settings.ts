@@ -8,6 +8,12 @@ export interface AuthSettings extends CookieSettings {
   /** Origins trusted for cookie requests and redirects: the public URL's and the configured ones. */
   trustedOrigins: string[];
   requireEmailVerification: boolean;
+  /** Admin plugin: these users hold every admin permission whatever their role. */
+  adminUserIds: string[];
+  /** Admin plugin: lifetime of a session an admin opens as another user. */
+  impersonationSessionSeconds: number;
+  /** get-session answers from a signed cookie copy while it is younger than `maxAgeSeconds`. */
+  cookieCache: { enabled: boolean; maxAgeSeconds: number };
   password: { minLength: number; maxLength: number };
   session: {
     expiresInSeconds: number;
@@ -33,6 +39,9 @@ export function authSettings(config: RuntimeConfig): AuthSettings {
     secure: publicUrl.protocol === 'https:',
     trustedOrigins: [...new Set([publicUrl.origin, ...config.auth.trustedOrigins])],
     requireEmailVerification: config.auth.requireEmailVerification,
+    adminUserIds: config.auth.adminUserIds,
+    impersonationSessionSeconds: 60 * 60,
+    cookieCache: { enabled: config.auth.sessionCookieCache, maxAgeSeconds: 300 },
     password: { minLength: 8, maxLength: 128 },
     session: {
       expiresInSeconds: 7 * day,
