@@ -22,7 +22,9 @@ const isApiPath = (path: string) => path.startsWith('/api/') || path.startsWith(
 /** The whole HTTP surface: API routers first, then the built dashboard for everything else. */
 export function createApp(dependencies: AppDependencies): Koa {
   const { config } = dependencies;
-  const app = new Koa({ proxy: config.env === 'production' });
+  // Behind one reverse proxy in production: the client IP is the last X-Forwarded-For entry,
+  // the one our proxy added; entries further left are whatever the client claimed.
+  const app = new Koa({ proxy: config.env === 'production', maxIpsCount: 1 });
   app.use(requestLog(dependencies.logger));
   app.use(errorResponses(dependencies.logger));
   // Every request gets its own identity map, so entities never leak between requests.
