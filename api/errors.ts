@@ -5,11 +5,14 @@ export class ApiError extends Error {
   override name = 'ApiError';
   readonly status: number;
   readonly code: string;
+  /** More fields for the body, answered beside code and message (Better Auth's `details`). */
+  readonly details: Record<string, unknown> | undefined;
 
-  constructor(status: number, code: string, message: string) {
+  constructor(status: number, code: string, message: string, details?: Record<string, unknown>) {
     super(message);
     this.status = status;
     this.code = code;
+    this.details = details;
   }
 }
 

@@ -100,10 +100,38 @@ const environmentSchema = z.object({
       'a comma-separated list of user ids (UUIDs)',
     )
     .optional(),
-  TOLLGATE_SESSION_COOKIE_CACHE: z
-    .enum(['on', 'off'], { message: 'on or off' })
-    .default('off'),
+  TOLLGATE_SESSION_COOKIE_CACHE: z.enum(['on', 'off'], { message: 'on or off' }).default('off'),
+  GITHUB_CLIENT_ID: z.string().optional(),
+  GITHUB_CLIENT_SECRET: z.string().optional(),
+  GOOGLE_CLIENT_ID: z.string().optional(),
+  GOOGLE_CLIENT_SECRET: z.string().optional(),
+  DISCORD_CLIENT_ID: z.string().optional(),
+  DISCORD_CLIENT_SECRET: z.string().optional(),
+  TOLLGATE_OAUTH_GITHUB_BASE_URL: url(['http', 'https'], 'an http(s) URL').optional(),
+  TOLLGATE_OAUTH_GOOGLE_BASE_URL: url(['http', 'https'], 'an http(s) URL').optional(),
+  TOLLGATE_OAUTH_DISCORD_BASE_URL: url(['http', 'https'], 'an http(s) URL').optional(),
+  TOLLGATE_OAUTH_TRUSTED_PROVIDERS: z
+    .string()
+    .regex(
+      /^\s*(github|google|discord)\s*(,\s*(github|google|discord)\s*)*$/,
+      'a comma-separated list of github, google and discord',
+    )
+    .optional(),
+  TOLLGATE_OAUTH_ALLOW_DIFFERENT_EMAILS: z
+    .enum(['true', 'false'], { message: 'true or false' })
+    .default('false'),
 });
+
+/** The social sign-in providers, by Better Auth's ids. */
+export const socialProviderIds = ['github', 'google', 'discord'] as const;
+export type SocialProviderId = (typeof socialProviderIds)[number];
+
+export interface SocialProviderConfig {
+  clientId: string;
+  clientSecret: string;
+  /** Stands in for every host of the provider (the local provider of tests and development). */
+  baseUrl: string | undefined;
+}
 
 const STRIPE_API = 'https://api.stripe.com';
 
@@ -167,6 +195,14 @@ export interface Config {
     adminUserIds: string[];
     /** Keep a signed copy of the session in a cookie for 5 minutes, sparing the database. */
     sessionCookieCache: boolean;
+    social: {
+      /** A provider is on when its client id and secret are both set. */
+      providers: Partial<Record<SocialProviderId, SocialProviderConfig>>;
+      /** Providers whose accounts link to a user with the same email even if unverified. */
+      trustedProviders: SocialProviderId[];
+      /** Let link-social link a provider account whose email differs from the user's. */
+      allowDifferentEmails: boolean;
+    };
   };
 }
 
@@ -216,8 +252,39 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
         .map((id) => id.trim().toLowerCase())
         .filter(Boolean),
       sessionCookieCache: env.TOLLGATE_SESSION_COOKIE_CACHE === 'on',
+      social: {
+        providers: {
+          github: socialProvider(env, 'GITHUB'),
+          google: socialProvider(env, 'GOOGLE'),
+          discord: socialProvider(env, 'DISCORD'),
+        },
+        trustedProviders: (env.TOLLGATE_OAUTH_TRUSTED_PROVIDERS ?? '')
+          .split(',')
+          .map((id) => id.trim())
+          .filter((id): id is SocialProviderId => socialProviderIds.some((known) => known === id)),
+        allowDifferentEmails: env.TOLLGATE_OAUTH_ALLOW_DIFFERENT_EMAILS === 'true',
+      },
     },
   };
+}
+
+/** A provider's settings when its id and secret are set; one without the other is an error. */
+function socialProvider(
+  env: Environment,
+  prefix: 'GITHUB' | 'GOOGLE' | 'DISCORD',
+): SocialProviderConfig | undefined {
+  const clientId = env[`${prefix}_CLIENT_ID`];
+  const clientSecret = env[`${prefix}_CLIENT_SECRET`];
+  if (!clientId && !clientSecret) return undefined;
+  if (!clientId || !clientSecret) {
+    const [missing, present] = clientId
+      ? ['CLIENT_SECRET', 'CLIENT_ID']
+      : ['CLIENT_ID', 'CLIENT_SECRET'];
+    throw new ConfigurationError(
+      `${prefix}_${missing} must be set when ${prefix}_${present} is (both enable the provider)`,
+    );
+  }
+  return { clientId, clientSecret, baseUrl: env[`TOLLGATE_OAUTH_${prefix}_BASE_URL`] };
 }
 
 /** `on` is the production limits, `off` none, and a number scales every limit by it. */

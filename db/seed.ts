@@ -13,6 +13,8 @@ export async function seedDemoData(orm: Orm): Promise<void> {
       email: demoAccount.email,
       name: 'Demo Seller',
       emailVerified: true,
+      // An admin, so that the admin API (/api/auth/admin/*) can be tried right away.
+      role: 'admin',
     });
     tx.create(Account, {
       user,

@@ -2,6 +2,11 @@ import { mkdirSync, mkdtempSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../config/env.ts';
+import {
+  type LocalOAuthProvider,
+  localOAuthEnvironment,
+  startLocalOAuthProviders,
+} from './oauth-provider.ts';
 import { canConnect, ensureDatabase, serverUrl, startEmbeddedPostgres } from './postgres.ts';
 import { startSmtpCapture } from './smtp-capture.ts';
 import { startStripeMock } from './stripe-mock.ts';
@@ -28,6 +33,8 @@ export interface ServiceAddresses {
   smtpUrl: string;
   /** Where the capture server writes mail; undefined when SMTP_URL names a real server. */
   mailCaptureDir: string | undefined;
+  /** The stand-ins for GitHub, Google and Discord, when the stack runs them. */
+  localOAuthProviders: LocalOAuthProvider[];
 }
 
 /**
@@ -61,13 +68,14 @@ export async function startServices(
   const stripeMockBinary = config.stripe.apiBase
     ? undefined
     : await locateGoTool('stripe-mock', config.stripe.mockPath, log);
-  const [databaseUrl, temporal, stripeApiBase, mail] = await Promise.all([
+  const [databaseUrl, temporal, stripeApiBase, mail, localOAuthProviders] = await Promise.all([
     database(context),
     temporalServer(context, temporalBinary),
     stripeApi(context, stripeMockBinary),
     mailServer(context),
+    oauthProviders(context),
   ]);
-  return { databaseUrl, ...temporal, stripeApiBase, ...mail };
+  return { databaseUrl, ...temporal, stripeApiBase, ...mail, localOAuthProviders };
 }
 
 const portFor = async (context: StackContext, configured: number, purpose: string) => {
@@ -165,6 +173,22 @@ function testRunMailDirectory({ config, supervisor }: StackContext): string {
   return directory;
 }
 
+/**
+ * Local stand-ins for the social sign-in providers: always for tests, and for `npm start` when
+ * no provider has a client id and secret of its own.
+ */
+async function oauthProviders(context: StackContext): Promise<LocalOAuthProvider[]> {
+  const { config, mode, supervisor } = context;
+  const configured = Object.values(config.auth.social.providers).some(Boolean);
+  if (mode === 'start' && configured) return [];
+  const local = await startLocalOAuthProviders();
+  supervisor.add({ name: 'local OAuth providers', stop: local.stop });
+  context.log(
+    `Local OAuth providers: ${local.providers.map((p) => `${p.id} ${p.baseUrl}`).join(', ')}`,
+  );
+  return local.providers;
+}
+
 /** The environment an API or worker process needs to reach the services. */
 export function serviceEnvironment(addresses: ServiceAddresses): Record<string, string> {
   return {
@@ -174,5 +198,6 @@ export function serviceEnvironment(addresses: ServiceAddresses): Record<string, 
     SMTP_URL: addresses.smtpUrl,
     ...(addresses.mailCaptureDir ? { MAIL_CAPTURE_DIR: addresses.mailCaptureDir } : {}),
     ...(addresses.temporalUiUrl ? { TEMPORAL_UI_URL: addresses.temporalUiUrl } : {}),
+    ...localOAuthEnvironment(addresses.localOAuthProviders),
   };
 }

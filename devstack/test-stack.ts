@@ -44,6 +44,9 @@ export async function startTestStack(log: (line: string) => void): Promise<TestS
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
       TOLLGATE_OPS_TOKEN: randomBytes(32).toString('hex'),
       TOLLGATE_AUTH_SECRET: randomBytes(32).toString('hex'),
+      // Tests sign many users up and in from 127.0.0.1 within seconds; the limiter's own test
+      // (api/auth/rate-limit.test.ts) starts an API with it on.
+      TOLLGATE_AUTH_RATE_LIMIT: 'off',
       ...serviceEnvironment(addresses),
     };
     await startWorkerProcess(supervisor, addresses, {

@@ -2,10 +2,11 @@ import Router from '@koa/router';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { Account, User } from '../../db/entities/index.ts';
+import { Account } from '../../db/entities/index.ts';
 import { hashPassword, verifyPassword } from '../../domain/passwords.ts';
 import type { AppDependencies } from '../dependencies.ts';
 import { parseBody } from '../validation.ts';
+import { authMails } from './auth-mail.ts';
 import { clearSessionCookies, setSessionCookies } from './cookies.ts';
 import { authError, bannedUserError } from './errors.ts';
 import { presentedSessionToken } from './session-context.ts';
@@ -17,6 +18,7 @@ import {
   signedInUserJson,
 } from './sessions.ts';
 import type { AuthSettings } from './settings.ts';
+import { checkPasswordLength, createUser, storePassword } from './users.ts';
 
 const isEmail = (value: unknown): value is string => z.email().safeParse(value).success;
 
@@ -45,18 +47,15 @@ const requestOrigin = (ctx: Context) => ({
 });
 
 /** Sign-up, sign-in, sign-out and session reads with an email and password. */
-export function emailPasswordRoutes({ orm }: AppDependencies, settings: AuthSettings): Router {
+export function emailPasswordRoutes(dependencies: AppDependencies, settings: AuthSettings): Router {
+  const { orm } = dependencies;
+  const mails = authMails(dependencies);
   const router = new Router();
-
-  const checkPasswordLength = (password: string) => {
-    if (password.length < settings.password.minLength) throw authError(400, 'PASSWORD_TOO_SHORT');
-    if (password.length > settings.password.maxLength) throw authError(400, 'PASSWORD_TOO_LONG');
-  };
 
   router.post('/sign-up/email', async (ctx) => {
     const body = parseBody(ctx, signUpBody);
     if (!isEmail(body.email)) throw authError(400, 'INVALID_EMAIL');
-    checkPasswordLength(body.password);
+    checkPasswordLength(body.password, settings.password);
     const email = body.email.toLowerCase();
     if (await findUserByEmail(orm.em, email)) {
       throw authError(422, 'USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL');
@@ -67,13 +66,8 @@ export function emailPasswordRoutes({ orm }: AppDependencies, settings: AuthSett
     try {
       // The user, the password and the first session exist together or not at all.
       const created = await orm.em.transactional(async (em) => {
-        const user = em.create(User, { email, name: body.name, image: body.image ?? null });
-        em.create(Account, {
-          user,
-          providerId: 'credential',
-          accountId: user.id,
-          password: passwordHash,
-        });
+        const user = createUser(em, { email, name: body.name, image: body.image ?? null });
+        await storePassword(em, user, passwordHash);
         const session = signInNow
           ? createSession(em, settings, user, { rememberMe, ...requestOrigin(ctx) })
           : undefined;
@@ -85,6 +79,8 @@ export function emailPasswordRoutes({ orm }: AppDependencies, settings: AuthSett
           maxAgeSeconds: created.session.maxAgeSeconds,
         });
       }
+      // Signed in only once verified: the link to verify goes out now.
+      if (!signInNow) await mails.verifyEmail(created.user, body.callbackURL);
       ctx.body = { token: created.session?.token ?? null, user: signedInUserJson(created.user) };
     } catch (error) {
       // Two sign-ups with one email raced past the check above: the unique index decides.
@@ -111,6 +107,8 @@ export function emailPasswordRoutes({ orm }: AppDependencies, settings: AuthSett
       throw authError(401, 'INVALID_EMAIL_OR_PASSWORD');
     }
     if (settings.requireEmailVerification && !user.emailVerified) {
+      // The first link may be lost or expired: each refused sign-in mails a fresh one.
+      await mails.verifyEmail(user, body.callbackURL);
       throw authError(403, 'EMAIL_NOT_VERIFIED');
     }
     if (isBanned(user)) throw bannedUserError();

@@ -1,20 +1,31 @@
 import Router from '@koa/router';
 import type { AppDependencies } from '../dependencies.ts';
+import { accountRoutes } from './account-routes.ts';
+import { adminRoutes } from './admin-routes.ts';
+import { apiKeyRoutes } from './api-key-routes.ts';
 import { emailPasswordRoutes } from './email-password-routes.ts';
 import { originGuard } from './origins.ts';
+import { authRateLimit } from './rate-limit.ts';
 import { sessionRoutes } from './session-routes.ts';
 import { type AuthSettings, authSettings } from './settings.ts';
+import { socialRoutes } from './social/routes.ts';
 
 /** One router per area of /api/auth; each is mounted below the origin guard. */
 const areas: ((dependencies: AppDependencies, settings: AuthSettings) => Router)[] = [
   emailPasswordRoutes,
   sessionRoutes,
+  adminRoutes,
+  accountRoutes,
+  apiKeyRoutes,
+  socialRoutes,
 ];
 
 /** Everything under /api/auth that Better Auth's client calls. */
 export function authRoutes(dependencies: AppDependencies): Router {
   const settings = authSettings(dependencies.config);
   const router = new Router({ prefix: '/api/auth' });
+  // Counted before anything else, as Better Auth does: a blocked request costs one statement.
+  router.use(authRateLimit(dependencies, settings));
   router.use(originGuard(settings.trustedOrigins));
   for (const area of areas) {
     const areaRouter = area(dependencies, settings);

@@ -1,9 +1,10 @@
 import type { Context } from 'koa';
-import type { Session, User } from '../../db/entities/index.ts';
+import { Session, User } from '../../db/entities/index.ts';
 import type { Orm } from '../../db/orm.ts';
+import { verifyApiKey } from './api-keys.ts';
 import { cookieNames, readCookie, verifySignedCookie } from './cookies.ts';
 import { authError, EmptyAnswer } from './errors.ts';
-import { findActiveSession } from './sessions.ts';
+import { findActiveSession, isBanned } from './sessions.ts';
 import type { AuthSettings } from './settings.ts';
 
 /** The signed-in caller of an /api/auth route. */
@@ -27,12 +28,61 @@ export function isShortLivedSession(ctx: Context, settings: AuthSettings): boole
   return cookie !== undefined && verifySignedCookie(cookie, settings.secret) === 'true';
 }
 
-/** The caller's session, or null; like Better Auth, reading it slides an aging session forward. */
+/** The x-api-key header, which Better Auth reads as a session (its enableSessionForAPIKeys). */
+export function presentedApiKey(ctx: Context): string | null {
+  return ctx.get('x-api-key') || null;
+}
+
+// A request spends one use of its API key, however often its route reads the caller.
+const apiKeySessions = new WeakMap<Context, Promise<SignedIn | null>>();
+
+/**
+ * The session an API key stands for, built as Better Auth builds it: not stored, named by the
+ * key's id, fresh, ending when the key does (or after a session's lifetime). Presenting the key
+ * spends one use of it; a refused key answers its refusal (an ApiKeyRefusal) rather than "no
+ * session". A banned user's key gives no session, as a banned user's cookie gives none.
+ */
+function signedInWithApiKey(
+  ctx: Context,
+  orm: Orm,
+  settings: AuthSettings,
+  key: string,
+): Promise<SignedIn | null> {
+  const known = apiKeySessions.get(ctx);
+  if (known) return known;
+  const signedIn = (async () => {
+    const apiKey = await verifyApiKey(orm.em, key);
+    const user = await orm.em.findOneOrFail(User, { id: apiKey.user.id });
+    if (isBanned(user)) return null;
+    const now = new Date();
+    const session = Object.assign(new Session(), {
+      id: apiKey.id,
+      user,
+      expiresAt:
+        apiKey.expiresAt ?? new Date(now.getTime() + settings.session.expiresInSeconds * 1000),
+      ipAddress: ctx.ip || null,
+      userAgent: ctx.get('user-agent') || null,
+      impersonatedBy: null,
+      createdAt: now,
+      updatedAt: now,
+    });
+    return { token: key, session, user };
+  })();
+  apiKeySessions.set(ctx, signedIn);
+  return signedIn;
+}
+
+/**
+ * The caller's session, or null: the x-api-key header's if there is one (it wins over a cookie,
+ * as in Better Auth), else the cookie's or bearer token's, which reading slides forward.
+ */
 export async function signedInOrNull(
   ctx: Context,
   orm: Orm,
   settings: AuthSettings,
 ): Promise<SignedIn | null> {
+  const apiKey = presentedApiKey(ctx);
+  if (apiKey) return signedInWithApiKey(ctx, orm, settings, apiKey);
   const token = presentedSessionToken(ctx, settings);
   if (!token) return null;
   const refresh = !isShortLivedSession(ctx, settings);

@@ -6,9 +6,15 @@ import { parseBody, parseQuery } from '../validation.ts';
 import { readCookieCache, writeCookieCache } from './cookie-cache.ts';
 import { clearSessionCookies, cookieNames, setCookie, setSessionCookies } from './cookies.ts';
 import { authError, EmptyAnswer } from './errors.ts';
-import { isShortLivedSession, presentedSessionToken, requireSignedIn } from './session-context.ts';
+import {
+  isShortLivedSession,
+  presentedApiKey,
+  presentedSessionToken,
+  requireSignedIn,
+  signedInOrNull,
+} from './session-context.ts';
 import { sessionIdFromToken } from './session-token.ts';
-import { findActiveSession, sessionJson, userJson } from './sessions.ts';
+import { readSessionView, sessionJson, userJson } from './sessions.ts';
 import type { AuthSettings } from './settings.ts';
 
 const revokeSessionBody = z.object({ token: z.string().min(1) });
@@ -44,6 +50,14 @@ export function sessionRoutes({ orm }: AppDependencies, settings: AuthSettings):
       ctx.type = 'json';
       ctx.body = 'null';
     };
+    // Better Auth's enableSessionForAPIKeys: an x-api-key header stands for its owner's session.
+    if (presentedApiKey(ctx)) {
+      const signedIn = await signedInOrNull(ctx, orm, settings);
+      if (!signedIn) return answerSignedOut();
+      const { session, token: key, user } = signedIn;
+      ctx.body = { session: sessionJson(session, key), user: userJson(user) };
+      return;
+    }
     const useCache = token && settings.cookieCache.enabled && !query.disableCookieCache;
     if (useCache) {
       const cached = readCookieCache(ctx, settings);
@@ -59,7 +73,7 @@ export function sessionRoutes({ orm }: AppDependencies, settings: AuthSettings):
     // A session signed in without "remember me" never slides forward, as in Better Auth.
     const rememberMe = !isShortLivedSession(ctx, settings);
     const refresh = rememberMe && !query.disableRefresh;
-    const active = token ? await findActiveSession(orm.em, settings, token, { refresh }) : null;
+    const active = token ? await readSessionView(orm.em, settings, token, { refresh }) : null;
     if (!token || !active) {
       if (token) clearSessionCookies(ctx, settings);
       return answerSignedOut();

@@ -3,8 +3,42 @@ import { Session, User } from '../../db/entities/index.ts';
 import { generateSessionToken, sessionIdFromToken } from './session-token.ts';
 import type { AuthSettings } from './settings.ts';
 
-/** How Better Auth's client sees a user and a session: camelCase, dates as ISO strings. */
-export function userJson(user: User) {
+/** What the JSON builders read: an entity, or a row read without the ORM (get-session). */
+type UserFields = Pick<
+  User,
+  | 'id'
+  | 'email'
+  | 'name'
+  | 'image'
+  | 'emailVerified'
+  | 'createdAt'
+  | 'updatedAt'
+  | 'role'
+  | 'banned'
+  | 'banReason'
+  | 'banExpires'
+>;
+type SessionFields = Pick<
+  Session,
+  'id' | 'expiresAt' | 'ipAddress' | 'userAgent' | 'createdAt' | 'updatedAt' | 'impersonatedBy'
+> & { user: { id: string } };
+
+/**
+ * How Better Auth's client sees a user row: camelCase, dates as ISO strings, with the fields
+ * its admin plugin adds (get-session, the admin routes).
+ */
+export function userJson(user: UserFields) {
+  return {
+    ...signedInUserJson(user),
+    role: user.role,
+    banned: user.banned,
+    banReason: user.banReason ?? null,
+    banExpires: user.banExpires ?? null,
+  };
+}
+
+/** The narrower user that sign-up and sign-in answer with: Better Auth lists these seven fields. */
+export function signedInUserJson(user: UserFields) {
   return {
     id: user.id,
     email: user.email,
@@ -16,7 +50,7 @@ export function userJson(user: User) {
   };
 }
 
-export function sessionJson(session: Session, token: string) {
+export function sessionJson(session: SessionFields, token: string) {
   return {
     id: session.id,
     token,
@@ -26,6 +60,7 @@ export function sessionJson(session: Session, token: string) {
     userAgent: session.userAgent ?? null,
     createdAt: session.createdAt,
     updatedAt: session.updatedAt,
+    impersonatedBy: session.impersonatedBy ?? null,
   };
 }
 
@@ -65,10 +100,26 @@ export interface ActiveSession {
 }
 
 /**
- * The live session behind a token, or null. An expired session is deleted on sight. A session
- * last extended more than `updateAge` ago slides forward to a full lifetime, unless `refresh`
- * is false.
+ * The rules every session read applies. An expired session is gone; a banned user's sessions
+ * are all gone; a session last extended more than `updateAge` ago slides forward to a full
+ * lifetime, unless `refresh` is false or it is an impersonation (which keeps its hour).
  */
+function judgeSession(
+  session: Pick<SessionFields, 'expiresAt' | 'impersonatedBy'>,
+  user: Pick<UserFields, 'banned' | 'banExpires'>,
+  settings: AuthSettings,
+  refresh: boolean,
+  now: number,
+): 'expired' | 'banned' | { extendTo: Date | null } {
+  if (session.expiresAt.getTime() <= now) return 'expired';
+  if (isBanned(user, now)) return 'banned';
+  const { expiresInSeconds, updateAgeSeconds } = settings.session;
+  const lastExtendedAt = session.expiresAt.getTime() - expiresInSeconds * 1000;
+  const due = refresh && !session.impersonatedBy && lastExtendedAt + updateAgeSeconds * 1000 <= now;
+  return { extendTo: due ? new Date(now + expiresInSeconds * 1000) : null };
+}
+
+/** The live session behind a token, as entities for routes that change them; or null. */
 export async function findActiveSession(
   em: EntityManager,
   settings: AuthSettings,
@@ -78,28 +129,115 @@ export async function findActiveSession(
   const id = sessionIdFromToken(token);
   const session = await em.findOne(Session, { id }, { populate: ['user'] });
   if (!session) return null;
-  const now = Date.now();
-  if (session.expiresAt.getTime() <= now) {
+  const verdict = judgeSession(session, session.user, settings, refresh, Date.now());
+  if (verdict === 'expired') {
     await em.nativeDelete(Session, { id });
     return null;
   }
-  if (isBanned(session.user, now)) {
-    // A ban ends every session of the user, including ones created before it.
+  if (verdict === 'banned') {
     await em.nativeDelete(Session, { user: session.user });
     return null;
   }
-  const { expiresInSeconds, updateAgeSeconds } = settings.session;
-  const lastExtendedAt = session.expiresAt.getTime() - expiresInSeconds * 1000;
-  const due = refresh && lastExtendedAt + updateAgeSeconds * 1000 <= now;
-  if (due) {
-    session.expiresAt = new Date(now + expiresInSeconds * 1000);
+  if (verdict.extendTo) {
+    session.expiresAt = verdict.extendTo;
     await em.flush();
   }
-  return { session, user: session.user, refreshed: due };
+  return { session, user: session.user, refreshed: verdict.extendTo !== null };
+}
+
+// get-session is the hottest route: one join read without the ORM's hydration, which costs
+// several times the query itself (bench/auth.ts).
+const sessionViewQuery = `
+  select s.id, s.user_id, s.expires_at, s.ip_address, s.user_agent, s.impersonated_by,
+         s.created_at, s.updated_at,
+         u.email, u.name, u.image, u.email_verified, u.role, u.banned, u.ban_reason,
+         u.ban_expires, u.created_at as user_created_at, u.updated_at as user_updated_at
+  from sessions s join users u on u.id = s.user_id
+  where s.id = ?`;
+
+/** Timestamps arrive as PostgreSQL's ISO text: the ORM's driver leaves them unparsed. */
+interface SessionViewRow {
+  id: string;
+  user_id: string;
+  expires_at: string;
+  ip_address: string | null;
+  user_agent: string | null;
+  impersonated_by: string | null;
+  created_at: string;
+  updated_at: string;
+  email: string;
+  name: string;
+  image: string | null;
+  email_verified: boolean;
+  role: string;
+  banned: boolean;
+  ban_reason: string | null;
+  ban_expires: string | null;
+  user_created_at: string;
+  user_updated_at: string;
+}
+
+/** The same rules as findActiveSession, answering plain session and user fields for JSON. */
+export async function readSessionView(
+  em: EntityManager,
+  settings: AuthSettings,
+  token: string,
+  { refresh }: { refresh: boolean },
+): Promise<{ session: SessionFields; user: UserFields; refreshed: boolean } | null> {
+  const connection = em.getConnection();
+  const id = sessionIdFromToken(token);
+  const [row] = await connection.execute<SessionViewRow[]>(sessionViewQuery, [id]);
+  if (!row) return null;
+  const session: SessionFields = {
+    id: row.id,
+    user: { id: row.user_id },
+    expiresAt: new Date(row.expires_at),
+    ipAddress: row.ip_address,
+    userAgent: row.user_agent,
+    impersonatedBy: row.impersonated_by,
+    createdAt: new Date(row.created_at),
+    updatedAt: new Date(row.updated_at),
+  };
+  const user: UserFields = {
+    id: row.user_id,
+    email: row.email,
+    name: row.name,
+    image: row.image,
+    emailVerified: row.email_verified,
+    role: row.role,
+    banned: row.banned,
+    banReason: row.ban_reason,
+    banExpires: row.ban_expires === null ? null : new Date(row.ban_expires),
+    createdAt: new Date(row.user_created_at),
+    updatedAt: new Date(row.user_updated_at),
+  };
+  const now = Date.now();
+  const verdict = judgeSession(session, user, settings, refresh, now);
+  if (verdict === 'expired') {
+    await connection.execute('delete from sessions where id = ?', [id], 'run');
+    return null;
+  }
+  if (verdict === 'banned') {
+    await connection.execute('delete from sessions where user_id = ?', [row.user_id], 'run');
+    return null;
+  }
+  if (verdict.extendTo) {
+    session.expiresAt = verdict.extendTo;
+    session.updatedAt = new Date(now);
+    await connection.execute(
+      'update sessions set expires_at = ?, updated_at = ? where id = ?',
+      [session.expiresAt, session.updatedAt, id],
+      'run',
+    );
+  }
+  return { session, user, refreshed: verdict.extendTo !== null };
 }
 
 /** Banned now: banned, and either for good or until a time still ahead. */
-export function isBanned(user: User, now = Date.now()): boolean {
+export function isBanned(
+  user: Pick<UserFields, 'banned' | 'banExpires'>,
+  now = Date.now(),
+): boolean {
   return user.banned && (!user.banExpires || user.banExpires.getTime() > now);
 }
 

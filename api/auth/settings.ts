@@ -1,5 +1,6 @@
 import { ConfigurationError, type RuntimeConfig } from '../../config/env.ts';
 import type { CookieSettings } from './cookies.ts';
+import { type RateLimitSettings, rateLimitSettings } from './rate-limit.ts';
 
 const day = 86_400;
 
@@ -14,6 +15,8 @@ export interface AuthSettings extends CookieSettings {
   impersonationSessionSeconds: number;
   /** get-session answers from a signed cookie copy while it is younger than `maxAgeSeconds`. */
   cookieCache: { enabled: boolean; maxAgeSeconds: number };
+  /** Limits of sign-in, sign-up and account mail per IP and per account (rate-limit.ts). */
+  rateLimit: RateLimitSettings;
   password: { minLength: number; maxLength: number };
   session: {
     expiresInSeconds: number;
@@ -42,6 +45,7 @@ export function authSettings(config: RuntimeConfig): AuthSettings {
     adminUserIds: config.auth.adminUserIds,
     impersonationSessionSeconds: 60 * 60,
     cookieCache: { enabled: config.auth.sessionCookieCache, maxAgeSeconds: 300 },
+    rateLimit: rateLimitSettings(config.auth.rateLimit),
     password: { minLength: 8, maxLength: 128 },
     session: {
       expiresInSeconds: 7 * day,

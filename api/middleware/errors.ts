@@ -45,7 +45,11 @@ function authEnvelope(error: ApiError) {
   if (error instanceof RequestValidationError) {
     return { code: error.code, message: error.message, details: error.issues };
   }
-  return { code: error.code, message: error.message };
+  return {
+    code: error.code,
+    message: error.message,
+    ...(error.details && { details: error.details }),
+  };
 }
 
 function commerceEnvelope(error: ApiError) {

@@ -18,14 +18,16 @@ const ApiKeySchema = defineEntity({
     /** Hex SHA-256 of the whole key. */
     key: p.string().unique(),
     enabled: p.boolean().default(true),
-    expiresAt: p.datetime().nullable(),
+    expiresAt: p.datetime().nullable().index(),
     /** Uses left; null means unlimited. */
     remaining: p.integer().nullable(),
-    refillInterval: p.integer().nullable(),
+    /** Milliseconds: a month does not fit in an integer. */
+    refillInterval: p.bigint('number').nullable(),
     refillAmount: p.integer().nullable(),
     lastRefillAt: p.datetime().nullable(),
     rateLimitEnabled: p.boolean().default(true),
-    rateLimitTimeWindow: p.integer().nullable(),
+    /** Milliseconds. */
+    rateLimitTimeWindow: p.bigint('number').nullable(),
     rateLimitMax: p.integer().nullable(),
     requestCount: p.integer().default(0),
     lastRequest: p.datetime().nullable(),

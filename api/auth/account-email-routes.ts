@@ -1,0 +1,163 @@
+import Router from '@koa/router';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import type { Context } from 'koa';
+import { z } from 'zod';
+import type { User } from '../../db/entities/index.ts';
+import type { AppDependencies } from '../dependencies.ts';
+import { parseBody, parseQuery } from '../validation.ts';
+import { checkCallbackURL, redirect, withError } from './account-redirects.ts';
+import { authMails, emailVerificationSubject } from './auth-mail.ts';
+import { writeCookieCache } from './cookie-cache.ts';
+import { setSessionCookies } from './cookies.ts';
+import { type AuthMessage, authError } from './errors.ts';
+import {
+  isShortLivedSession,
+  presentedApiKey,
+  requireSignedIn,
+  type SignedIn,
+  signedInOrNull,
+} from './session-context.ts';
+import { findUserByEmail, sessionJson, signedInUserJson, userJson } from './sessions.ts';
+import type { AuthSettings } from './settings.ts';
+import { findToken } from './verification-tokens.ts';
+
+const sendVerificationBody = z.object({
+  email: z.email(),
+  callbackURL: z.string().optional(),
+});
+
+const verifyEmailQuery = z.object({
+  token: z.string(),
+  callbackURL: z.string().optional(),
+});
+
+const changeEmailBody = z.object({
+  newEmail: z.email(),
+  callbackURL: z.string().optional(),
+});
+
+type VerifyEmailFailure = 'invalid_token' | 'token_expired' | 'user_not_found' | 'unauthorized';
+
+const verifyEmailErrors: Record<VerifyEmailFailure, AuthMessage> = {
+  invalid_token: 'VERIFY_EMAIL_INVALID_TOKEN',
+  token_expired: 'VERIFY_EMAIL_TOKEN_EXPIRED',
+  user_not_found: 'VERIFY_EMAIL_USER_NOT_FOUND',
+  unauthorized: 'VERIFY_EMAIL_UNAUTHORIZED',
+};
+
+/** The email address of an account: verifying it and moving to another. */
+export function accountEmailRoutes(dependencies: AppDependencies, settings: AuthSettings): Router {
+  const { orm } = dependencies;
+  const mails = authMails(dependencies);
+  const router = new Router();
+
+  /** Saves a new address, which starts unverified; two accounts never share one. */
+  async function moveEmail(user: User, newEmail: string) {
+    user.email = newEmail;
+    user.emailVerified = false;
+    try {
+      await orm.em.flush();
+    } catch (error) {
+      // Another account took the address since it was checked.
+      if (error instanceof UniqueConstraintViolationException) {
+        throw authError(400, 'COULDNT_UPDATE_YOUR_EMAIL');
+      }
+      throw error;
+    }
+  }
+
+  // The user behind the session changed: Better Auth sends the same session's cookie again,
+  // and a fresh cookie cache, which would otherwise show the old address for minutes.
+  function reissueSessionCookies(ctx: Context, { token, session, user }: SignedIn) {
+    // A caller signed in with an API key has no session cookie (and its key must not become one).
+    if (presentedApiKey(ctx)) return;
+    setSessionCookies(ctx, settings, token, {
+      rememberMe: !isShortLivedSession(ctx, settings),
+      maxAgeSeconds: settings.session.expiresInSeconds,
+    });
+    if (settings.cookieCache.enabled) {
+      writeCookieCache(ctx, settings, {
+        session: sessionJson(session, token),
+        user: userJson(user),
+      });
+    }
+  }
+
+  router.post('/send-verification-email', async (ctx) => {
+    const body = parseBody(ctx, sendVerificationBody);
+    const email = body.email.toLowerCase();
+    const signedIn = await signedInOrNull(ctx, orm, settings);
+    if (!signedIn) {
+      // The same answer whether or not the address has an account, verified or not.
+      const user = await findUserByEmail(orm.em, email);
+      if (user && !user.emailVerified) await mails.verifyEmail(user, body.callbackURL);
+      ctx.body = { status: true };
+      return;
+    }
+    if (signedIn.user.emailVerified) {
+      throw authError(400, 'YOU_CAN_ONLY_SEND_A_VERIFICATION_EMAIL_TO_AN_UNVERIFIED_EMAIL');
+    }
+    if (signedIn.user.email !== email) {
+      throw authError(400, 'YOU_CAN_ONLY_SEND_A_VERIFICATION_EMAIL_TO_YOUR_OWN_EMAIL');
+    }
+    await mails.verifyEmail(signedIn.user, body.callbackURL);
+    ctx.body = { status: true };
+  });
+
+  router.get('/verify-email', async (ctx) => {
+    const { token, callbackURL } = parseQuery(ctx, verifyEmailQuery);
+    checkCallbackURL(callbackURL, settings.trustedOrigins);
+    // A failure goes back to the app's page when it named one, else answers 401 with its code.
+    const fail = (failure: VerifyEmailFailure) => {
+      if (!callbackURL) throw authError(401, verifyEmailErrors[failure]);
+      redirect(ctx, withError(callbackURL, failure));
+    };
+
+    const found = await findToken(orm.em, 'emailVerification', token);
+    if (!found) return fail('invalid_token');
+    if (found.expired) return fail('token_expired');
+    const subject = emailVerificationSubject.parse(JSON.parse(found.subject));
+    // A token stands for one account at one address: once either is gone, so is the token.
+    const user = await findUserByEmail(orm.em, subject.email);
+    if (!user || user.id !== subject.userId) return fail('user_not_found');
+
+    if (!subject.updateTo) {
+      // Repeatable while the token lives, like Better Auth's signed tokens.
+      user.emailVerified = true;
+      await orm.em.flush();
+      if (callbackURL) return redirect(ctx, callbackURL);
+      ctx.body = { status: true, user: null };
+      return;
+    }
+
+    // Confirming a verified account's move: only its owner, signed in, may do it.
+    const signedIn = await signedInOrNull(ctx, orm, settings);
+    if (!signedIn || signedIn.user.id !== user.id) return fail('unauthorized');
+    await moveEmail(user, subject.updateTo);
+    await mails.verifyEmail(user, callbackURL);
+    reissueSessionCookies(ctx, signedIn);
+    if (callbackURL) return redirect(ctx, callbackURL);
+    ctx.body = { status: true, user: signedInUserJson(user) };
+  });
+
+  router.post('/change-email', async (ctx) => {
+    const body = parseBody(ctx, changeEmailBody);
+    const signedIn = await requireSignedIn(ctx, orm, settings);
+    const { user } = signedIn;
+    const newEmail = body.newEmail.toLowerCase();
+    if (newEmail === user.email) throw authError(400, 'EMAIL_IS_THE_SAME');
+    if (await findUserByEmail(orm.em, newEmail)) throw authError(400, 'COULDNT_UPDATE_YOUR_EMAIL');
+    if (user.emailVerified) {
+      // The current address confirms first (GET /verify-email), then the new one is verified.
+      await mails.confirmEmailChange(user, newEmail, body.callbackURL);
+    } else {
+      // An address nobody has verified proves nothing to keep: it changes at once.
+      await moveEmail(user, newEmail);
+      reissueSessionCookies(ctx, signedIn);
+      await mails.verifyEmail(user, body.callbackURL);
+    }
+    ctx.body = { status: true };
+  });
+
+  return router;
+}

@@ -1,0 +1,132 @@
+import Router from '@koa/router';
+import { z } from 'zod';
+import { Account, Session, User } from '../../db/entities/index.ts';
+import { hashPassword, verifyPassword } from '../../domain/passwords.ts';
+import type { AppDependencies } from '../dependencies.ts';
+import { parseBody, parseQuery } from '../validation.ts';
+import { checkCallbackURL, redirect } from './account-redirects.ts';
+import { authBaseUrl, authMails } from './auth-mail.ts';
+import { setSessionCookies } from './cookies.ts';
+import { authError } from './errors.ts';
+import { isShortLivedSession, requireSignedIn } from './session-context.ts';
+import { createSession, findUserByEmail, signedInUserJson } from './sessions.ts';
+import type { AuthSettings } from './settings.ts';
+import { checkPasswordLength, findCredential, storePassword } from './users.ts';
+import { consumeToken, findToken } from './verification-tokens.ts';
+
+const requestResetBody = z.object({
+  email: z.email(),
+  redirectTo: z.string().optional(),
+});
+
+const resetLinkQuery = z.object({ callbackURL: z.string() });
+
+const resetPasswordBody = z.object({
+  newPassword: z.string(),
+  token: z.string().optional(),
+});
+
+const resetPasswordQuery = z.object({ token: z.string().optional() });
+
+const changePasswordBody = z.object({
+  newPassword: z.string(),
+  currentPassword: z.string(),
+  revokeOtherSessions: z.boolean().optional(),
+});
+
+/** One answer whether or not the address has an account, so these routes reveal none. */
+const resetRequested = {
+  status: true,
+  message: 'If this email exists in our system, check your email for the reset link',
+};
+
+/** Forgotten passwords (a mailed reset link) and changing a known one. */
+export function accountPasswordRoutes(
+  dependencies: AppDependencies,
+  settings: AuthSettings,
+): Router {
+  const { orm } = dependencies;
+  const mails = authMails(dependencies);
+  const baseUrl = authBaseUrl(dependencies.config.api.publicUrl);
+  const router = new Router();
+
+  // Better Auth's two names for asking a reset link. Its /forget-password answers known
+  // addresses without the message, which tells them apart; here both always answer alike.
+  for (const path of ['/request-password-reset', '/forget-password']) {
+    router.post(path, async (ctx) => {
+      const body = parseBody(ctx, requestResetBody);
+      const user = await findUserByEmail(orm.em, body.email);
+      if (user) await mails.resetPassword(user, body.redirectTo);
+      ctx.body = resetRequested;
+    });
+  }
+
+  // The mailed link: checks the token without using it and hands it to the app's reset page.
+  router.get('/reset-password/:token', async (ctx) => {
+    const { callbackURL } = parseQuery(ctx, resetLinkQuery);
+    const token = ctx.params.token ?? '';
+    checkCallbackURL(callbackURL, settings.trustedOrigins);
+    // A link mailed without redirectTo has an empty callbackURL: Better Auth sends it to /error.
+    const target = new URL(callbackURL || `${baseUrl}/error`, baseUrl);
+    const found = callbackURL ? await findToken(orm.em, 'passwordReset', token) : null;
+    if (found && !found.expired) target.searchParams.set('token', token);
+    else target.searchParams.set('error', 'INVALID_TOKEN');
+    redirect(ctx, target.href);
+  });
+
+  router.post('/reset-password', async (ctx) => {
+    const body = parseBody(ctx, resetPasswordBody);
+    const token = body.token || parseQuery(ctx, resetPasswordQuery).token;
+    if (!token) throw authError(400, 'INVALID_TOKEN');
+    checkPasswordLength(body.newPassword, settings.password);
+    // Checked before hashing, so junk tokens cost no hash; used up below, with the change.
+    const found = await findToken(orm.em, 'passwordReset', token);
+    if (!found || found.expired) throw authError(400, 'INVALID_TOKEN');
+    const passwordHash = await hashPassword(body.newPassword);
+    await orm.em.transactional(async (em) => {
+      const userId = await consumeToken(em, 'passwordReset', token);
+      const user = userId ? await em.findOne(User, userId) : null;
+      if (!user) throw authError(400, 'INVALID_TOKEN');
+      // An account made through a social provider gets its first password this way.
+      await storePassword(em, user, passwordHash);
+    });
+    ctx.body = { status: true };
+  });
+
+  router.post('/change-password', async (ctx) => {
+    const body = parseBody(ctx, changePasswordBody);
+    const signedIn = await requireSignedIn(ctx, orm, settings);
+    checkPasswordLength(body.newPassword, settings.password);
+    const credential = await findCredential(orm.em, signedIn.user.id);
+    if (!credential?.password) throw authError(400, 'CREDENTIAL_ACCOUNT_NOT_FOUND');
+    if (!(await verifyPassword(body.currentPassword, credential.password))) {
+      throw authError(400, 'INVALID_PASSWORD');
+    }
+    const passwordHash = await hashPassword(body.newPassword);
+    const rememberMe = !isShortLivedSession(ctx, settings);
+    const newSession = await orm.em.transactional(async (em) => {
+      await em.nativeUpdate(
+        Account,
+        { id: credential.id },
+        { password: passwordHash, updatedAt: new Date() },
+      );
+      if (!body.revokeOtherSessions) return null;
+      // Like Better Auth: every session ends, this one too, and this browser gets a new one.
+      await em.nativeDelete(Session, { user: signedIn.user.id });
+      return createSession(em, settings, em.getReference(User, signedIn.user.id), {
+        rememberMe,
+        ipAddress: ctx.ip || null,
+        userAgent: ctx.get('user-agent') || null,
+      });
+    });
+    if (newSession) {
+      setSessionCookies(ctx, settings, newSession.token, {
+        rememberMe,
+        maxAgeSeconds: newSession.maxAgeSeconds,
+      });
+    }
+    ctx.body = { token: newSession?.token ?? null, user: signedInUserJson(signedIn.user) };
+  });
+
+  return router;
+}

@@ -1,0 +1,90 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { z } from 'zod';
+import { User } from '../../db/entities/index.ts';
+import { verifyPassword } from '../../domain/passwords.ts';
+import type { AppDependencies } from '../dependencies.ts';
+import { parseBody, parseQuery } from '../validation.ts';
+import { accountEmailRoutes } from './account-email-routes.ts';
+import { accountPasswordRoutes } from './account-password-routes.ts';
+import { checkCallbackURL, redirect } from './account-redirects.ts';
+import { authMails } from './auth-mail.ts';
+import { clearSessionCookies } from './cookies.ts';
+import { authError } from './errors.ts';
+import { requireSignedIn, type SignedIn, signedInOrNull } from './session-context.ts';
+import type { AuthSettings } from './settings.ts';
+import { findCredential } from './users.ts';
+import { consumeToken } from './verification-tokens.ts';
+
+const deleteUserBody = z.object({
+  callbackURL: z.string().optional(),
+  password: z.string().optional(),
+  token: z.string().optional(),
+});
+
+const deleteCallbackQuery = z.object({
+  token: z.string(),
+  callbackURL: z.string().optional(),
+});
+
+const userDeleted = { success: true, message: 'User deleted' };
+
+/**
+ * The account itself: its email address, its password and deleting it. Deleting follows
+ * Better Auth with `deleteUser.sendDeleteAccountVerification` set: the user asks (with their
+ * password when they give it), a mail carries a token, and the token deletes.
+ */
+export function accountRoutes(dependencies: AppDependencies, settings: AuthSettings): Router {
+  const { orm } = dependencies;
+  const mails = authMails(dependencies);
+  const router = new Router();
+
+  /** Deletes the signed-in user with their own deletion token; sessions and accounts cascade. */
+  async function deleteWithToken(ctx: Context, { user }: SignedIn, token: string) {
+    await orm.em.transactional(async (em) => {
+      const userId = await consumeToken(em, 'accountDeletion', token);
+      // Another user's token is refused and, rolled back, stays good for its owner.
+      if (userId !== user.id) throw authError(404, 'INVALID_TOKEN');
+      await em.nativeDelete(User, { id: user.id });
+    });
+    clearSessionCookies(ctx, settings);
+  }
+
+  router.post('/delete-user', async (ctx) => {
+    const body = parseBody(ctx, deleteUserBody);
+    const signedIn = await requireSignedIn(ctx, orm, settings);
+    if (body.password) {
+      const credential = await findCredential(orm.em, signedIn.user.id);
+      if (!credential?.password) throw authError(400, 'CREDENTIAL_ACCOUNT_NOT_FOUND');
+      if (!(await verifyPassword(body.password, credential.password))) {
+        throw authError(400, 'INVALID_PASSWORD');
+      }
+    }
+    if (body.token) {
+      await deleteWithToken(ctx, signedIn, body.token);
+      ctx.body = userDeleted;
+      return;
+    }
+    await mails.confirmAccountDeletion(signedIn.user, body.callbackURL);
+    ctx.body = { success: true, message: 'Verification email sent' };
+  });
+
+  // The mailed link: it deletes only with the owner signed in, in the browser that follows it.
+  router.get('/delete-user/callback', async (ctx) => {
+    const { token, callbackURL } = parseQuery(ctx, deleteCallbackQuery);
+    checkCallbackURL(callbackURL, settings.trustedOrigins);
+    const signedIn = await signedInOrNull(ctx, orm, settings);
+    if (!signedIn) throw authError(404, 'FAILED_TO_GET_USER_INFO');
+    await deleteWithToken(ctx, signedIn, token);
+    if (callbackURL) return redirect(ctx, callbackURL);
+    ctx.body = userDeleted;
+  });
+
+  for (const routes of [
+    accountEmailRoutes(dependencies, settings),
+    accountPasswordRoutes(dependencies, settings),
+  ]) {
+    router.use(routes.routes(), routes.allowedMethods({ throw: true }));
+  }
+  return router;
+}

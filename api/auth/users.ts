@@ -1,0 +1,68 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Account, User } from '../../db/entities/index.ts';
+import { hashPassword } from '../../domain/passwords.ts';
+import { authError } from './errors.ts';
+import type { AuthSettings } from './settings.ts';
+
+type PasswordRules = AuthSettings['password'];
+
+/** Better Auth's default limits, which Tollgate keeps. */
+const defaultPasswordRules: PasswordRules = { minLength: 8, maxLength: 128 };
+
+export function checkPasswordLength(password: string, rules: PasswordRules): void {
+  if (password.length < rules.minLength) throw authError(400, 'PASSWORD_TOO_SHORT');
+  if (password.length > rules.maxLength) throw authError(400, 'PASSWORD_TOO_LONG');
+}
+
+/**
+ * Sets the password sign-in of `user` to `passwordHash`: updates the credential account, or
+ * creates it for a user who so far signed in only through social providers.
+ */
+export async function storePassword(em: EntityManager, user: User, passwordHash: string) {
+  const credential = await findCredential(em, user.id);
+  if (credential) credential.password = passwordHash;
+  else
+    em.create(Account, {
+      user,
+      providerId: 'credential',
+      accountId: user.id,
+      password: passwordHash,
+    });
+}
+
+/**
+ * Every new user comes into being here, whichever way they sign up (email, social provider,
+ * an admin): the one place where what belongs to a new user is added in the same transaction.
+ * The matching commerce customer (external_id = user id) is to be created here too.
+ */
+export function createUser(
+  em: EntityManager,
+  fields: Pick<User, 'email' | 'name'> & Partial<Pick<User, 'image' | 'emailVerified' | 'role'>>,
+): User {
+  return em.create(User, { ...fields, email: fields.email.toLowerCase() });
+}
+
+/** The user's password account, or null when they only sign in through social providers. */
+export function findCredential(em: EntityManager, userId: string): Promise<Account | null> {
+  return em.findOne(Account, { user: userId, providerId: 'credential' });
+}
+
+/**
+ * Gives a password to a user who has none (one who signed up with a social provider). Better
+ * Auth offers this only to server code, never over HTTP, and so does Tollgate.
+ */
+export async function setPassword(
+  em: EntityManager,
+  userId: string,
+  newPassword: string,
+  rules: PasswordRules = defaultPasswordRules,
+): Promise<{ status: true }> {
+  checkPasswordLength(newPassword, rules);
+  const user = await em.findOne(User, userId);
+  if (!user) throw authError(404, 'USER_NOT_FOUND');
+  const credential = await findCredential(em, userId);
+  if (credential?.password) throw authError(400, 'USER_ALREADY_HAS_A_PASSWORD');
+  await storePassword(em, user, await hashPassword(newPassword));
+  await em.flush();
+  return { status: true };
+}

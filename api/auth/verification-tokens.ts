@@ -1,0 +1,93 @@
+import { createHash, randomInt } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Verification } from '../../db/entities/index.ts';
+
+const alphanumeric = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+const lowerAlphanumeric = '0123456789abcdefghijklmnopqrstuvwxyz';
+
+/**
+ * The tokens /api/auth mails, with Better Auth's lengths, alphabets and lifetimes (Better Auth
+ * signs email-verification tokens as JWTs; here every kind is a random token).
+ */
+export const tokenKinds = {
+  emailVerification: {
+    prefix: 'email-verification',
+    length: 32,
+    alphabet: alphanumeric,
+    lifetimeSeconds: 3600,
+  },
+  passwordReset: {
+    prefix: 'reset-password',
+    length: 24,
+    alphabet: alphanumeric,
+    lifetimeSeconds: 3600,
+  },
+  accountDeletion: {
+    prefix: 'delete-account',
+    length: 32,
+    alphabet: lowerAlphanumeric,
+    lifetimeSeconds: 86_400,
+  },
+} as const;
+
+export type TokenKind = keyof typeof tokenKinds;
+
+/** Hex SHA-256 of a token: all the database ever holds of it. */
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+// The row is found by its indexed identifier: the kind, then the token's hash.
+const identifierOf = (kind: TokenKind, token: string) =>
+  `${tokenKinds[kind].prefix}:${hashToken(token)}`;
+
+function randomToken(length: number, alphabet: string): string {
+  // randomInt draws without modulo bias.
+  return Array.from({ length }, () => alphabet[randomInt(alphabet.length)]).join('');
+}
+
+/**
+ * Makes a token of `kind` that stands for `subject` (what using it acts on, such as a user id)
+ * and stages its row in `em` (the caller flushes). Answers the token, which only the mail holds.
+ */
+export function issueToken(em: EntityManager, kind: TokenKind, subject: string): string {
+  const { length, alphabet, lifetimeSeconds } = tokenKinds[kind];
+  const token = randomToken(length, alphabet);
+  em.create(Verification, {
+    identifier: identifierOf(kind, token),
+    value: subject,
+    expiresAt: new Date(Date.now() + lifetimeSeconds * 1000),
+  });
+  return token;
+}
+
+export interface FoundToken {
+  subject: string;
+  expired: boolean;
+}
+
+/** Looks a token up without using it; null when it was never issued (or was used up). */
+export async function findToken(
+  em: EntityManager,
+  kind: TokenKind,
+  token: string,
+): Promise<FoundToken | null> {
+  const row = await em.findOne(Verification, { identifier: identifierOf(kind, token) });
+  return row ? { subject: row.value, expired: row.expiresAt.getTime() <= Date.now() } : null;
+}
+
+/**
+ * Uses up a single-use token: answers its subject, or null when it is unknown, expired or already
+ * used. Call it inside the transaction that acts on the token, so a rollback gives it back.
+ */
+export async function consumeToken(
+  em: EntityManager,
+  kind: TokenKind,
+  token: string,
+): Promise<string | null> {
+  const row = await em.findOne(Verification, { identifier: identifierOf(kind, token) });
+  if (!row || row.expiresAt.getTime() <= Date.now()) return null;
+  // Two requests racing with one token: the second delete waits for the first and finds nothing.
+  const deleted = await em.nativeDelete(Verification, { id: row.id });
+  return deleted === 1 ? row.value : null;
+}

@@ -1,0 +1,436 @@
+/**
+ * Auth benchmark (issue 3): Tollgate's /api/auth against Better Auth 1.3.34 itself, side by side
+ * in one run on the same PostgreSQL server, each server a process of its own and autocannon in a
+ * third. Scenarios: get-session with a valid cookie (50 connections), sign-in with a valid
+ * password (10 connections) and GET /ok (50 connections). The password hashes are also timed
+ * alone, so that the sign-in figures can be read against them.
+ *
+ *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres node bench/auth.ts [seconds=10]
+ *     [warmupSeconds=2] [--cpu-prof]
+ *
+ * Without DATABASE_URL the test stack runs an embedded PostgreSQL. `--cpu-prof` writes a CPU
+ * profile of Tollgate's API to .data/bench-auth/ (it slows the API: such a run is not a result).
+ * Tollgate runs with NODE_ENV=test (in this code base test differs from production only by Koa's
+ * proxy trust and Stripe's default base URL, neither on these paths), LOG_LEVEL=warn (no log
+ * line per request; Better Auth writes none either), the auth rate limiter off and the session
+ * cookie cache off (Better Auth's default). Better Auth runs with NODE_ENV=production and its
+ * rate limiter off.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import { hashPassword as scryptHash, verifyPassword as scryptVerify } from 'better-auth/crypto';
+import { projectRoot } from '../config/env.ts';
+import { startApiProcess } from '../devstack/app-processes.ts';
+import { dropDatabase, ensureDatabase } from '../devstack/postgres.ts';
+import { findFreePort, Supervisor, waitUntilReady } from '../devstack/supervisor.ts';
+import { startTestStack, type TestStack } from '../devstack/test-stack.ts';
+import { hashPassword, verifyPassword } from '../domain/passwords.ts';
+import type { LoadOptions, LoadSummary } from './auth/load-generator.ts';
+
+const options = process.argv.slice(2).filter((argument) => !argument.startsWith('--'));
+const durationSeconds = Number(options[0] ?? 10);
+const warmupSeconds = Number(options[1] ?? 2);
+const cpuProfile = process.argv.includes('--cpu-prof');
+if (!(durationSeconds > 0) || !(warmupSeconds >= 0)) {
+  throw new Error('usage: node bench/auth.ts [seconds=10] [warmupSeconds=2] [--cpu-prof]');
+}
+
+const say = (line: string) => console.log(`[bench:auth] ${line}`);
+const workDir = join(projectRoot, '.data', 'bench-auth');
+const median = (values: number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+
+// --- Everything this run starts, and its clean-up (on success, failure, Ctrl-C or time-out) ---
+
+let crashed: string | undefined;
+const processes = new Supervisor((service, code) => {
+  crashed = `${service} exited unexpectedly (code ${code})`;
+  say(crashed);
+});
+let stackStarting: Promise<TestStack> | undefined;
+let loadChild: ChildProcess | undefined;
+let cleaningUp: Promise<void> | undefined;
+const cleanUp = () => {
+  cleaningUp ??= (async () => {
+    loadChild?.kill('SIGKILL');
+    // Our processes (and the Better Auth database) before the stack whose services they use.
+    await processes.stopAll();
+    await stackStarting?.then((stack) => stack.stop()).catch(() => undefined);
+  })();
+  return cleaningUp;
+};
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => void cleanUp().then(() => process.exit(130)));
+}
+// Start-up, hashing, every load run with its warm-up and margins, and clean-up.
+const budgetSeconds = 300 + 6 * (durationSeconds + warmupSeconds + 45);
+setTimeout(() => {
+  say(`gave up after ${budgetSeconds} s`);
+  void cleanUp().then(() => process.exit(1));
+}, budgetSeconds * 1000).unref();
+
+// --- The password hash alone ---
+
+interface HashTiming {
+  concurrency: number;
+  /** Median time for `concurrency` operations started together to all finish. */
+  batchMs: number;
+  perSecond: number;
+}
+
+async function timeConcurrent(
+  operation: () => Promise<unknown>,
+  concurrency: number,
+  rounds: number,
+): Promise<HashTiming> {
+  const batches: number[] = [];
+  for (let round = 0; round < rounds; round++) {
+    const started = performance.now();
+    await Promise.all(Array.from({ length: concurrency }, operation));
+    batches.push(performance.now() - started);
+  }
+  const totalSeconds = batches.reduce((sum, ms) => sum + ms, 0) / 1000;
+  return {
+    concurrency,
+    batchMs: median(batches),
+    perSecond: (concurrency * rounds) / totalSeconds,
+  };
+}
+
+async function timePasswordHashes() {
+  const password = 'correct horse battery staple';
+  const argon2Stored = await hashPassword(password);
+  const scryptStored = await scryptHash(password);
+  const argon2: { hash: HashTiming; verify: HashTiming }[] = [];
+  for (let concurrency = 1; concurrency <= 8; concurrency++) {
+    const rounds = concurrency === 1 ? 10 : 5;
+    argon2.push({
+      hash: await timeConcurrent(() => hashPassword(password), concurrency, rounds),
+      verify: await timeConcurrent(
+        () => verifyPassword(password, argon2Stored),
+        concurrency,
+        rounds,
+      ),
+    });
+  }
+  // Pure JS on the event loop: concurrency cannot help it, so fewer levels and rounds.
+  const scrypt: { hash: HashTiming; verify: HashTiming }[] = [];
+  for (const concurrency of [1, 2, 4, 8]) {
+    const rounds = concurrency === 1 ? 5 : 2;
+    scrypt.push({
+      hash: await timeConcurrent(() => scryptHash(password), concurrency, rounds),
+      verify: await timeConcurrent(
+        () => scryptVerify({ hash: scryptStored, password }),
+        concurrency,
+        rounds,
+      ),
+    });
+  }
+  return { argon2, scrypt };
+}
+
+// --- The two servers ---
+
+interface Server {
+  name: 'Tollgate' | 'Better Auth';
+  url: string;
+  /** The seeded user's session cookies. */
+  cookie: string;
+}
+
+const account = {
+  name: 'Bench User',
+  email: 'bench@example.com',
+  password: 'correct horse battery staple',
+};
+
+async function startTollgate(stack: TestStack): Promise<string> {
+  const port = await findFreePort();
+  const url = `http://127.0.0.1:${port}`;
+  await startApiProcess(processes, stack.addresses, {
+    env: {
+      ...process.env,
+      ...stack.env,
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'warn',
+      TOLLGATE_API_HOST: '127.0.0.1',
+      TOLLGATE_API_PORT: String(port),
+      TOLLGATE_PUBLIC_URL: url,
+      TOLLGATE_AUTH_RATE_LIMIT: 'off',
+      TOLLGATE_SESSION_COOKIE_CACHE: 'off',
+      ...(cpuProfile ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${workDir}` } : {}),
+    },
+    url,
+    logFile: join(workDir, 'tollgate-api.log'),
+  });
+  return url;
+}
+
+async function startBetterAuth(stack: TestStack): Promise<string> {
+  const databaseUrl = new URL(stack.addresses.databaseUrl);
+  databaseUrl.pathname = `/better_auth_bench_${Date.now()}_${process.pid}`;
+  await ensureDatabase(databaseUrl.toString());
+  // Registered before the server, so dropped after it stops.
+  processes.add({
+    name: 'Better Auth database',
+    stop: () => dropDatabase(databaseUrl.toString()),
+  });
+  const port = await findFreePort();
+  const url = `http://127.0.0.1:${port}`;
+  processes.spawn({
+    name: 'Better Auth',
+    command: process.execPath,
+    args: [join(import.meta.dirname, 'auth', 'better-auth-server.ts')],
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      BENCH_DATABASE_URL: databaseUrl.toString(),
+      BENCH_PORT: String(port),
+      BENCH_SECRET: randomBytes(32).toString('hex'),
+    },
+    logFile: join(workDir, 'better-auth.log'),
+  });
+  await waitUntilReady(
+    'Better Auth',
+    async () => (await fetch(`${url}/api/auth/ok`)).status === 200,
+    { timeoutMs: 60_000, intervalMs: 200 },
+  );
+  return url;
+}
+
+const postJson = (url: string, body: unknown) =>
+  fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+
+/** Signs the benchmark user up over HTTP; answers its session cookies, checked by get-session. */
+async function seedUser(name: Server['name'], url: string): Promise<Server> {
+  const signUp = await postJson(`${url}/api/auth/sign-up/email`, account);
+  if (signUp.status !== 200) {
+    throw new Error(`${name} sign-up answered ${signUp.status}: ${await signUp.text()}`);
+  }
+  const cookie = signUp.headers
+    .getSetCookie()
+    .map((header) => header.split(';')[0] ?? '')
+    .filter((pair) => !pair.endsWith('='))
+    .join('; ');
+  const session = await fetch(`${url}/api/auth/get-session`, { headers: { cookie } });
+  const sessionBody = (await session.json()) as { user?: { email?: string } } | null;
+  if (session.status !== 200 || sessionBody?.user?.email !== account.email) {
+    throw new Error(`${name} get-session with the sign-up cookie answered ${session.status}`);
+  }
+  const { email, password } = account;
+  const signIn = await postJson(`${url}/api/auth/sign-in/email`, { email, password });
+  if (signIn.status !== 200) throw new Error(`${name} sign-in answered ${signIn.status}`);
+  return { name, url, cookie };
+}
+
+// --- Load ---
+
+interface Scenario {
+  name: string;
+  connections: number;
+  /** Tollgate's requests per second must reach this multiple of Better Auth's. */
+  targetRatio?: number;
+  request(server: Server): Omit<LoadOptions, 'connections' | 'durationSeconds'>;
+}
+
+const scenarios: Scenario[] = [
+  {
+    name: 'GET /get-session (valid cookie)',
+    connections: 50,
+    targetRatio: 2,
+    request: ({ url, cookie }) => ({ url: `${url}/api/auth/get-session`, headers: { cookie } }),
+  },
+  {
+    // No cookie, so no Origin header is needed by either server.
+    name: 'POST /sign-in/email (valid password)',
+    connections: 10,
+    targetRatio: 5,
+    request: ({ url }) => ({
+      url: `${url}/api/auth/sign-in/email`,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: account.email, password: account.password }),
+    }),
+  },
+  {
+    name: 'GET /ok',
+    connections: 50,
+    request: ({ url }) => ({ url: `${url}/api/auth/ok` }),
+  },
+];
+
+const loadGenerator = join(import.meta.dirname, 'auth', 'load-generator.ts');
+
+/** One autocannon run from its own process; any answer but 2xx makes it no result. */
+async function generateLoad(
+  label: string,
+  load: LoadOptions,
+  { warmUp = false } = {},
+): Promise<LoadSummary> {
+  const child = spawn(process.execPath, [loadGenerator, JSON.stringify(load)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  loadChild = child;
+  const exited = once(child, 'exit');
+  const timer = setTimeout(() => child.kill('SIGKILL'), (load.durationSeconds + 60) * 1000);
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  const [code] = await exited;
+  clearTimeout(timer);
+  loadChild = undefined;
+  if (code !== 0) throw new Error(`${label}: the load generator exited with ${code}`);
+  if (crashed) throw new Error(`${label}: ${crashed}`);
+  const summary = JSON.parse(output) as LoadSummary;
+  // A short warm-up may see no slow sign-in finish; a measurement must.
+  const noneAnswered = !warmUp && summary.requests === 0;
+  if (summary.non2xx > 0 || summary.errors > 0 || summary.timeouts > 0 || noneAnswered) {
+    throw new Error(
+      `${label} is not a result: ${summary.requests} requests, ${summary.non2xx} non-2xx ` +
+        `(status codes ${JSON.stringify(summary.statusCodes)}), ${summary.errors} errors, ` +
+        `${summary.timeouts} timeouts`,
+    );
+  }
+  return summary;
+}
+
+async function measure(scenario: Scenario, server: Server): Promise<LoadSummary> {
+  const label = `${scenario.name} on ${server.name}`;
+  const load = { ...scenario.request(server), connections: scenario.connections };
+  if (warmupSeconds > 0) {
+    say(`${label}: warm-up ${warmupSeconds} s`);
+    await generateLoad(
+      `${label} (warm-up)`,
+      { ...load, durationSeconds: warmupSeconds },
+      { warmUp: true },
+    );
+  }
+  say(`${label}: ${durationSeconds} s, ${scenario.connections} connections`);
+  return generateLoad(label, { ...load, durationSeconds });
+}
+
+// --- The run ---
+
+const fixed = (value: number, digits = 0) => value.toFixed(digits);
+
+try {
+  // Logs (appended to by each process) and profiles of this run only.
+  rmSync(workDir, { recursive: true, force: true });
+  mkdirSync(workDir, { recursive: true });
+  const loadBefore = loadavg();
+  say(`load average before: ${loadBefore.map((value) => fixed(value, 2)).join(' ')}`);
+
+  say('timing the password hashes alone');
+  const hashes = await timePasswordHashes();
+  console.table(
+    Object.fromEntries(
+      hashes.argon2.map(({ hash, verify }) => {
+        const scrypt = hashes.scrypt.find((timing) => timing.hash.concurrency === hash.concurrency);
+        return [
+          `${hash.concurrency} at once`,
+          {
+            'argon2id hash (ms)': fixed(hash.batchMs, 1),
+            'argon2id verify (ms)': fixed(verify.batchMs, 1),
+            'argon2id verify/s': fixed(verify.perSecond),
+            'scrypt hash (ms)': scrypt ? fixed(scrypt.hash.batchMs, 1) : '',
+            'scrypt verify (ms)': scrypt ? fixed(scrypt.verify.batchMs, 1) : '',
+            'scrypt verify/s': scrypt ? fixed(scrypt.verify.perSecond, 1) : '',
+          },
+        ];
+      }),
+    ),
+  );
+
+  say('starting the test stack');
+  stackStarting = startTestStack(say);
+  const stack = await stackStarting;
+  // One after the other: a failure then leaves nothing starting behind the clean-up.
+  const servers = [
+    await seedUser('Tollgate', await startTollgate(stack)),
+    await seedUser('Better Auth', await startBetterAuth(stack)),
+  ];
+
+  const results = [];
+  for (const scenario of scenarios) {
+    const [tollgate, betterAuth] = [
+      await measure(scenario, servers[0] as Server),
+      await measure(scenario, servers[1] as Server),
+    ] as [LoadSummary, LoadSummary];
+    const ratio = tollgate.requestsPerSecond / betterAuth.requestsPerSecond;
+    const targetMet = scenario.targetRatio === undefined ? null : ratio >= scenario.targetRatio;
+    results.push({
+      scenario: scenario.name,
+      connections: scenario.connections,
+      tollgate,
+      betterAuth,
+      ratio,
+      targetRatio: scenario.targetRatio ?? null,
+      targetMet,
+    });
+  }
+  const loadAfter = loadavg();
+
+  console.table(
+    Object.fromEntries(
+      results.map((result) => [
+        result.scenario,
+        {
+          'Tollgate req/s': fixed(result.tollgate.requestsPerSecond),
+          'Better Auth req/s': fixed(result.betterAuth.requestsPerSecond, 1),
+          ratio: `${fixed(result.ratio, 2)}x`,
+          'Tollgate p50/p99 (ms)': `${result.tollgate.latencyP50Ms} / ${result.tollgate.latencyP99Ms}`,
+          'Better Auth p50/p99 (ms)': `${result.betterAuth.latencyP50Ms} / ${result.betterAuth.latencyP99Ms}`,
+          target: result.targetRatio === null ? '' : `>= ${result.targetRatio}x`,
+          met: result.targetMet === null ? '' : result.targetMet ? 'yes' : 'NO',
+        },
+      ]),
+    ),
+  );
+  for (const result of results) {
+    if (result.targetMet === false) {
+      say(
+        `target missed: ${result.scenario} at ${fixed(result.ratio, 2)}x, needs ${result.targetRatio}x`,
+      );
+    }
+  }
+  say(`load average after: ${loadAfter.map((value) => fixed(value, 2)).join(' ')}`);
+  if (cpuProfile) say(`CPU profile of the API written to ${workDir} when it stops`);
+
+  const resultsDir = join(projectRoot, 'bench', 'results');
+  mkdirSync(resultsDir, { recursive: true });
+  writeFileSync(
+    join(resultsDir, 'auth.json'),
+    `${JSON.stringify(
+      {
+        durationSeconds,
+        warmupSeconds,
+        cpuProfile,
+        settings: {
+          tollgate: 'NODE_ENV=test LOG_LEVEL=warn TOLLGATE_AUTH_RATE_LIMIT=off cookie cache off',
+          betterAuth: '1.3.34 NODE_ENV=production, admin + apiKey plugins, rateLimit off',
+        },
+        scenarios: results,
+        passwordHashes: hashes,
+        loadAverage: { before: loadBefore, after: loadAfter },
+        measuredAt: new Date().toISOString(),
+      },
+      null,
+      2,
+    )}\n`,
+  );
+} catch (error) {
+  say(`FAILED: ${error instanceof Error ? error.message : String(error)}`);
+  process.exitCode = 1;
+} finally {
+  say('cleaning up');
+  await cleanUp();
+}

@@ -1,0 +1,68 @@
+/**
+ * One autocannon run, in a process of its own so that the load generator never shares an event
+ * loop with a server under test. Takes its options as JSON in argv[2] and prints a summary as
+ * JSON on stdout.
+ *
+ *   node bench/auth/load-generator.ts '{"url":"http://127.0.0.1:3000/api/auth/ok",...}'
+ */
+import { createRequire } from 'node:module';
+
+export interface LoadOptions {
+  url: string;
+  connections: number;
+  durationSeconds: number;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+export interface LoadSummary {
+  requestsPerSecond: number;
+  requests: number;
+  latencyP50Ms: number;
+  latencyP99Ms: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  statusCodes: Record<string, number>;
+}
+
+/** The part of autocannon's result this benchmark reads (the package ships no types). */
+interface AutocannonResult {
+  requests: { mean: number; total: number };
+  latency: { p50: number; p99: number };
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  statusCodeStats: Record<string, { count: number }>;
+}
+
+type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult>;
+
+const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+const options = JSON.parse(process.argv[2] ?? '') as LoadOptions;
+
+const result = await autocannon({
+  url: options.url,
+  connections: options.connections,
+  duration: options.durationSeconds,
+  method: options.method ?? 'GET',
+  headers: options.headers ?? {},
+  body: options.body,
+  // Better Auth's sign-in queues behind its pure-JS scrypt: seconds per answer, not an error.
+  timeout: 30,
+});
+
+const summary: LoadSummary = {
+  requestsPerSecond: result.requests.mean,
+  requests: result.requests.total,
+  latencyP50Ms: result.latency.p50,
+  latencyP99Ms: result.latency.p99,
+  non2xx: result.non2xx,
+  errors: result.errors,
+  timeouts: result.timeouts,
+  statusCodes: Object.fromEntries(
+    Object.entries(result.statusCodeStats).map(([status, { count }]) => [status, count]),
+  ),
+};
+process.stdout.write(`${JSON.stringify(summary)}\n`);
