@@ -4,6 +4,13 @@
  * any one of its roles grants; ids in `adminUserIds` are granted everything whatever their role.
  * Pure: no I/O, shared by the admin routes and their tests.
  */
+import {
+  anyRoleGrants,
+  type PermissionRequest,
+  type RoleStatements,
+} from '../../domain/permissions.ts';
+
+export type { PermissionRequest };
 
 // The spec's admin resources (section 6), plus `get` and `update`, which Better Auth 1.3.34 adds
 // for its get-user and update-user routes.
@@ -22,11 +29,6 @@ export const adminStatements = {
   session: ['list', 'revoke', 'delete'],
 } as const;
 
-/** What a caller asks to be allowed: actions per resource, any resource name (unknown ones fail). */
-export type PermissionRequest = Record<string, readonly string[]>;
-
-type RoleStatements = Record<string, readonly string[]>;
-
 export const adminRoles: Record<string, RoleStatements> = {
   admin: adminStatements,
   user: { user: [], session: [] },
@@ -36,20 +38,6 @@ export const defaultRole = 'user';
 
 export function isKnownRole(role: string): boolean {
   return Object.hasOwn(adminRoles, role);
-}
-
-/**
- * Better Auth's `role.authorize` with its default AND connector: every requested resource must be
- * in the role and every action listed under it. An empty request grants nothing, but a resource
- * asked with no actions passes (as Better Auth's `every` over an empty list does).
- */
-export function roleGrants(statements: RoleStatements, request: PermissionRequest): boolean {
-  const resources = Object.entries(request);
-  if (resources.length === 0) return false;
-  return resources.every(([resource, actions]) => {
-    const allowed = Object.hasOwn(statements, resource) ? statements[resource] : undefined;
-    return allowed !== undefined && actions.every((action) => allowed.includes(action));
-  });
 }
 
 export interface PermissionSubject {
@@ -65,8 +53,7 @@ export function hasAdminPermission(
   adminUserIds: readonly string[],
 ): boolean {
   if (adminUserIds.includes(subject.userId)) return true;
-  const roles = (subject.role || defaultRole).split(',');
-  return roles.some((role) => isKnownRole(role) && roleGrants(adminRoles[role] ?? {}, request));
+  return anyRoleGrants(adminRoles, subject.role || defaultRole, request);
 }
 
 /** A role value as Better Auth stores it: an array of roles is kept comma-separated. */

@@ -3,9 +3,10 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { loadRuntimeConfig } from '../../config/env.ts';
 import { Account, Session, User } from '../../db/entities/index.ts';
+import { roleGrants } from '../../domain/permissions.ts';
 import { startApiServer } from '../server.ts';
 import { startTestApi } from '../testing.ts';
-import { hasAdminPermission, roleGrants } from './admin-permissions.ts';
+import { hasAdminPermission } from './admin-permissions.ts';
 import { authMessages } from './errors.ts';
 import { browserAuthClient, CookieJar } from './testing.ts';
 

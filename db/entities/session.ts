@@ -18,6 +18,9 @@ const SessionSchema = defineEntity({
     userAgent: p.text().nullable(),
     /** The admin acting as this user, for an impersonation session. */
     impersonatedBy: p.uuid().nullable(),
+    /** The organization the user works in now (Better Auth's organization plugin). */
+    activeOrganizationId: p.uuid().nullable(),
+    activeTeamId: p.uuid().nullable(),
     ...timestampColumns(),
   },
 });
