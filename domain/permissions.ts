@@ -23,12 +23,9 @@ export function roleGrants(statements: RoleStatements, request: PermissionReques
   });
 }
 
-/** A stored role value: one role, or several separated by commas. */
+/** A stored role value: one role, or several separated by commas (untrimmed, as Better Auth). */
 export function splitRoles(role: string): string[] {
-  return role
-    .split(',')
-    .map((name) => name.trim())
-    .filter(Boolean);
+  return role.split(',').filter(Boolean);
 }
 
 /** True when any one of the roles in `role` grants the whole request. */
