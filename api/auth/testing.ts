@@ -1,5 +1,5 @@
 import { createAuthClient } from 'better-auth/client';
-import { adminClient, apiKeyClient } from 'better-auth/client/plugins';
+import { adminClient, apiKeyClient, organizationClient } from 'better-auth/client/plugins';
 
 /**
  * A browser's cookie handling, reduced to what tests need: Set-Cookie answers are kept and
@@ -51,7 +51,7 @@ export function browserAuthClient(baseUrl: string, origin = baseUrl) {
   const client = createAuthClient({
     baseURL: `${baseUrl}/api/auth`,
     fetchOptions: { customFetchImpl: browserFetch },
-    plugins: [adminClient(), apiKeyClient()],
+    plugins: [adminClient(), apiKeyClient(), organizationClient({ teams: { enabled: true } })],
   });
   return { client, cookies, fetch: browserFetch };
 }

@@ -1,0 +1,59 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Member, Organization } from '../../../db/entities/index.ts';
+import { Member as MemberEntity } from '../../../db/entities/index.ts';
+import { memberMayDo } from '../../../domain/organization-permissions.ts';
+import type { PermissionRequest } from '../../../domain/permissions.ts';
+import type { SignedIn } from '../session-context.ts';
+import { type OrganizationMessage, organizationError } from './errors.ts';
+
+/** The organization a call is about, and the caller's membership of it. */
+export interface Membership {
+  organization: Organization;
+  member: Member;
+}
+
+/**
+ * The caller's membership of `organizationId`, or of their active organization when the call
+ * names none. Every organization route goes through here (or `requirePermission`), so a member
+ * of one organization can never read or change another.
+ */
+export async function requireMembership(
+  em: EntityManager,
+  signedIn: SignedIn,
+  organizationId: string | null | undefined,
+): Promise<Membership> {
+  const id = organizationId ?? signedIn.session.activeOrganizationId;
+  if (!id) throw organizationError(400, 'NO_ACTIVE_ORGANIZATION');
+  const member = await em.findOne(
+    MemberEntity,
+    { organization: id, user: signedIn.user },
+    { populate: ['organization'] },
+  );
+  if (!member) throw organizationError(403, 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION');
+  return { organization: member.organization, member };
+}
+
+/** As `requireMembership`, then the member's role must grant `request`, else 403 `refusal`. */
+export async function requirePermission(
+  em: EntityManager,
+  signedIn: SignedIn,
+  organizationId: string | null | undefined,
+  request: PermissionRequest,
+  refusal: OrganizationMessage,
+): Promise<Membership> {
+  const membership = await requireMembership(em, signedIn, organizationId);
+  if (!memberMayDo(membership.member.role, request)) throw organizationError(403, refusal);
+  return membership;
+}
+
+/** How Better Auth's organization client sees an organization: metadata as an object. */
+export function organizationJson(organization: Organization) {
+  return {
+    id: organization.id,
+    name: organization.name,
+    slug: organization.slug,
+    logo: organization.logo ?? null,
+    metadata: organization.metadata ? (JSON.parse(organization.metadata) as unknown) : null,
+    createdAt: organization.createdAt,
+  };
+}
