@@ -1,4 +1,5 @@
 import type { Orm } from '../db/orm.ts';
+import { createInvitationActivities } from './invitations.ts';
 import { createMailActivities } from './mail/index.ts';
 import type { Mailer } from './mail/transport.ts';
 import { createMaintenanceActivities } from './maintenance.ts';
@@ -13,5 +14,6 @@ export function createActivities({ orm, mailer }: ActivityDependencies) {
   return {
     ...createMaintenanceActivities(orm),
     ...createMailActivities(mailer),
+    ...createInvitationActivities(orm),
   };
 }

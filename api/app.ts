@@ -10,7 +10,6 @@ import type { AppDependencies } from './dependencies.ts';
 import { ApiError } from './errors.ts';
 import { errorResponses } from './middleware/errors.ts';
 import { requestLog } from './middleware/request-log.ts';
-import { authPageRoutes } from './routes/auth-pages.ts';
 import { devOutboxRoutes } from './routes/dev-outbox.ts';
 import { healthRoutes } from './routes/health.ts';
 import { maintenanceRoutes } from './routes/maintenance.ts';
@@ -54,8 +53,9 @@ export function createApp(dependencies: AppDependencies): Koa {
     }
   });
 
+  // A known path with the wrong method answers as an unknown one (404), as Better Auth does:
+  // its client sends calls without body fields as GET and expects exactly that.
   for (const router of [
-    authPageRoutes(),
     authRoutes(dependencies),
     healthRoutes(dependencies),
     maintenanceRoutes(dependencies),
@@ -65,7 +65,6 @@ export function createApp(dependencies: AppDependencies): Koa {
       : []),
   ]) {
     app.use(router.routes());
-    app.use(router.allowedMethods({ throw: true }));
   }
 
   const dashboardIndex = join(dashboardDist, 'index.html');

@@ -120,6 +120,39 @@ const environmentSchema = z.object({
   TOLLGATE_OAUTH_ALLOW_DIFFERENT_EMAILS: z
     .enum(['true', 'false'], { message: 'true or false' })
     .default('false'),
+  TOLLGATE_MAXIMUM_TEAMS: z.coerce
+    .number({ message: 'a whole number of teams, 1 or more' })
+    .int('a whole number of teams, 1 or more')
+    .min(1, 'a whole number of teams, 1 or more')
+    .optional(),
+  TOLLGATE_MAXIMUM_MEMBERS_PER_TEAM: z.coerce
+    .number({ message: 'a whole number of members, 1 or more' })
+    .int('a whole number of members, 1 or more')
+    .min(1, 'a whole number of members, 1 or more')
+    .optional(),
+  TOLLGATE_ALLOW_REMOVING_ALL_TEAMS: z
+    .enum(['true', 'false'], { message: 'true or false' })
+    .default('false'),
+  TOLLGATE_ORGANIZATION_LIMIT: z.coerce
+    .number({ message: 'a whole number of organizations, 1 or more' })
+    .int('a whole number of organizations, 1 or more')
+    .min(1, 'a whole number of organizations, 1 or more')
+    .optional(),
+  TOLLGATE_MEMBERSHIP_LIMIT: z.coerce
+    .number({ message: 'a whole number of members, 1 or more' })
+    .int('a whole number of members, 1 or more')
+    .min(1, 'a whole number of members, 1 or more')
+    .default(100),
+  TOLLGATE_INVITATION_LIFETIME_SECONDS: z.coerce
+    .number({ message: 'a whole number of seconds, 1 or more' })
+    .int('a whole number of seconds, 1 or more')
+    .min(1, 'a whole number of seconds, 1 or more')
+    .default(172_800),
+  TOLLGATE_INVITATION_REMINDER_SECONDS: z.coerce
+    .number({ message: 'a whole number of seconds, 0 for no reminder' })
+    .int('a whole number of seconds, 0 for no reminder')
+    .min(0, 'a whole number of seconds, 0 for no reminder')
+    .default(86_400),
 });
 
 /** The social sign-in providers, by Better Auth's ids. */
@@ -203,6 +236,17 @@ export interface Config {
       /** Let link-social link a provider account whose email differs from the user's. */
       allowDifferentEmails: boolean;
     };
+    /** Better Auth's organization `teams` options; an unset maximum means no limit. */
+    teams: {
+      maximumTeams: number | undefined;
+      maximumMembersPerTeam: number | undefined;
+      allowRemovingAllTeams: boolean;
+    };
+    /** How many organizations a user may belong to (unset: no limit), and members per organization. */
+    organizationLimit: number | undefined;
+    membershipLimit: number;
+    /** How long an invitation stays open, and how long before its expiry the reminder goes. */
+    invitations: { lifetimeSeconds: number; reminderSeconds: number };
   };
 }
 
@@ -263,6 +307,17 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
           .map((id) => id.trim())
           .filter((id): id is SocialProviderId => socialProviderIds.some((known) => known === id)),
         allowDifferentEmails: env.TOLLGATE_OAUTH_ALLOW_DIFFERENT_EMAILS === 'true',
+      },
+      teams: {
+        maximumTeams: env.TOLLGATE_MAXIMUM_TEAMS,
+        maximumMembersPerTeam: env.TOLLGATE_MAXIMUM_MEMBERS_PER_TEAM,
+        allowRemovingAllTeams: env.TOLLGATE_ALLOW_REMOVING_ALL_TEAMS === 'true',
+      },
+      organizationLimit: env.TOLLGATE_ORGANIZATION_LIMIT,
+      membershipLimit: env.TOLLGATE_MEMBERSHIP_LIMIT,
+      invitations: {
+        lifetimeSeconds: env.TOLLGATE_INVITATION_LIFETIME_SECONDS,
+        reminderSeconds: env.TOLLGATE_INVITATION_REMINDER_SECONDS,
       },
     },
   };

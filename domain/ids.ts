@@ -12,3 +12,10 @@ export function newId(now: number = Date.now()): string {
   const hex = bytes.toString('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Ids from requests are checked before they reach a uuid column: a malformed one is "not found". */
+export function isUuid(value: string): boolean {
+  return uuidPattern.test(value);
+}

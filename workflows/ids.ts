@@ -5,4 +5,5 @@
 export const workflowIds = {
   purgeExpiredRecords: (before: Date) => `purge-expired:${before.toISOString()}`,
   email: (id: string) => `email:${id}`,
+  invitation: (id: string) => `invitation:${id}`,
 } as const;

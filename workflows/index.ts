@@ -1,3 +1,4 @@
 // The workflow bundle's entry point: every workflow the worker runs is exported here.
+export { invitation } from './invitation.ts';
 export { purgeExpiredRecords } from './purge-expired-records.ts';
 export { sendEmail } from './send-email.ts';

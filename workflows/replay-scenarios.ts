@@ -1,7 +1,94 @@
-import type { Client } from '@temporalio/client';
+import { type Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import type { InvitationActivities } from '../activities/invitations.ts';
+import type { EmailMessage, MailActivities } from '../activities/mail/index.ts';
 import { taskQueues } from '../temporal/task-queues.ts';
+import { workflowsPath } from '../temporal/worker.ts';
+import { answerInvitation, invitation } from './invitation.ts';
 import { purgeExpiredRecords } from './purge-expired-records.ts';
 import { sendEmail } from './send-email.ts';
+
+const replayMail = (id: string, to: string): EmailMessage => ({
+  id,
+  to,
+  subject: 'Replay',
+  text: 'Recorded for the replay test.',
+  html: '<p>Recorded for the replay test.</p>',
+});
+
+// The invitation workflow's activities as they answer for a pending invitation, so its paths
+// are recorded without database rows.
+const replayInvitationActivities: InvitationActivities & MailActivities = {
+  invitationMail: async ({ mailId }) => replayMail(mailId, 'invitee@example.com'),
+  sendEmail: async () => ({ messageId: '<replay@tollgate.local>' }),
+  answerInvitation: async ({ invitationId, action, userId }) => {
+    const invitation = {
+      id: invitationId,
+      organizationId: 'replay-organization',
+      email: 'invitee@example.com',
+      role: 'member',
+      teamId: null,
+      status: action === 'accept' ? 'accepted' : action === 'reject' ? 'rejected' : 'canceled',
+      expiresAt: new Date('2000-01-03T00:00:00.000Z'),
+      inviterId: 'replay-inviter',
+    } as const;
+    const member = {
+      id: 'replay-member',
+      organizationId: 'replay-organization',
+      userId,
+      role: 'member',
+      createdAt: new Date('2000-01-01T00:00:00.000Z'),
+    };
+    return { applied: true, invitation, member: action === 'accept' ? member : null };
+  },
+  renewInvitation: async () => ({ applied: false }),
+  expireInvitation: async ({ mailId }) => replayMail(mailId, 'inviter@example.com'),
+};
+
+/**
+ * Runs one invitation on a worker of its own, with the activities above, until `drive` has
+ * done its part and the workflow ended.
+ */
+async function recordInvitation(
+  client: Client,
+  name: string,
+  lifetimeSeconds: number,
+  drive: (handle: WorkflowHandle<typeof invitation>) => Promise<unknown>,
+): Promise<string> {
+  const workflowId = `replay:${name}`;
+  const taskQueue = `replay-${name}`;
+  if (!(client.connection instanceof Connection)) throw new Error('a client over a Connection');
+  const { address } = client.connection.options;
+  const connection = await NativeConnection.connect({ address });
+  try {
+    const worker = await Worker.create({
+      connection,
+      namespace: client.options.namespace,
+      taskQueue,
+      workflowsPath,
+      activities: replayInvitationActivities,
+    });
+    await worker.runUntil(async () => {
+      const handle = await client.workflow.start(invitation, {
+        workflowId,
+        taskQueue,
+        args: [
+          {
+            invitationId: name,
+            expiresAt: new Date(Date.now() + lifetimeSeconds * 1000).toISOString(),
+            remindBeforeSeconds: 2,
+            acceptUrl: `https://tollgate.example/accept-invitation/${name}`,
+          },
+        ],
+      });
+      await drive(handle);
+      await handle.result();
+    });
+  } finally {
+    await connection.close();
+  }
+  return workflowId;
+}
 
 /**
  * The runs whose histories are recorded into __fixtures__/histories (`npm run record-histories`)
@@ -34,4 +121,13 @@ export const replayScenarios: Record<string, (client: Client) => Promise<string>
     });
     return workflowId;
   },
+  'invitation-accepted': (client) =>
+    recordInvitation(client, 'invitation-accepted', 60, (handle) =>
+      handle.executeUpdate(answerInvitation, {
+        args: [{ action: 'accept', userId: 'replay-user', membershipLimit: 100 }],
+      }),
+    ),
+  // Mailed, reminded 2 s before expiry, expired after 4 s, inviter told.
+  'invitation-expired': (client) =>
+    recordInvitation(client, 'invitation-expired', 4, async () => undefined),
 };

@@ -84,3 +84,76 @@ export function confirmEmailChange({
     ignoreNote: 'If you did not ask for this, ignore this email: your address stays as it is.',
   });
 }
+
+/** A mail that only tells something: a few sentences, as text and as HTML. */
+function noticeMail({ subject, paragraphs }: { subject: string; paragraphs: string[] }) {
+  const html = `<!doctype html>
+<html>
+<body style="font-family: sans-serif; line-height: 1.5; color: #1f2328">
+${paragraphs.map((paragraph) => `<p>${escapeHtml(paragraph)}</p>`).join('\n')}
+</body>
+</html>
+`;
+  return { subject, text: paragraphs.join('\n\n'), html };
+}
+
+export interface InvitationMailFacts {
+  organizationName: string;
+  inviterEmail: string;
+  role: string;
+  expiresAt: Date;
+  url: string;
+}
+
+export function invitation({
+  organizationName,
+  inviterEmail,
+  role,
+  expiresAt,
+  url,
+}: InvitationMailFacts): MailContent {
+  return actionMail({
+    subject: `You are invited to join ${organizationName} on Tollgate`,
+    paragraphs: [
+      `${inviterEmail} invited you to join ${organizationName} on Tollgate as ${role}.`,
+      `The invitation is valid until ${expiresAt.toUTCString()}.`,
+    ],
+    action: { label: 'Accept the invitation', url },
+    ignoreNote: 'If you do not want to join, ignore this email: the invitation will expire.',
+  });
+}
+
+export function invitationReminder({
+  organizationName,
+  inviterEmail,
+  role,
+  expiresAt,
+  url,
+}: InvitationMailFacts): MailContent {
+  return actionMail({
+    subject: `Reminder: your invitation to join ${organizationName} expires soon`,
+    paragraphs: [
+      `${inviterEmail} invited you to join ${organizationName} on Tollgate as ${role}.`,
+      `The invitation expires on ${expiresAt.toUTCString()}.`,
+    ],
+    action: { label: 'Accept the invitation', url },
+    ignoreNote: 'If you do not want to join, ignore this email: the invitation will expire.',
+  });
+}
+
+/** To the inviter, once nobody answered in time. */
+export function invitationExpired({
+  organizationName,
+  inviteeEmail,
+}: {
+  organizationName: string;
+  inviteeEmail: string;
+}): MailContent {
+  return noticeMail({
+    subject: `Your invitation of ${inviteeEmail} to ${organizationName} expired`,
+    paragraphs: [
+      `The invitation you sent to ${inviteeEmail} to join ${organizationName} on Tollgate expired without an answer.`,
+      'To give them another chance, invite them again.',
+    ],
+  });
+}

@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { ApiKey, type User } from '../../db/entities/index.ts';
+import { isUuid } from '../../domain/ids.ts';
 import type { AppDependencies } from '../dependencies.ts';
 import { parseBody, parseQuery } from '../validation.ts';
 import {
@@ -84,8 +85,6 @@ function refuseServerOnlyFields(body: Partial<Record<(typeof serverOnlyFields)[n
     throw authError(400, 'API_KEY_SERVER_ONLY_PROPERTY');
   }
 }
-
-const isUuid = (value: string) => z.guid().safeParse(value).success;
 
 /**
  * Better Auth's apiKey plugin (1.3.34): keys for a user's own programs, which also stand for a

@@ -4,7 +4,12 @@ import { accountRoutes } from './account-routes.ts';
 import { adminRoutes } from './admin-routes.ts';
 import { apiKeyRoutes } from './api-key-routes.ts';
 import { emailPasswordRoutes } from './email-password-routes.ts';
+import { invitationRoutes } from './organization/invitation-routes.ts';
+import { memberRoutes } from './organization/member-routes.ts';
+import { organizationRoutes } from './organization/organization-routes.ts';
+import { teamRoutes } from './organization/team-routes.ts';
 import { originGuard } from './origins.ts';
+import { pageRoutes } from './page-routes.ts';
 import { authRateLimit } from './rate-limit.ts';
 import { sessionRoutes } from './session-routes.ts';
 import { type AuthSettings, authSettings } from './settings.ts';
@@ -12,12 +17,17 @@ import { socialRoutes } from './social/routes.ts';
 
 /** One router per area of /api/auth; each is mounted below the origin guard. */
 const areas: ((dependencies: AppDependencies, settings: AuthSettings) => Router)[] = [
+  pageRoutes,
   emailPasswordRoutes,
   sessionRoutes,
   adminRoutes,
   accountRoutes,
   apiKeyRoutes,
   socialRoutes,
+  teamRoutes,
+  organizationRoutes,
+  memberRoutes,
+  invitationRoutes,
 ];
 
 /** Everything under /api/auth that Better Auth's client calls. */
@@ -27,9 +37,6 @@ export function authRoutes(dependencies: AppDependencies): Router {
   // Counted before anything else, as Better Auth does: a blocked request costs one statement.
   router.use(authRateLimit(dependencies, settings));
   router.use(originGuard(settings.trustedOrigins));
-  for (const area of areas) {
-    const areaRouter = area(dependencies, settings);
-    router.use(areaRouter.routes(), areaRouter.allowedMethods({ throw: true }));
-  }
+  for (const area of areas) router.use(area(dependencies, settings).routes());
   return router;
 }

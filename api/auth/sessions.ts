@@ -20,7 +20,15 @@ type UserFields = Pick<
 >;
 type SessionFields = Pick<
   Session,
-  'id' | 'expiresAt' | 'ipAddress' | 'userAgent' | 'createdAt' | 'updatedAt' | 'impersonatedBy'
+  | 'id'
+  | 'expiresAt'
+  | 'ipAddress'
+  | 'userAgent'
+  | 'createdAt'
+  | 'updatedAt'
+  | 'impersonatedBy'
+  | 'activeOrganizationId'
+  | 'activeTeamId'
 > & { user: { id: string } };
 
 /**
@@ -61,6 +69,8 @@ export function sessionJson(session: SessionFields, token: string) {
     createdAt: session.createdAt,
     updatedAt: session.updatedAt,
     impersonatedBy: session.impersonatedBy ?? null,
+    activeOrganizationId: session.activeOrganizationId ?? null,
+    activeTeamId: session.activeTeamId ?? null,
   };
 }
 
@@ -149,7 +159,7 @@ export async function findActiveSession(
 // several times the query itself (bench/auth.ts).
 const sessionViewQuery = `
   select s.id, s.user_id, s.expires_at, s.ip_address, s.user_agent, s.impersonated_by,
-         s.created_at, s.updated_at,
+         s.active_organization_id, s.active_team_id, s.created_at, s.updated_at,
          u.email, u.name, u.image, u.email_verified, u.role, u.banned, u.ban_reason,
          u.ban_expires, u.created_at as user_created_at, u.updated_at as user_updated_at
   from sessions s join users u on u.id = s.user_id
@@ -163,6 +173,8 @@ interface SessionViewRow {
   ip_address: string | null;
   user_agent: string | null;
   impersonated_by: string | null;
+  active_organization_id: string | null;
+  active_team_id: string | null;
   created_at: string;
   updated_at: string;
   email: string;
@@ -195,6 +207,8 @@ export async function readSessionView(
     ipAddress: row.ip_address,
     userAgent: row.user_agent,
     impersonatedBy: row.impersonated_by,
+    activeOrganizationId: row.active_organization_id,
+    activeTeamId: row.active_team_id,
     createdAt: new Date(row.created_at),
     updatedAt: new Date(row.updated_at),
   };

@@ -1,5 +1,6 @@
 import { ConfigurationError, type RuntimeConfig } from '../../config/env.ts';
 import type { CookieSettings } from './cookies.ts';
+import type { OrganizationLimits } from './organization/limits.ts';
 import { type RateLimitSettings, rateLimitSettings } from './rate-limit.ts';
 
 const day = 86_400;
@@ -18,6 +19,23 @@ export interface AuthSettings extends CookieSettings {
   /** Limits of sign-in, sign-up and account mail per IP and per account (rate-limit.ts). */
   rateLimit: RateLimitSettings;
   password: { minLength: number; maxLength: number };
+  /** Organizations per user and members per organization (organization/limits.ts). */
+  organizations: OrganizationLimits;
+  /** Better Auth's organization `teams` options (unset maximums: no limit). */
+  teams: {
+    maximumTeams: number | undefined;
+    maximumMembersPerTeam: number | undefined;
+    /** False: an organization's last team cannot be removed. */
+    allowRemovingAllTeams: boolean;
+  };
+  /** Better Auth's invitationExpiresIn and invitationLimit, and Tollgate's reminder lead. */
+  invitations: {
+    lifetimeSeconds: number;
+    /** The reminder goes this long before expiry; 0, or a shorter lifetime, sends none. */
+    reminderSeconds: number;
+    /** Pending, unexpired invitations an organization may have at once. */
+    limit: number;
+  };
   session: {
     expiresInSeconds: number;
     /** A session older than this since its last refresh is extended on use. */
@@ -47,6 +65,12 @@ export function authSettings(config: RuntimeConfig): AuthSettings {
     cookieCache: { enabled: config.auth.sessionCookieCache, maxAgeSeconds: 300 },
     rateLimit: rateLimitSettings(config.auth.rateLimit),
     password: { minLength: 8, maxLength: 128 },
+    organizations: {
+      organizationLimit: config.auth.organizationLimit,
+      membershipLimit: config.auth.membershipLimit,
+    },
+    teams: config.auth.teams,
+    invitations: { ...config.auth.invitations, limit: 100 },
     session: {
       expiresInSeconds: 7 * day,
       updateAgeSeconds: day,

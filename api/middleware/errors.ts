@@ -34,7 +34,7 @@ function asApiError(thrown: unknown): ApiError {
   const status = (thrown as { status?: unknown } | null)?.status;
   const exposed = (thrown as { expose?: unknown } | null)?.expose === true;
   if (typeof status === 'number' && status >= 400 && status < 500 && exposed) {
-    // 405 Method Not Allowed becomes METHOD_NOT_ALLOWED, and so on.
+    // 413 Payload Too Large becomes PAYLOAD_TOO_LARGE, and so on.
     const code = (STATUS_CODES[status] ?? 'Bad Request').toUpperCase().replace(/\W+/g, '_');
     return new ApiError(status, code, (thrown as Error).message);
   }

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Member, Organization } from '../../../db/entities/index.ts';
+import type { Invitation, Member, Organization, Team } from '../../../db/entities/index.ts';
 import { Member as MemberEntity } from '../../../db/entities/index.ts';
+import { isUuid } from '../../../domain/ids.ts';
 import { memberMayDo } from '../../../domain/organization-permissions.ts';
 import type { PermissionRequest } from '../../../domain/permissions.ts';
 import type { SignedIn } from '../session-context.ts';
@@ -24,6 +25,7 @@ export async function requireMembership(
 ): Promise<Membership> {
   const id = organizationId ?? signedIn.session.activeOrganizationId;
   if (!id) throw organizationError(400, 'NO_ACTIVE_ORGANIZATION');
+  if (!isUuid(id)) throw organizationError(403, 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION');
   const member = await em.findOne(
     MemberEntity,
     { organization: id, user: signedIn.user },
@@ -55,5 +57,49 @@ export function organizationJson(organization: Organization) {
     logo: organization.logo ?? null,
     metadata: organization.metadata ? (JSON.parse(organization.metadata) as unknown) : null,
     createdAt: organization.createdAt,
+  };
+}
+
+/** A member as Better Auth answers it: the ids of its organization and user, not the rows. */
+export function memberJson(member: Member) {
+  return {
+    id: member.id,
+    organizationId: member.organization.id,
+    userId: member.user.id,
+    role: member.role,
+    createdAt: member.createdAt,
+  };
+}
+
+/** A member with the four user fields Better Auth adds (list-members, get-full-organization…). */
+export function memberWithUserJson(member: Member) {
+  const { user } = member;
+  return {
+    ...memberJson(member),
+    user: { id: user.id, name: user.name, email: user.email, image: user.image ?? null },
+  };
+}
+
+export function teamJson(team: Team) {
+  return {
+    id: team.id,
+    name: team.name,
+    organizationId: team.organization.id,
+    createdAt: team.createdAt,
+    updatedAt: team.updatedAt ?? null,
+  };
+}
+
+/** An invitation as Better Auth 1.3.34 answers it (its schema has no createdAt). */
+export function invitationJson(invitation: Invitation) {
+  return {
+    id: invitation.id,
+    organizationId: invitation.organization.id,
+    email: invitation.email,
+    role: invitation.role,
+    teamId: invitation.team?.id ?? null,
+    status: invitation.status,
+    expiresAt: invitation.expiresAt,
+    inviterId: invitation.inviter.id,
   };
 }

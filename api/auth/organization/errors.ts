@@ -64,6 +64,17 @@ export const organizationMessages = {
   YOU_ARE_NOT_ALLOWED_TO_ACCESS_THIS_ORGANIZATION:
     'You are not allowed to access this organization as an owner',
   YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION: 'You are not a member of this organization',
+  // check-slug's own message, outside Better Auth's catalogue.
+  SLUG_IS_TAKEN: 'slug is taken',
+  // The invitation routes' own messages, outside the catalogue. Reject and get-invitation say
+  // "Invitation not found!" where accept and cancel say it without "!"; the code is the same.
+  INVITATION_NOT_FOUND_EXCLAIMED: 'Invitation not found!',
+  NOT_AUTHENTICATED: 'Not authenticated',
+  ORGANIZATION_ID_IS_REQUIRED: 'Organization ID is required',
+  MISSING_SESSION_HEADERS_OR_EMAIL_QUERY_PARAMETER:
+    'Missing session headers, or email query parameter.',
+  USER_EMAIL_CANNOT_BE_PASSED_FOR_CLIENT_SIDE_API_CALLS:
+    'User email cannot be passed for client side API calls.',
 } as const;
 
 export type OrganizationMessage = keyof typeof organizationMessages;

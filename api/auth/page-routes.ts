@@ -4,8 +4,8 @@ const escapeHtml = (text: string) =>
   text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
 
 /** The two browser-facing pages of /api/auth that need no account: ok and the error page. */
-export function authPageRoutes(): Router {
-  const router = new Router({ prefix: '/api/auth' });
+export function pageRoutes(): Router {
+  const router = new Router();
 
   router.get('/ok', (ctx) => {
     ctx.body = { ok: true };

@@ -34,9 +34,9 @@ describe('auth pages', () => {
     });
   });
 
-  it('a wrong method on a known path answers 405', async () => {
-    const response = await fetch(`${api.url}/api/auth/ok`, { method: 'DELETE' });
-    assert.equal(response.status, 405);
-    assert.equal(((await response.json()) as { code: string }).code, 'METHOD_NOT_ALLOWED');
+  it('a wrong method on a known auth path answers 404, as Better Auth does', async () => {
+    const response = await fetch(`${api.url}/api/auth/sign-out`);
+    assert.equal(response.status, 404);
+    assert.equal(((await response.json()) as { code: string }).code, 'NOT_FOUND');
   });
 });

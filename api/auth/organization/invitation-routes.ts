@@ -1,0 +1,344 @@
+import Router from '@koa/router';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { z } from 'zod';
+import {
+  applyInvitationAnswer,
+  type InvitationAction,
+  type InvitationAnswerResult,
+  type InvitationRefusal,
+} from '../../../activities/invitations.ts';
+import { Invitation, Member, Team, TeamMember } from '../../../db/entities/index.ts';
+import { isUuid } from '../../../domain/ids.ts';
+import {
+  creatorRole,
+  isOrganizationRole,
+  memberMayDo,
+} from '../../../domain/organization-permissions.ts';
+import { splitRoles } from '../../../domain/permissions.ts';
+import { taskQueues } from '../../../temporal/task-queues.ts';
+import { workflowIds } from '../../../workflows/ids.ts';
+import {
+  answerInvitation,
+  invitationSettled,
+  invitation as invitationWorkflow,
+  resendInvitation,
+} from '../../../workflows/invitation.ts';
+import type { AppDependencies } from '../../dependencies.ts';
+import { parseBody, parseQuery } from '../../validation.ts';
+import { authError } from '../errors.ts';
+import { requireSignedIn, type SignedIn, signedInOrNull } from '../session-context.ts';
+import type { AuthSettings } from '../settings.ts';
+import { invitationJson } from './context.ts';
+import { type OrganizationMessage, organizationError } from './errors.ts';
+import { dropCookieCache, findMember, isOwner } from './member-routes.ts';
+
+const inviteBody = z.object({
+  email: z.string(),
+  role: z.union([z.string(), z.array(z.string())]),
+  organizationId: z.string().optional(),
+  resend: z.boolean().optional(),
+  // Better Auth joins several team ids into one column; here an invitation names one team.
+  teamId: z.union([z.string(), z.array(z.string()).max(1, 'one team per invitation')]).optional(),
+});
+
+const invitationIdBody = z.object({ invitationId: z.string() });
+const getInvitationQuery = z.object({ id: z.string() });
+const listInvitationsQuery = z.object({ organizationId: z.string().optional() });
+const listUserInvitationsQuery = z.object({ email: z.string().optional() });
+
+const isEmail = (value: string) => z.email().safeParse(value).success;
+
+/** Pending and not yet expired: the only invitations that can be answered. */
+const isOpen = (invitation: Invitation) =>
+  invitation.status === 'pending' && invitation.expiresAt > new Date();
+
+/** How the API answers each reason the workflow gives for not applying an answer. */
+const refusalErrors: Record<InvitationRefusal, [number, OrganizationMessage]> = {
+  'not-pending': [400, 'INVITATION_NOT_FOUND'],
+  'not-recipient': [403, 'YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION'],
+  'inviter-left': [400, 'INVITER_IS_NO_LONGER_A_MEMBER_OF_THE_ORGANIZATION'],
+  'already-member': [400, 'USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION'],
+  'membership-limit': [403, 'ORGANIZATION_MEMBERSHIP_LIMIT_REACHED'],
+  'team-member-limit': [403, 'TEAM_MEMBER_LIMIT_REACHED'],
+};
+
+/**
+ * Better Auth's organization plugin (1.3.34), invitations. Creating one starts its workflow
+ * (`invitation:<id>`, workflows/invitation.ts), which mails, reminds and expires it; accept,
+ * reject, cancel and resend are Temporal updates of that workflow, which applies them through
+ * an activity and answers, so the row, the workflow and the answer cannot disagree.
+ */
+export function invitationRoutes(dependencies: AppDependencies, settings: AuthSettings): Router {
+  const { orm, temporal, config } = dependencies;
+  const router = new Router();
+  const publicUrl = config.api.publicUrl.replace(/\/+$/, '');
+
+  const workflowOf = (invitationId: string) =>
+    temporal.workflow.getHandle(workflowIds.invitation(invitationId));
+
+  const newExpiry = () => new Date(Date.now() + settings.invitations.lifetimeSeconds * 1000);
+
+  function startWorkflow(invitationId: string, expiresAt: Date) {
+    return temporal.workflow.start(invitationWorkflow, {
+      workflowId: workflowIds.invitation(invitationId),
+      taskQueue: taskQueues.main,
+      args: [
+        {
+          invitationId,
+          expiresAt: expiresAt.toISOString(),
+          remindBeforeSeconds: settings.invitations.reminderSeconds,
+          acceptUrl: `${publicUrl}/accept-invitation/${invitationId}`,
+        },
+      ],
+    });
+  }
+
+  /** The workflow refused the update before running it: the invitation is settled or expiring. */
+  const refusedAsSettled = (error: unknown) =>
+    error instanceof WorkflowUpdateFailedError &&
+    error.cause instanceof ApplicationFailure &&
+    error.cause.type === invitationSettled;
+
+  /** Accept, reject or cancel through the invitation's workflow. */
+  async function answer(
+    invitationId: string,
+    action: InvitationAction,
+    signedIn: SignedIn,
+  ): Promise<InvitationAnswerResult> {
+    const request = {
+      action,
+      userId: signedIn.user.id,
+      membershipLimit: settings.organizations.membershipLimit,
+      maximumMembersPerTeam: settings.teams.maximumMembersPerTeam,
+    };
+    try {
+      return await workflowOf(invitationId).executeUpdate(answerInvitation, { args: [request] });
+    } catch (error) {
+      if (refusedAsSettled(error)) return { applied: false, refusal: 'not-pending' };
+      // No run holds the invitation any more (it expired, or an operator ended it): with no
+      // workflow to keep in step, the answer is applied here under the same conditions.
+      if (error instanceof WorkflowNotFoundError) {
+        return applyInvitationAnswer(orm, invitationId, request);
+      }
+      throw error;
+    }
+  }
+
+  const refusal = (result: InvitationAnswerResult, notPending: OrganizationMessage) => {
+    if (result.applied) return null;
+    const [status, message] = refusalErrors[result.refusal];
+    return organizationError(status, result.refusal === 'not-pending' ? notPending : message);
+  };
+
+  /**
+   * invite-member with resend: the invitation's workflow moves the expiry and mails it again.
+   * Null when it could not (it expired meanwhile): a new invitation is made instead.
+   */
+  async function resend(invitation: Invitation) {
+    const expiresAt = newExpiry();
+    try {
+      const renewal = await workflowOf(invitation.id).executeUpdate(resendInvitation, {
+        args: [{ expiresAt: expiresAt.toISOString() }],
+      });
+      return renewal.applied ? renewal.invitation : null;
+    } catch (error) {
+      if (refusedAsSettled(error)) return null;
+      if (!(error instanceof WorkflowNotFoundError)) throw error;
+      // Its run ended without settling it (an operator ended it): a new run takes it on.
+      const renewed = await orm.em.nativeUpdate(
+        Invitation,
+        { id: invitation.id, status: 'pending', expiresAt: { $gt: new Date() } },
+        { expiresAt },
+      );
+      if (!renewed) return null;
+      await startWorkflow(invitation.id, expiresAt);
+      return { ...invitationJson(invitation), expiresAt };
+    }
+  }
+
+  const findInvitation = (id: string) =>
+    isUuid(id)
+      ? orm.em.findOne(Invitation, { id }, { populate: ['organization', 'inviter'] })
+      : Promise.resolve(null);
+
+  /** The session's user must be the one invited (and the invitation still open). */
+  async function invitationFor(signedIn: SignedIn, id: string, notOpen: OrganizationMessage) {
+    const invitation = await findInvitation(id);
+    if (!invitation || !isOpen(invitation)) throw organizationError(400, notOpen);
+    if (invitation.email !== signedIn.user.email.toLowerCase()) {
+      throw organizationError(403, 'YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION');
+    }
+    return invitation;
+  }
+
+  router.post('/organization/invite-member', async (ctx) => {
+    const body = parseBody(ctx, inviteBody);
+    const signedIn = await requireSignedIn(ctx, orm, settings);
+    const organizationId = body.organizationId || signedIn.session.activeOrganizationId;
+    if (!organizationId) throw organizationError(400, 'ORGANIZATION_NOT_FOUND');
+    const inviter = await findMember(orm.em, signedIn.user.id, organizationId);
+    if (!inviter) throw organizationError(400, 'MEMBER_NOT_FOUND');
+    if (!memberMayDo(inviter.role, { invitation: ['create'] })) {
+      throw organizationError(403, 'YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION');
+    }
+    const role = Array.isArray(body.role) ? body.role.join(',') : body.role;
+    const roles = splitRoles(role);
+    if (!roles.length || !roles.every(isOrganizationRole)) {
+      throw organizationError(400, 'ROLE_NOT_FOUND');
+    }
+    // Only an owner makes owners; every other role a member who may invite can grant.
+    if (roles.includes(creatorRole) && !isOwner(inviter.role)) {
+      throw organizationError(403, 'YOU_ARE_NOT_ALLOWED_TO_INVITE_USER_WITH_THIS_ROLE');
+    }
+    if (!isEmail(body.email)) throw authError(400, 'INVALID_EMAIL');
+    const email = body.email.toLowerCase();
+    const organization = inviter.organization;
+    if (await orm.em.count(Member, { organization, user: { email } })) {
+      throw organizationError(400, 'USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION');
+    }
+    const open = { organization, status: 'pending', expiresAt: { $gt: new Date() } } as const;
+    const pending = await orm.em.findOne(
+      Invitation,
+      { ...open, email },
+      { orderBy: { createdAt: 'asc' } },
+    );
+    if (pending && !body.resend) {
+      throw organizationError(400, 'USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION');
+    }
+    const resent = pending && (await resend(pending));
+    if (resent) {
+      ctx.body = resent;
+      return;
+    }
+    if ((await orm.em.count(Invitation, open)) >= settings.invitations.limit) {
+      throw organizationError(403, 'INVITATION_LIMIT_REACHED');
+    }
+    const teamId = Array.isArray(body.teamId) ? body.teamId[0] : body.teamId;
+    const team =
+      teamId && isUuid(teamId) ? await orm.em.findOne(Team, { id: teamId, organization }) : null;
+    if (teamId && !team) throw organizationError(400, 'TEAM_NOT_FOUND');
+    const { maximumMembersPerTeam } = settings.teams;
+    if (team && maximumMembersPerTeam !== undefined) {
+      if ((await orm.em.count(TeamMember, { team })) >= maximumMembersPerTeam) {
+        throw organizationError(403, 'TEAM_MEMBER_LIMIT_REACHED');
+      }
+    }
+    const invitation = orm.em.create(Invitation, {
+      organization,
+      email,
+      role,
+      team,
+      inviter: signedIn.user,
+      expiresAt: newExpiry(),
+    });
+    await orm.em.flush();
+    try {
+      await startWorkflow(invitation.id, invitation.expiresAt);
+    } catch (error) {
+      // Without its workflow nobody would mail, remind or expire it: no invitation then.
+      await orm.em.remove(invitation).flush();
+      throw error;
+    }
+    ctx.body = invitationJson(invitation);
+  });
+
+  router.get('/organization/get-invitation', async (ctx) => {
+    const query = parseQuery(ctx, getInvitationQuery);
+    const signedIn = await signedInOrNull(ctx, orm, settings);
+    if (!signedIn) throw organizationError(401, 'NOT_AUTHENTICATED');
+    const invitation = await invitationFor(signedIn, query.id, 'INVITATION_NOT_FOUND_EXCLAIMED');
+    const { organization } = invitation;
+    const inviter = await findMember(orm.em, invitation.inviter.id, organization.id);
+    if (!inviter) throw organizationError(400, 'INVITER_IS_NO_LONGER_A_MEMBER_OF_THE_ORGANIZATION');
+    ctx.body = {
+      ...invitationJson(invitation),
+      organizationName: organization.name,
+      organizationSlug: organization.slug,
+      inviterEmail: inviter.user.email,
+    };
+  });
+
+  router.get('/organization/list-invitations', async (ctx) => {
+    const query = parseQuery(ctx, listInvitationsQuery);
+    const signedIn = await requireSignedIn(ctx, orm, settings);
+    const organizationId = query.organizationId || signedIn.session.activeOrganizationId;
+    if (!organizationId) throw organizationError(400, 'ORGANIZATION_ID_IS_REQUIRED');
+    if (!(await findMember(orm.em, signedIn.user.id, organizationId))) {
+      throw organizationError(403, 'YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION');
+    }
+    const invitations = await orm.em.find(
+      Invitation,
+      { organization: organizationId },
+      { orderBy: { createdAt: 'asc', id: 'asc' } },
+    );
+    ctx.body = invitations.map(invitationJson);
+  });
+
+  router.get('/organization/list-user-invitations', async (ctx) => {
+    const query = parseQuery(ctx, listUserInvitationsQuery);
+    const signedIn = await signedInOrNull(ctx, orm, settings);
+    // Better Auth takes an email only from server-side calls; over HTTP a caller lists their own.
+    if (query.email) {
+      throw organizationError(400, 'USER_EMAIL_CANNOT_BE_PASSED_FOR_CLIENT_SIDE_API_CALLS');
+    }
+    if (!signedIn) {
+      throw organizationError(400, 'MISSING_SESSION_HEADERS_OR_EMAIL_QUERY_PARAMETER');
+    }
+    const invitations = await orm.em.find(
+      Invitation,
+      { email: signedIn.user.email.toLowerCase() },
+      { orderBy: { createdAt: 'asc', id: 'asc' } },
+    );
+    ctx.body = invitations.map(invitationJson);
+  });
+
+  router.post('/organization/accept-invitation', async (ctx) => {
+    const body = parseBody(ctx, invitationIdBody);
+    const signedIn = await requireSignedIn(ctx, orm, settings);
+    const invitation = await invitationFor(signedIn, body.invitationId, 'INVITATION_NOT_FOUND');
+    const result = await answer(invitation.id, 'accept', signedIn);
+    if (!result.applied) throw refusal(result, 'INVITATION_NOT_FOUND');
+    // The new member works in the organization (and team) they were invited to from now on.
+    signedIn.session.activeOrganizationId = invitation.organization.id;
+    if (invitation.team) signedIn.session.activeTeamId = invitation.team.id;
+    await orm.em.flush();
+    dropCookieCache(ctx, settings);
+    ctx.body = { invitation: result.invitation, member: result.member };
+  });
+
+  router.post('/organization/reject-invitation', async (ctx) => {
+    const body = parseBody(ctx, invitationIdBody);
+    const signedIn = await requireSignedIn(ctx, orm, settings);
+    const invitation = await invitationFor(
+      signedIn,
+      body.invitationId,
+      'INVITATION_NOT_FOUND_EXCLAIMED',
+    );
+    const result = await answer(invitation.id, 'reject', signedIn);
+    if (!result.applied) throw refusal(result, 'INVITATION_NOT_FOUND_EXCLAIMED');
+    ctx.body = { invitation: result.invitation, member: null };
+  });
+
+  router.post('/organization/cancel-invitation', async (ctx) => {
+    const body = parseBody(ctx, invitationIdBody);
+    const signedIn = await requireSignedIn(ctx, orm, settings);
+    const invitation = await findInvitation(body.invitationId);
+    if (!invitation) throw organizationError(400, 'INVITATION_NOT_FOUND');
+    const member = await findMember(orm.em, signedIn.user.id, invitation.organization.id);
+    if (!member) throw organizationError(400, 'MEMBER_NOT_FOUND');
+    if (!memberMayDo(member.role, { invitation: ['cancel'] })) {
+      throw organizationError(403, 'YOU_ARE_NOT_ALLOWED_TO_CANCEL_THIS_INVITATION');
+    }
+    // Canceling twice answers the same; an accepted or rejected invitation stays as it was.
+    if (invitation.status === 'canceled') {
+      ctx.body = invitationJson(invitation);
+      return;
+    }
+    const result = await answer(invitation.id, 'cancel', signedIn);
+    if (!result.applied) throw refusal(result, 'INVITATION_NOT_FOUND');
+    ctx.body = result.invitation;
+  });
+
+  return router;
+}

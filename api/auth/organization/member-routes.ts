@@ -1,0 +1,445 @@
+import Router from '@koa/router';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
+import type { Context } from 'koa';
+import { z } from 'zod';
+import {
+  Member,
+  Organization,
+  Session,
+  Team,
+  TeamMember,
+  User,
+} from '../../../db/entities/index.ts';
+import { isUuid } from '../../../domain/ids.ts';
+import {
+  creatorRole,
+  isOrganizationRole,
+  memberMayDo,
+} from '../../../domain/organization-permissions.ts';
+import { splitRoles } from '../../../domain/permissions.ts';
+import type { AppDependencies } from '../../dependencies.ts';
+import { parseBody, parseQuery } from '../../validation.ts';
+import { cookieNames, setCookie } from '../cookies.ts';
+import { authError, EmptyAnswer } from '../errors.ts';
+import { requireSignedIn, type SignedIn } from '../session-context.ts';
+import type { AuthSettings } from '../settings.ts';
+import { memberJson, memberWithUserJson } from './context.ts';
+import { organizationError } from './errors.ts';
+import { lockRow, requireRoomForMember } from './limits.ts';
+import { removeFromOrganizationTeams } from './team-routes.ts';
+
+// Ids are UUIDs here; anything else names nothing (and must not reach PostgreSQL's uuid columns).
+
+/** `userId`'s membership of `organizationId`, with its user and organization loaded; or null. */
+export function findMember(
+  em: EntityManager,
+  userId: string,
+  organizationId: string,
+): Promise<Member | null> {
+  if (!isUuid(userId) || !isUuid(organizationId)) return Promise.resolve(null);
+  return em.findOne(
+    Member,
+    { user: userId, organization: organizationId },
+    { populate: ['user', 'organization'] },
+  );
+}
+
+export const isOwner = (role: string) => splitRoles(role).includes(creatorRole);
+
+/** Answers `null` with status 200, as Better Auth's `ctx.json(null, { status: 400 })` does. */
+export function answerNull(ctx: Context): void {
+  ctx.type = 'json';
+  ctx.body = 'null';
+}
+
+/**
+ * The caller's session changed in the database: a cookie-cached copy of it would be stale, so
+ * it goes, and the next get-session reads (and caches) the new state.
+ */
+export function dropCookieCache(ctx: Context, settings: AuthSettings): void {
+  if (settings.cookieCache.enabled) {
+    setCookie(ctx, settings, cookieNames(settings).sessionData, '', 0);
+  }
+}
+
+/**
+ * Sessions that pointed at an organization (or one of its teams) stop pointing there: for all
+ * of `userId`'s sessions, or for everyone's when the organization itself goes.
+ */
+export async function clearActiveOrganization(
+  em: EntityManager,
+  organizationId: string,
+  userId?: string,
+): Promise<void> {
+  const whose = userId ? { user: userId } : {};
+  const teams = await em.find(Team, { organization: organizationId }, { fields: ['id'] });
+  await em.nativeUpdate(
+    Session,
+    { ...whose, activeOrganizationId: organizationId },
+    { activeOrganizationId: null },
+  );
+  await em.nativeUpdate(
+    Session,
+    { ...whose, activeTeamId: { $in: teams.map(({ id }) => id) } },
+    { activeTeamId: null },
+  );
+}
+
+/** Locks the organization's row, then counts its owners: two owners leaving at once see each other. */
+async function countOwnersLocked(em: EntityManager, organizationId: string): Promise<number> {
+  await lockRow(em, 'organizations', organizationId);
+  const members = await em.find(
+    Member,
+    { organization: organizationId },
+    { fields: ['role'], refresh: true },
+  );
+  return members.filter((member) => isOwner(member.role)).length;
+}
+
+/** A role or roles as given, stored comma-separated as Better Auth does; each must exist. */
+function storedRole(role: string | string[]): string {
+  const roles = splitRoles(Array.isArray(role) ? role.join(',') : role);
+  if (roles.length === 0 || !roles.every(isOrganizationRole)) {
+    throw organizationError(400, 'ROLE_NOT_FOUND');
+  }
+  return roles.join(',');
+}
+
+export interface NewMember {
+  userId: string;
+  organizationId: string;
+  role: string | string[];
+  /** A team of the organization to put the new member in as well. */
+  teamId?: string;
+}
+
+/**
+ * Adds a user to an organization: Better Auth's server-only add-member (over HTTP that path is
+ * not routed). Runs in its own transaction, or a savepoint of the caller's.
+ */
+export async function addMember(
+  em: EntityManager,
+  settings: AuthSettings,
+  input: NewMember,
+): Promise<Member> {
+  const role = storedRole(input.role);
+  try {
+    return await em.transactional(async (tx) => {
+      const user = isUuid(input.userId) ? await tx.findOne(User, input.userId) : null;
+      if (!user) throw authError(400, 'USER_NOT_FOUND');
+      const organization = isUuid(input.organizationId)
+        ? await tx.findOne(Organization, input.organizationId)
+        : null;
+      if (!organization) throw organizationError(400, 'ORGANIZATION_NOT_FOUND');
+      if (await findMember(tx, user.id, organization.id)) {
+        throw organizationError(400, 'USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION');
+      }
+      const team =
+        input.teamId && isUuid(input.teamId)
+          ? await tx.findOne(Team, { id: input.teamId, organization })
+          : null;
+      if (input.teamId && !team) throw organizationError(400, 'TEAM_NOT_FOUND');
+      await requireRoomForMember(tx, settings.organizations, organization.id);
+      const member = tx.create(Member, { organization, user, role });
+      if (team) tx.create(TeamMember, { team, user });
+      return member;
+    });
+  } catch (error) {
+    // A concurrent add of the same user got there first: the unique index decides.
+    if (error instanceof UniqueConstraintViolationException) {
+      throw organizationError(400, 'USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION');
+    }
+    throw error;
+  }
+}
+
+const memberFields = {
+  id: 'id',
+  organizationId: 'organization',
+  userId: 'user',
+  role: 'role',
+  createdAt: 'createdAt',
+} as const;
+type MemberField = keyof typeof memberFields;
+const memberFieldNames = Object.keys(memberFields) as [MemberField, ...MemberField[]];
+
+const filterOperators = ['eq', 'ne', 'lt', 'lte', 'gt', 'gte', 'contains'] as const;
+type FilterOperator = (typeof filterOperators)[number];
+
+/** Which operators each member field can be filtered with, and what its values must look like. */
+const filterRules: Record<
+  MemberField,
+  { operators: readonly FilterOperator[]; valid(value: string): boolean }
+> = {
+  id: { operators: ['eq', 'ne'], valid: isUuid },
+  organizationId: { operators: ['eq', 'ne'], valid: isUuid },
+  userId: { operators: ['eq', 'ne'], valid: isUuid },
+  role: { operators: filterOperators, valid: () => true },
+  createdAt: {
+    operators: ['eq', 'ne', 'lt', 'lte', 'gt', 'gte'],
+    valid: (value) => !Number.isNaN(Date.parse(value)),
+  },
+};
+
+const count = z.coerce.number().int().min(0);
+
+// Better Auth 1.3.34's list-members query; filterValue arrives as text, whatever its type.
+const listMembersQuery = z
+  .object({
+    limit: count.optional(),
+    offset: count.optional(),
+    sortBy: z.enum(memberFieldNames).optional(),
+    sortDirection: z.enum(['asc', 'desc']).optional(),
+    filterField: z.enum(memberFieldNames).optional(),
+    filterValue: z.string().optional(),
+    filterOperator: z.enum(filterOperators).optional(),
+    organizationId: z.string().optional(),
+  })
+  .superRefine((query, issues) => {
+    if (!query.filterField) return;
+    const rule = filterRules[query.filterField];
+    if (!rule.operators.includes(query.filterOperator ?? 'eq')) {
+      issues.addIssue({
+        code: 'custom',
+        path: ['filterOperator'],
+        message: `${query.filterField} can be filtered with ${rule.operators.join(', ')}`,
+      });
+    }
+    if (!rule.valid(query.filterValue ?? '')) {
+      issues.addIssue({
+        code: 'custom',
+        path: ['filterValue'],
+        message: `not a valid ${query.filterField}`,
+      });
+    }
+  });
+
+type ListMembersQuery = z.infer<typeof listMembersQuery>;
+
+function memberFilter(query: ListMembersQuery): Record<string, unknown> {
+  if (!query.filterField) return {};
+  const value = query.filterValue ?? '';
+  const typed = query.filterField === 'createdAt' ? new Date(value) : value;
+  const operator = query.filterOperator ?? 'eq';
+  const condition =
+    operator === 'eq'
+      ? typed
+      : operator === 'contains'
+        ? { $like: `%${value.replace(/[\\%_]/g, '\\$&')}%` }
+        : { [`$${operator}`]: typed };
+  return { [memberFields[query.filterField]]: condition };
+}
+
+const getActiveMemberRoleQuery = z.object({
+  userId: z.string().optional(),
+  organizationId: z.string().optional(),
+});
+
+const removeMemberBody = z.object({
+  memberIdOrEmail: z.string(),
+  organizationId: z.string().optional(),
+});
+
+const updateMemberRoleBody = z.object({
+  role: z.union([z.string(), z.array(z.string())]),
+  memberId: z.string(),
+  organizationId: z.string().optional(),
+});
+
+const leaveBody = z.object({ organizationId: z.string() });
+
+const permissionRequest = z.record(z.string(), z.array(z.string()));
+const hasPermissionBody = z
+  .object({
+    organizationId: z.string().optional(),
+    permission: permissionRequest.optional(),
+    permissions: permissionRequest.optional(),
+  })
+  // One of the two, as Better Auth's schema means it (`permission` is the deprecated name).
+  .refine((body) => (body.permission === undefined) !== (body.permissions === undefined), {
+    message: 'give permissions (or the deprecated permission), not both',
+  });
+
+/**
+ * Better Auth's organization plugin (1.3.34), members: listing, roles, removal, leaving, and
+ * has-permission. Every route reads the caller's membership of the organization it touches
+ * first; the refusals, statuses and their order are Better Auth's, route by route.
+ */
+export function memberRoutes({ orm }: AppDependencies, settings: AuthSettings): Router {
+  const router = new Router();
+
+  /** The organization a call names, else the session's active one (null: neither). */
+  const organizationIdOf = (signedIn: SignedIn, named: string | undefined) =>
+    named || signedIn.session.activeOrganizationId || null;
+
+  /** Removing oneself changed one's own sessions (removeMembership): the cached copy goes. */
+  function afterRemoval(ctx: Context, signedIn: SignedIn, removed: Member) {
+    if (removed.user.id === signedIn.user.id) dropCookieCache(ctx, settings);
+  }
+
+  router.get('/organization/list-members', async (ctx) => {
+    const query = parseQuery(ctx, listMembersQuery);
+    const signedIn = await requireSignedIn(ctx, orm, settings);
+    const organizationId = organizationIdOf(signedIn, query.organizationId);
+    if (!organizationId) throw organizationError(400, 'NO_ACTIVE_ORGANIZATION');
+    if (!(await findMember(orm.em, signedIn.user.id, organizationId))) {
+      throw organizationError(403, 'YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION');
+    }
+    const where = { organization: organizationId, ...memberFilter(query) } as FilterQuery<Member>;
+    const direction = query.sortDirection ?? 'asc';
+    // Ties (and sorting by id itself) are settled by id, so pages never overlap.
+    const orderBy = [{ [memberFields[query.sortBy ?? 'createdAt']]: direction }, { id: direction }];
+    const [members, total] = await orm.em.findAndCount(Member, where, {
+      populate: ['user'],
+      orderBy,
+      // Zero means "not given", as in Better Auth: the membership limit bounds a page.
+      limit: query.limit || settings.organizations.membershipLimit,
+      offset: query.offset || 0,
+    });
+    ctx.body = { members: members.map(memberWithUserJson), total };
+  });
+
+  router.get('/organization/get-active-member', async (ctx) => {
+    const signedIn = await requireSignedIn(ctx, orm, settings);
+    const organizationId = signedIn.session.activeOrganizationId;
+    const member = organizationId && (await findMember(orm.em, signedIn.user.id, organizationId));
+    if (!member) return answerNull(ctx);
+    ctx.body = memberWithUserJson(member);
+  });
+
+  router.get('/organization/get-active-member-role', async (ctx) => {
+    const query = parseQuery(ctx, getActiveMemberRoleQuery);
+    const signedIn = await requireSignedIn(ctx, orm, settings);
+    const organizationId = organizationIdOf(signedIn, query.organizationId);
+    if (!organizationId) throw organizationError(400, 'NO_ACTIVE_ORGANIZATION');
+    // Only a member reads roles in an organization (Better Auth answers anyone who asks).
+    const own = await findMember(orm.em, signedIn.user.id, organizationId);
+    const member =
+      own && query.userId ? await findMember(orm.em, query.userId, organizationId) : own;
+    if (!member) throw organizationError(403, 'YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION');
+    ctx.body = { role: member.role };
+  });
+
+  router.post('/organization/remove-member', async (ctx) => {
+    const body = parseBody(ctx, removeMemberBody);
+    const signedIn = await requireSignedIn(ctx, orm, settings);
+    const organizationId = organizationIdOf(signedIn, body.organizationId);
+    if (!organizationId) return answerNull(ctx);
+    const removed = await orm.em.transactional(async (em) => {
+      const member = await findMember(em, signedIn.user.id, organizationId);
+      if (!member) throw organizationError(400, 'MEMBER_NOT_FOUND');
+      const target = await findTarget(em, body.memberIdOrEmail, organizationId);
+      if (!target) throw organizationError(400, 'MEMBER_NOT_FOUND');
+      if (isOwner(target.role)) {
+        // Only an owner removes an owner, and never the last one.
+        const owners = await countOwnersLocked(em, organizationId);
+        if (!isOwner(member.role) || owners <= 1) {
+          throw organizationError(400, 'YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER');
+        }
+      }
+      if (!memberMayDo(member.role, { member: ['delete'] })) {
+        throw organizationError(401, 'YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER');
+      }
+      await removeMembership(em, target);
+      return target;
+    });
+    afterRemoval(ctx, signedIn, removed);
+    ctx.body = { member: memberWithUserJson(removed) };
+  });
+
+  router.post('/organization/update-member-role', async (ctx) => {
+    const body = parseBody(ctx, updateMemberRoleBody);
+    const signedIn = await requireSignedIn(ctx, orm, settings);
+    if (body.role.length === 0) throw new EmptyAnswer(400);
+    const role = storedRole(body.role);
+    const organizationId = organizationIdOf(signedIn, body.organizationId);
+    if (!organizationId) throw organizationError(400, 'NO_ACTIVE_ORGANIZATION');
+    const updated = await orm.em.transactional(async (em) => {
+      const member = await findMember(em, signedIn.user.id, organizationId);
+      if (!member) throw organizationError(400, 'MEMBER_NOT_FOUND');
+      const target =
+        member.id === body.memberId
+          ? member
+          : isUuid(body.memberId)
+            ? await em.findOne(Member, body.memberId)
+            : null;
+      if (!target) throw organizationError(400, 'MEMBER_NOT_FOUND');
+      const callerIsOwner = isOwner(member.role);
+      // A member of another organization, an owner, or the owner role: only an owner may.
+      if (
+        target.organization.id !== organizationId ||
+        (!callerIsOwner && (isOwner(target.role) || isOwner(role)))
+      ) {
+        throw organizationError(403, 'YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER');
+      }
+      if (callerIsOwner && target === member && !isOwner(role)) {
+        if ((await countOwnersLocked(em, organizationId)) <= 1) {
+          throw organizationError(400, 'YOU_CANNOT_LEAVE_THE_ORGANIZATION_WITHOUT_AN_OWNER');
+        }
+      }
+      // Owners may always change roles (Better Auth's allowCreatorAllPermissions here).
+      if (!callerIsOwner && !memberMayDo(member.role, { member: ['update'] })) {
+        throw organizationError(403, 'YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER');
+      }
+      target.role = role;
+      return target;
+    });
+    ctx.body = memberJson(updated);
+  });
+
+  router.post('/organization/leave', async (ctx) => {
+    const body = parseBody(ctx, leaveBody);
+    const signedIn = await requireSignedIn(ctx, orm, settings);
+    const left = await orm.em.transactional(async (em) => {
+      const member = await findMember(em, signedIn.user.id, body.organizationId);
+      if (!member) throw organizationError(400, 'MEMBER_NOT_FOUND');
+      if (isOwner(member.role) && (await countOwnersLocked(em, body.organizationId)) <= 1) {
+        throw organizationError(400, 'YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER');
+      }
+      await removeMembership(em, member);
+      return member;
+    });
+    afterRemoval(ctx, signedIn, left);
+    ctx.body = memberWithUserJson(left);
+  });
+
+  router.post('/organization/has-permission', async (ctx) => {
+    const body = parseBody(ctx, hasPermissionBody);
+    const signedIn = await requireSignedIn(ctx, orm, settings);
+    const organizationId = organizationIdOf(signedIn, body.organizationId);
+    if (!organizationId) throw organizationError(400, 'NO_ACTIVE_ORGANIZATION');
+    const member = await findMember(orm.em, signedIn.user.id, organizationId);
+    if (!member) throw organizationError(401, 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION');
+    const request = body.permissions ?? body.permission ?? {};
+    ctx.body = { error: null, success: memberMayDo(member.role, request) };
+  });
+
+  return router;
+}
+
+/** The member to act on, by id or by their user's email, within `organizationId` only. */
+async function findTarget(
+  em: EntityManager,
+  memberIdOrEmail: string,
+  organizationId: string,
+): Promise<Member | null> {
+  if (!memberIdOrEmail.includes('@')) {
+    if (!isUuid(memberIdOrEmail)) return null;
+    return em.findOne(
+      Member,
+      { id: memberIdOrEmail, organization: organizationId },
+      { populate: ['user', 'organization'] },
+    );
+  }
+  const user = await em.findOne(User, { email: memberIdOrEmail.toLowerCase() });
+  return user ? findMember(em, user.id, organizationId) : null;
+}
+
+/** The member goes, with their places in the organization's teams and their sessions' pointers. */
+async function removeMembership(em: EntityManager, member: Member): Promise<void> {
+  const organizationId = member.organization.id;
+  await removeFromOrganizationTeams(em, organizationId, member.user.id);
+  await clearActiveOrganization(em, organizationId, member.user.id);
+  em.remove(member);
+}

@@ -1,0 +1,343 @@
+import Router from '@koa/router';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Context } from 'koa';
+import { z } from 'zod';
+import {
+  Invitation,
+  Member,
+  Organization,
+  Session,
+  Team,
+  User,
+} from '../../../db/entities/index.ts';
+import { isUuid } from '../../../domain/ids.ts';
+import { creatorRole, memberMayDo } from '../../../domain/organization-permissions.ts';
+import type { AppDependencies } from '../../dependencies.ts';
+import { parseBody, parseQuery } from '../../validation.ts';
+import { writeCookieCache } from '../cookie-cache.ts';
+import { setSessionCookies } from '../cookies.ts';
+import { authError } from '../errors.ts';
+import {
+  isShortLivedSession,
+  presentedApiKey,
+  requireSignedIn,
+  type SignedIn,
+  signedInOrNull,
+} from '../session-context.ts';
+import { sessionJson, userJson } from '../sessions.ts';
+import type { AuthSettings } from '../settings.ts';
+import {
+  invitationJson,
+  memberJson,
+  memberWithUserJson,
+  organizationJson,
+  teamJson,
+} from './context.ts';
+import { organizationError } from './errors.ts';
+import { type OrganizationLimits, requireRoomForOrganization } from './limits.ts';
+import {
+  answerNull,
+  clearActiveOrganization,
+  dropCookieCache,
+  findMember,
+} from './member-routes.ts';
+import { createDefaultTeam } from './team-routes.ts';
+
+const metadata = z.record(z.string(), z.any());
+
+const createBody = z.object({
+  name: z.string().min(1),
+  slug: z.string().min(1),
+  // Better Auth's server calls name the creator; over HTTP the session does, and this is ignored.
+  userId: z.coerce.string().optional(),
+  logo: z.string().optional(),
+  metadata: metadata.optional(),
+  keepCurrentActiveOrganization: z.boolean().optional(),
+});
+
+const checkSlugBody = z.object({ slug: z.string() });
+
+const updateBody = z.object({
+  data: z.object({
+    name: z.string().min(1).optional(),
+    slug: z.string().min(1).optional(),
+    logo: z.string().optional(),
+    metadata: metadata.optional(),
+  }),
+  organizationId: z.string().optional(),
+});
+
+const deleteBody = z.object({ organizationId: z.string() });
+
+const fullOrganizationQuery = z.object({
+  organizationId: z.string().optional(),
+  organizationSlug: z.string().optional(),
+  // Anything but a positive whole number leaves the membership limit in charge.
+  membersLimit: z.coerce.number().catch(0).optional(),
+});
+
+const setActiveBody = z.object({
+  organizationId: z.string().nullish(),
+  organizationSlug: z.string().optional(),
+});
+
+export interface NewOrganization {
+  name: string;
+  slug: string;
+  logo?: string | undefined;
+  metadata?: Record<string, unknown> | undefined;
+}
+
+export interface CreatedOrganization {
+  organization: Organization;
+  /** The creator, as owner. */
+  member: Member;
+  /** The default team Better Auth makes with teams enabled, the creator in it. */
+  team: Team;
+}
+
+/**
+ * Creates an organization with its creator as owner and its default team, all or nothing;
+ * `activate` (the creator's session) then points at both. Refuses a taken slug and a creator
+ * already at the organization limit.
+ */
+export async function createOrganization(
+  em: EntityManager,
+  limits: OrganizationLimits,
+  creator: User,
+  input: NewOrganization,
+  activate?: Session,
+): Promise<CreatedOrganization> {
+  try {
+    return await em.transactional(async (tx) => {
+      await requireRoomForOrganization(tx, limits, creator.id);
+      if (await tx.count(Organization, { slug: input.slug })) {
+        throw organizationError(400, 'ORGANIZATION_ALREADY_EXISTS');
+      }
+      const organization = tx.create(Organization, {
+        name: input.name,
+        slug: input.slug,
+        logo: input.logo ?? null,
+        metadata: input.metadata ? JSON.stringify(input.metadata) : null,
+      });
+      const user = tx.getReference(User, creator.id);
+      const member = tx.create(Member, { organization, user, role: creatorRole });
+      const team = createDefaultTeam(tx, organization, user);
+      await tx.flush();
+      if (activate) {
+        await tx.nativeUpdate(
+          Session,
+          { id: activate.id },
+          { activeOrganizationId: organization.id, activeTeamId: team.id },
+        );
+      }
+      return { organization, member, team };
+    });
+  } catch (error) {
+    // Two creations with one slug raced past the check: the unique index decides.
+    if (error instanceof UniqueConstraintViolationException) {
+      throw organizationError(400, 'ORGANIZATION_ALREADY_EXISTS');
+    }
+    throw error;
+  }
+}
+
+/** An organization by id or slug; ids that are not UUIDs name none. */
+function findOrganization(em: EntityManager, by: { id: string } | { slug: string }) {
+  if ('id' in by && !isUuid(by.id)) return Promise.resolve(null);
+  return em.findOne(Organization, by);
+}
+
+/**
+ * Better Auth's organization plugin (1.3.34), organizations: create, check-slug, update, delete,
+ * list, get-full-organization and set-active (the session's active organization). Every route
+ * that touches an organization checks the caller's membership and role in it; refusals,
+ * statuses and their order are Better Auth's, route by route.
+ */
+export function organizationRoutes({ orm }: AppDependencies, settings: AuthSettings): Router {
+  const router = new Router();
+
+  /** set-active changed the session: Better Auth sends its cookie again, and a fresh cache. */
+  function reissueSessionCookies(ctx: Context, { token, session, user }: SignedIn) {
+    // A caller signed in with an API key has no session cookie (and its key must not become one).
+    if (presentedApiKey(ctx)) return;
+    setSessionCookies(ctx, settings, token, {
+      rememberMe: !isShortLivedSession(ctx, settings),
+      maxAgeSeconds: settings.session.expiresInSeconds,
+    });
+    if (settings.cookieCache.enabled) {
+      writeCookieCache(ctx, settings, {
+        session: sessionJson(session, token),
+        user: userJson(user),
+      });
+    }
+  }
+
+  async function setActiveOrganization(signedIn: SignedIn, organizationId: string | null) {
+    signedIn.session.activeOrganizationId = organizationId;
+    await orm.em.flush();
+  }
+
+  router.post('/organization/create', async (ctx) => {
+    const body = parseBody(ctx, createBody);
+    const signedIn = await requireSignedIn(ctx, orm, settings);
+    const activate = body.keepCurrentActiveOrganization ? undefined : signedIn.session;
+    const { organization, member } = await createOrganization(
+      orm.em,
+      settings.organizations,
+      signedIn.user,
+      body,
+      activate,
+    );
+    if (activate) dropCookieCache(ctx, settings);
+    ctx.body = { ...organizationJson(organization), members: [memberJson(member)] };
+  });
+
+  router.post('/organization/check-slug', async (ctx) => {
+    const { slug } = parseBody(ctx, checkSlugBody);
+    await requireSignedIn(ctx, orm, settings);
+    if (await orm.em.count(Organization, { slug })) throw organizationError(400, 'SLUG_IS_TAKEN');
+    ctx.body = { status: true };
+  });
+
+  router.post('/organization/update', async (ctx) => {
+    const { data, organizationId: named } = parseBody(ctx, updateBody);
+    // Better Auth's own answer here for a missing session: 401 "User not found".
+    const signedIn = await signedInOrNull(ctx, orm, settings);
+    if (!signedIn) throw authError(401, 'USER_NOT_FOUND');
+    const organizationId = named || signedIn.session.activeOrganizationId;
+    if (!organizationId) throw organizationError(400, 'ORGANIZATION_NOT_FOUND');
+    const member = await findMember(orm.em, signedIn.user.id, organizationId);
+    if (!member) throw organizationError(400, 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION');
+    if (!memberMayDo(member.role, { organization: ['update'] })) {
+      throw organizationError(403, 'YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_ORGANIZATION');
+    }
+    const { organization } = member;
+    if (data.slug !== undefined && data.slug !== organization.slug) {
+      if (await orm.em.count(Organization, { slug: data.slug })) {
+        throw organizationError(400, 'ORGANIZATION_ALREADY_EXISTS');
+      }
+      organization.slug = data.slug;
+    }
+    if (data.name !== undefined) organization.name = data.name;
+    if (data.logo !== undefined) organization.logo = data.logo;
+    if (data.metadata !== undefined) organization.metadata = JSON.stringify(data.metadata);
+    try {
+      await orm.em.flush();
+    } catch (error) {
+      if (error instanceof UniqueConstraintViolationException) {
+        throw organizationError(400, 'ORGANIZATION_ALREADY_EXISTS');
+      }
+      throw error;
+    }
+    ctx.body = organizationJson(organization);
+  });
+
+  router.post('/organization/delete', async (ctx) => {
+    const { organizationId } = parseBody(ctx, deleteBody);
+    const signedIn = await signedInOrNull(ctx, orm, settings);
+    if (!signedIn) {
+      // Better Auth's answer, verbatim: a bare status, no code.
+      ctx.status = 401;
+      ctx.body = { status: 401 };
+      return;
+    }
+    if (!organizationId) return answerNull(ctx);
+    const member = await findMember(orm.em, signedIn.user.id, organizationId);
+    if (!member) throw organizationError(400, 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION');
+    if (!memberMayDo(member.role, { organization: ['delete'] })) {
+      throw organizationError(403, 'YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_ORGANIZATION');
+    }
+    const answer = organizationJson(member.organization);
+    await orm.em.transactional(async (em) => {
+      // Nobody's session keeps pointing at it; its members, teams and invitations cascade.
+      await clearActiveOrganization(em, organizationId);
+      await em.nativeDelete(Organization, { id: organizationId });
+    });
+    if (signedIn.session.activeOrganizationId === organizationId) dropCookieCache(ctx, settings);
+    ctx.body = answer;
+  });
+
+  router.get('/organization/list', async (ctx) => {
+    const { user } = await requireSignedIn(ctx, orm, settings);
+    const memberships = await orm.em.find(
+      Member,
+      { user },
+      { populate: ['organization'], orderBy: { organization: { createdAt: 'asc' }, id: 'asc' } },
+    );
+    ctx.body = memberships.map((member) => organizationJson(member.organization));
+  });
+
+  router.get('/organization/get-full-organization', async (ctx) => {
+    const query = parseQuery(ctx, fullOrganizationQuery);
+    const signedIn = await requireSignedIn(ctx, orm, settings);
+    const { organizationSlug } = query;
+    const organizationId = query.organizationId || signedIn.session.activeOrganizationId;
+    if (!organizationSlug && !organizationId) return answerNull(ctx);
+    const organization = await findOrganization(
+      orm.em,
+      organizationSlug ? { slug: organizationSlug } : { id: organizationId ?? '' },
+    );
+    if (!organization) throw organizationError(400, 'ORGANIZATION_NOT_FOUND');
+    if (!(await findMember(orm.em, signedIn.user.id, organization.id))) {
+      // The session's active organization is one the caller no longer belongs to: forget it.
+      if (signedIn.session.activeOrganizationId === organization.id) {
+        await setActiveOrganization(signedIn, null);
+      }
+      throw organizationError(403, 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION');
+    }
+    const membersLimit =
+      query.membersLimit && query.membersLimit > 0
+        ? Math.floor(query.membersLimit)
+        : settings.organizations.membershipLimit;
+    const [members, invitations, teams] = await Promise.all([
+      orm.em.find(
+        Member,
+        { organization },
+        { populate: ['user'], orderBy: { createdAt: 'asc', id: 'asc' }, limit: membersLimit },
+      ),
+      orm.em.find(Invitation, { organization }, { orderBy: { createdAt: 'asc', id: 'asc' } }),
+      orm.em.find(Team, { organization }, { orderBy: { createdAt: 'asc', id: 'asc' } }),
+    ]);
+    ctx.body = {
+      ...organizationJson(organization),
+      invitations: invitations.map(invitationJson),
+      members: members.map(memberWithUserJson),
+      teams: teams.map(teamJson),
+    };
+  });
+
+  router.post('/organization/set-active', async (ctx) => {
+    const body = parseBody(ctx, setActiveBody);
+    const signedIn = await requireSignedIn(ctx, orm, settings);
+    const activeId = signedIn.session.activeOrganizationId;
+    if (body.organizationId === null) {
+      if (activeId) {
+        await setActiveOrganization(signedIn, null);
+        reissueSessionCookies(ctx, signedIn);
+      }
+      return answerNull(ctx);
+    }
+    let organizationId = body.organizationId || null;
+    if (!organizationId && body.organizationSlug) {
+      const organization = await findOrganization(orm.em, { slug: body.organizationSlug });
+      if (!organization) throw organizationError(400, 'ORGANIZATION_NOT_FOUND');
+      organizationId = organization.id;
+    }
+    // Neither given: the active organization, again (or nothing when there is none).
+    organizationId ||= activeId ?? null;
+    if (!organizationId) return answerNull(ctx);
+    const member = await findMember(orm.em, signedIn.user.id, organizationId);
+    if (!member) {
+      // As Better Auth: a refused switch leaves the session without an active organization.
+      if (activeId) await setActiveOrganization(signedIn, null);
+      throw organizationError(403, 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION');
+    }
+    await setActiveOrganization(signedIn, member.organization.id);
+    reissueSessionCookies(ctx, signedIn);
+    ctx.body = organizationJson(member.organization);
+  });
+
+  return router;
+}

@@ -1,0 +1,388 @@
+import Router from '@koa/router';
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Context } from 'koa';
+import { z } from 'zod';
+import {
+  Member,
+  Organization,
+  Session,
+  Team,
+  TeamMember,
+  type User,
+} from '../../../db/entities/index.ts';
+import { isUuid } from '../../../domain/ids.ts';
+import { memberMayDo } from '../../../domain/organization-permissions.ts';
+import type { AppDependencies } from '../../dependencies.ts';
+import { parseBody, parseQuery } from '../../validation.ts';
+import { writeCookieCache } from '../cookie-cache.ts';
+import { setSessionCookies } from '../cookies.ts';
+import {
+  isShortLivedSession,
+  presentedApiKey,
+  requireSignedIn,
+  type SignedIn,
+} from '../session-context.ts';
+import { sessionJson, userJson } from '../sessions.ts';
+import type { AuthSettings } from '../settings.ts';
+import { teamJson } from './context.ts';
+import { organizationError } from './errors.ts';
+
+const teamName = z.string().min(1);
+
+const createTeamBody = z.object({ name: teamName, organizationId: z.string().optional() });
+
+const updateTeamBody = z.object({
+  teamId: z.string(),
+  data: z.object({
+    name: teamName.optional(),
+    organizationId: z.string().optional(),
+    // Better Auth accepts these and ignores them (a team keeps its id)...
+    id: z.string().optional(),
+    // ...and types these as dates, which JSON cannot carry: any value is refused.
+    createdAt: z.undefined().optional(),
+    updatedAt: z.undefined().optional(),
+  }),
+});
+
+const removeTeamBody = z.object({ teamId: z.string(), organizationId: z.string().optional() });
+const listTeamsQuery = z.object({ organizationId: z.string().optional() });
+const setActiveTeamBody = z.object({ teamId: z.string().nullish() });
+const listTeamMembersQuery = z.object({ teamId: z.string().optional() });
+const teamMemberBody = z.object({ teamId: z.string(), userId: z.coerce.string() });
+
+// Ids are UUIDs here; anything else names nothing (and must not reach PostgreSQL's uuid columns).
+
+export function teamMemberJson(teamMember: TeamMember) {
+  return {
+    id: teamMember.id,
+    teamId: teamMember.team.id,
+    userId: teamMember.user.id,
+    createdAt: teamMember.createdAt,
+  };
+}
+
+/**
+ * The team Better Auth makes with every organization when teams are enabled: named after the
+ * organization, with its creator as the only member. Organization create calls this in its own
+ * unit of work (the caller flushes) and makes the team the creator's active team, as it makes
+ * the organization active.
+ */
+export function createDefaultTeam(
+  em: EntityManager,
+  organization: Organization,
+  creator: User,
+): Team {
+  const team = em.create(Team, { organization, name: organization.name });
+  em.create(TeamMember, { team, user: creator });
+  return team;
+}
+
+/**
+ * For removing a member from an organization (remove-member, leave): their places in its teams
+ * go with it, or they would keep a team membership the team routes no longer honour.
+ */
+export async function removeFromOrganizationTeams(
+  em: EntityManager,
+  organizationId: string,
+  userId: string,
+): Promise<void> {
+  const teams = await em.find(Team, { organization: organizationId }, { fields: ['id'] });
+  await em.nativeDelete(TeamMember, { user: userId, team: { $in: teams.map(({ id }) => id) } });
+}
+
+/**
+ * True when the team already has the configured maximum of members (Better Auth's
+ * maximumMembersPerTeam; unset, no limit). Call it with the team row locked.
+ */
+export async function teamIsFull(
+  em: EntityManager,
+  settings: AuthSettings,
+  teamId: string,
+): Promise<boolean> {
+  const { maximumMembersPerTeam } = settings.teams;
+  if (maximumMembersPerTeam === undefined) return false;
+  return (await em.count(TeamMember, { team: teamId })) >= maximumMembersPerTeam;
+}
+
+/** Better Auth answers "no team" as a JSON null with 200 (Koa would send a bodiless 204). */
+function answerNull(ctx: Context) {
+  ctx.type = 'json';
+  ctx.body = 'null';
+}
+
+function findMember(em: EntityManager, userId: string, organizationId: string) {
+  return isUuid(userId) && isUuid(organizationId)
+    ? em.findOne(Member, { user: userId, organization: organizationId })
+    : Promise.resolve(null);
+}
+
+function findTeam(em: EntityManager, teamId: string, organizationId?: string) {
+  if (!isUuid(teamId)) return Promise.resolve(null);
+  return em.findOne(Team, organizationId ? { id: teamId, organization: organizationId } : teamId);
+}
+
+/**
+ * The caller's place in a team. It counts only while they still belong to the team's
+ * organization, so someone who left an organization reads nothing of its teams.
+ */
+async function findOwnTeamMembership(em: EntityManager, user: User, team: Team) {
+  const teamMember = await em.findOne(TeamMember, { team, user });
+  if (!teamMember) return null;
+  return (await findMember(em, user.id, team.organization.id)) ? teamMember : null;
+}
+
+/**
+ * Better Auth's organization plugin, teams enabled (1.3.34): teams inside an organization, their
+ * members, and the session's active team. Every route checks the caller's membership of the
+ * organization it touches; the refusals are Better Auth's, route by route.
+ */
+export function teamRoutes({ orm }: AppDependencies, settings: AuthSettings): Router {
+  const router = new Router();
+
+  /** The session changed: Better Auth sends its cookie again, and a fresh cookie cache. */
+  function reissueSessionCookies(ctx: Context, { token, session, user }: SignedIn) {
+    // A caller signed in with an API key has no session cookie (and its key must not become one).
+    if (presentedApiKey(ctx)) return;
+    setSessionCookies(ctx, settings, token, {
+      rememberMe: !isShortLivedSession(ctx, settings),
+      maxAgeSeconds: settings.session.expiresInSeconds,
+    });
+    if (settings.cookieCache.enabled) {
+      writeCookieCache(ctx, settings, {
+        session: sessionJson(session, token),
+        user: userJson(user),
+      });
+    }
+  }
+
+  async function setActiveTeam(ctx: Context, signedIn: SignedIn, teamId: string | null) {
+    signedIn.session.activeTeamId = teamId;
+    await orm.em.flush();
+    reissueSessionCookies(ctx, signedIn);
+  }
+
+  /** The organization a call names, else the session's active one. */
+  function organizationIdOf(signedIn: SignedIn, named: string | undefined): string {
+    const organizationId = named || signedIn.session.activeOrganizationId;
+    if (!organizationId) throw organizationError(400, 'NO_ACTIVE_ORGANIZATION');
+    return organizationId;
+  }
+
+  /** add- and remove-team-member work in the active organization only, as in Better Auth. */
+  async function activeOrganizationMember(signedIn: SignedIn): Promise<Member> {
+    const organizationId = organizationIdOf(signedIn, undefined);
+    const member = await findMember(orm.em, signedIn.user.id, organizationId);
+    if (!member) throw organizationError(400, 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION');
+    return member;
+  }
+
+  router.post('/organization/create-team', async (ctx) => {
+    const body = parseBody(ctx, createTeamBody);
+    const signedIn = await requireSignedIn(ctx, orm, settings);
+    const organizationId = organizationIdOf(signedIn, body.organizationId);
+    const member = await findMember(orm.em, signedIn.user.id, organizationId);
+    // Better Auth's refusal for a non-member here speaks of invitations; clients see that code.
+    if (!member) {
+      throw organizationError(403, 'YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION');
+    }
+    if (!memberMayDo(member.role, { team: ['create'] })) {
+      throw organizationError(403, 'YOU_ARE_NOT_ALLOWED_TO_CREATE_TEAMS_IN_THIS_ORGANIZATION');
+    }
+    const team = await orm.em.transactional(async (em) => {
+      // One creation at a time per organization, so two cannot both pass the limit.
+      await em.findOneOrFail(Organization, organizationId, {
+        lockMode: LockMode.PESSIMISTIC_WRITE,
+      });
+      const { maximumTeams } = settings.teams;
+      if (
+        maximumTeams !== undefined &&
+        (await em.count(Team, { organization: organizationId })) >= maximumTeams
+      ) {
+        throw organizationError(400, 'YOU_HAVE_REACHED_THE_MAXIMUM_NUMBER_OF_TEAMS');
+      }
+      const now = new Date();
+      return em.create(Team, {
+        organization: organizationId,
+        name: body.name,
+        createdAt: now,
+        updatedAt: now,
+      });
+    });
+    ctx.body = teamJson(team);
+  });
+
+  router.post('/organization/update-team', async (ctx) => {
+    const { teamId, data } = parseBody(ctx, updateTeamBody);
+    const signedIn = await requireSignedIn(ctx, orm, settings);
+    const organizationId = organizationIdOf(signedIn, data.organizationId);
+    const member = await findMember(orm.em, signedIn.user.id, organizationId);
+    if (!member || !memberMayDo(member.role, { team: ['update'] })) {
+      throw organizationError(403, 'YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_TEAM');
+    }
+    const team = await findTeam(orm.em, teamId, organizationId);
+    if (!team) throw organizationError(400, 'TEAM_NOT_FOUND');
+    if (data.name !== undefined) team.name = data.name;
+    // An update without changes still counts as one, as in Better Auth.
+    team.updatedAt = new Date();
+    await orm.em.flush();
+    ctx.body = teamJson(team);
+  });
+
+  router.post('/organization/remove-team', async (ctx) => {
+    const body = parseBody(ctx, removeTeamBody);
+    const signedIn = await requireSignedIn(ctx, orm, settings);
+    const organizationId = organizationIdOf(signedIn, body.organizationId);
+    const member = await findMember(orm.em, signedIn.user.id, organizationId);
+    // Better Auth refuses to remove the team the caller's session has active.
+    if (!member || signedIn.session.activeTeamId === body.teamId) {
+      throw organizationError(403, 'YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_TEAM');
+    }
+    if (!memberMayDo(member.role, { team: ['delete'] })) {
+      throw organizationError(403, 'YOU_ARE_NOT_ALLOWED_TO_DELETE_TEAMS_IN_THIS_ORGANIZATION');
+    }
+    const team = await findTeam(orm.em, body.teamId, organizationId);
+    if (!team) throw organizationError(400, 'TEAM_NOT_FOUND');
+    await orm.em.transactional(async (em) => {
+      // Two removals at once could otherwise each see the other team and leave none.
+      await em.findOneOrFail(Organization, organizationId, {
+        lockMode: LockMode.PESSIMISTIC_WRITE,
+      });
+      if (
+        !settings.teams.allowRemovingAllTeams &&
+        (await em.count(Team, { organization: organizationId })) <= 1
+      ) {
+        throw organizationError(400, 'UNABLE_TO_REMOVE_LAST_TEAM');
+      }
+      // Its members go with it (cascade); invitations into it stay, without a team.
+      await em.nativeDelete(Team, { id: team.id });
+      // Sessions no longer point at a team that is gone.
+      await em.nativeUpdate(Session, { activeTeamId: team.id }, { activeTeamId: null });
+    });
+    ctx.body = { message: 'Team removed successfully.' };
+  });
+
+  router.get('/organization/list-teams', async (ctx) => {
+    const query = parseQuery(ctx, listTeamsQuery);
+    const signedIn = await requireSignedIn(ctx, orm, settings);
+    const organizationId = organizationIdOf(signedIn, query.organizationId);
+    if (!(await findMember(orm.em, signedIn.user.id, organizationId))) {
+      throw organizationError(403, 'YOU_ARE_NOT_ALLOWED_TO_ACCESS_THIS_ORGANIZATION');
+    }
+    const teams = await orm.em.find(
+      Team,
+      { organization: organizationId },
+      { orderBy: { createdAt: 'asc', id: 'asc' } },
+    );
+    ctx.body = teams.map(teamJson);
+  });
+
+  router.get('/organization/list-user-teams', async (ctx) => {
+    const { user } = await requireSignedIn(ctx, orm, settings);
+    // Teams of organizations the user still belongs to (see findOwnTeamMembership).
+    const memberships = await orm.em.find(Member, { user });
+    const teamMembers = await orm.em.find(
+      TeamMember,
+      {
+        user,
+        team: { organization: { $in: memberships.map(({ organization }) => organization.id) } },
+      },
+      { populate: ['team'], orderBy: { team: { createdAt: 'asc', id: 'asc' } } },
+    );
+    ctx.body = teamMembers.map(({ team }) => teamJson(team));
+  });
+
+  router.post('/organization/set-active-team', async (ctx) => {
+    const body = parseBody(ctx, setActiveTeamBody);
+    const signedIn = await requireSignedIn(ctx, orm, settings);
+    const activeTeamId = signedIn.session.activeTeamId;
+    // null clears the active team; no team at all re-checks the active one.
+    if (body.teamId === null) {
+      if (activeTeamId) await setActiveTeam(ctx, signedIn, null);
+      return answerNull(ctx);
+    }
+    const teamId = body.teamId || activeTeamId;
+    if (!teamId) return answerNull(ctx);
+    const team = await findTeam(orm.em, teamId);
+    if (!team) throw organizationError(400, 'TEAM_NOT_FOUND');
+    if (!(await findOwnTeamMembership(orm.em, signedIn.user, team))) {
+      throw organizationError(403, 'USER_IS_NOT_A_MEMBER_OF_THE_TEAM');
+    }
+    await setActiveTeam(ctx, signedIn, team.id);
+    ctx.body = teamJson(team);
+  });
+
+  router.get('/organization/list-team-members', async (ctx) => {
+    const query = parseQuery(ctx, listTeamMembersQuery);
+    const signedIn = await requireSignedIn(ctx, orm, settings);
+    const teamId = query.teamId || signedIn.session.activeTeamId;
+    if (!teamId) throw organizationError(400, 'YOU_DO_NOT_HAVE_AN_ACTIVE_TEAM');
+    const team = await findTeam(orm.em, teamId);
+    if (!team || !(await findOwnTeamMembership(orm.em, signedIn.user, team))) {
+      throw organizationError(400, 'USER_IS_NOT_A_MEMBER_OF_THE_TEAM');
+    }
+    const members = await orm.em.find(
+      TeamMember,
+      { team },
+      { orderBy: { createdAt: 'asc', id: 'asc' } },
+    );
+    ctx.body = members.map(teamMemberJson);
+  });
+
+  router.post('/organization/add-team-member', async (ctx) => {
+    const body = parseBody(ctx, teamMemberBody);
+    const signedIn = await requireSignedIn(ctx, orm, settings);
+    const caller = await activeOrganizationMember(signedIn);
+    if (!memberMayDo(caller.role, { member: ['update'] })) {
+      throw organizationError(403, 'YOU_ARE_NOT_ALLOWED_TO_CREATE_A_NEW_TEAM_MEMBER');
+    }
+    const organizationId = caller.organization.id;
+    if (!(await findMember(orm.em, body.userId, organizationId))) {
+      throw organizationError(400, 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION');
+    }
+    const team = await findTeam(orm.em, body.teamId, organizationId);
+    if (!team) throw organizationError(400, 'TEAM_NOT_FOUND');
+    const teamMember = await orm.em.transactional(async (em) => {
+      // One addition at a time per team, so two cannot both pass the member limit.
+      await em.findOneOrFail(Team, team.id, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      // Adding someone already in the team answers their membership, as in Better Auth.
+      const existing = await em.findOne(TeamMember, { team: team.id, user: body.userId });
+      if (existing) return existing;
+      // Better Auth checks this limit on invitations only; here it holds for every way in.
+      if (await teamIsFull(em, settings, team.id)) {
+        throw organizationError(403, 'TEAM_MEMBER_LIMIT_REACHED');
+      }
+      return em.create(TeamMember, { team: team.id, user: body.userId });
+    });
+    ctx.body = teamMemberJson(teamMember);
+  });
+
+  router.post('/organization/remove-team-member', async (ctx) => {
+    const body = parseBody(ctx, teamMemberBody);
+    const signedIn = await requireSignedIn(ctx, orm, settings);
+    const caller = await activeOrganizationMember(signedIn);
+    if (!memberMayDo(caller.role, { member: ['delete'] })) {
+      throw organizationError(403, 'YOU_ARE_NOT_ALLOWED_TO_REMOVE_A_TEAM_MEMBER');
+    }
+    const organizationId = caller.organization.id;
+    if (!(await findMember(orm.em, body.userId, organizationId))) {
+      throw organizationError(400, 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION');
+    }
+    const team = await findTeam(orm.em, body.teamId, organizationId);
+    if (!team) throw organizationError(400, 'TEAM_NOT_FOUND');
+    const teamMember = await orm.em.findOne(TeamMember, { team, user: body.userId });
+    if (!teamMember) throw organizationError(400, 'USER_IS_NOT_A_MEMBER_OF_THE_TEAM');
+    await orm.em.transactional(async (em) => {
+      await em.nativeDelete(TeamMember, { id: teamMember.id });
+      // The removed user's sessions no longer have this team active.
+      await em.nativeUpdate(
+        Session,
+        { user: body.userId, activeTeamId: team.id },
+        { activeTeamId: null },
+      );
+    });
+    ctx.body = { message: 'Team member removed successfully.' };
+  });
+
+  return router;
+}

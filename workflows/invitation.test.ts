@@ -1,0 +1,255 @@
+import assert from 'node:assert/strict';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Client } from '@temporalio/client';
+import {
+  bundleWorkflowCode,
+  DefaultLogger,
+  NativeConnection,
+  Runtime,
+  Worker,
+} from '@temporalio/worker';
+import { createActivities } from '../activities/index.ts';
+import { readCapturedMails, waitForMail } from '../activities/mail/testing.ts';
+import { createMailer } from '../activities/mail/transport.ts';
+import { organizationMessages } from '../api/auth/organization/errors.ts';
+import { browserAuthClient } from '../api/auth/testing.ts';
+import { startApiServer } from '../api/server.ts';
+import { loadRuntimeConfig } from '../config/env.ts';
+import { Invitation, Member, Organization } from '../db/entities/index.ts';
+import { connectTemporal } from '../temporal/client.ts';
+import { workflowsPath } from '../temporal/worker.ts';
+import { workflowIds } from './ids.ts';
+import { invitation as invitationWorkflow } from './invitation.ts';
+
+// The in-process workers log every workflow task at INFO; only problems are worth a line.
+Runtime.install({ logger: new DefaultLogger('WARN') });
+
+const password = 'correct horse battery';
+const uniqueTag = () => randomBytes(5).toString('hex');
+const second = 1000;
+
+type Api = Awaited<ReturnType<typeof startApiServer>>;
+
+/** The API with invitations living `lifetimeSeconds`, reminded `reminderSeconds` before. */
+function startApi(lifetimeSeconds: number, reminderSeconds: number): Promise<Api> {
+  const config = loadRuntimeConfig();
+  return startApiServer(
+    { ...config, auth: { ...config.auth, invitations: { lifetimeSeconds, reminderSeconds } } },
+    { host: '127.0.0.1', port: 0 },
+  );
+}
+
+async function signedInUser(api: Api) {
+  const browser = browserAuthClient(api.url, new URL(api.config.api.publicUrl).origin);
+  const email = `invitation-workflow-${uniqueTag()}@example.com`;
+  const { data, error } = await browser.client.signUp.email({ email, password, name: 'Someone' });
+  assert.equal(error, null);
+  return { ...browser, email, id: data?.user.id ?? '' };
+}
+type Someone = Awaited<ReturnType<typeof signedInUser>>;
+
+/** An owner with an organization, inviting a fresh user through the API. */
+async function invitationThroughApi(api: Api) {
+  const owner = await signedInUser(api);
+  const invitee = await signedInUser(api);
+  const created = await owner.client.organization.create({
+    name: `Workflow ${uniqueTag()}`,
+    slug: `workflow-${uniqueTag()}`,
+  });
+  assert.equal(created.error, null);
+  const invited = await owner.client.organization.inviteMember({
+    email: invitee.email,
+    role: 'member',
+    organizationId: created.data?.id ?? '',
+  });
+  assert.equal(invited.error, null);
+  const id = invited.data?.id ?? '';
+  const expiresAt = new Date(invited.data?.expiresAt ?? 0);
+  return { owner, invitee, id, expiresAt };
+}
+
+/** The names of the activities a finished workflow ran, in order. */
+async function activitiesRun(temporal: Client, invitationId: string): Promise<string[]> {
+  const history = await temporal.workflow
+    .getHandle(workflowIds.invitation(invitationId))
+    .fetchHistory();
+  return (history.events ?? []).flatMap((event) => {
+    const name = event.activityTaskScheduledEventAttributes?.activityType?.name;
+    return name ? [name] : [];
+  });
+}
+
+const receivedAt = (mail: { receivedAt: string }) => Date.parse(mail.receivedAt);
+
+describe('the invitation workflow against the Temporal dev server', { concurrency: true }, () => {
+  let temporal: Client;
+  // Invitations live 6 s and are reminded 3 s before they expire.
+  let shortLived: Api;
+
+  before(async () => {
+    temporal = await connectTemporal(loadRuntimeConfig().temporal);
+    shortLived = await startApi(6, 3);
+  });
+  after(async () => {
+    await temporal.connection.close();
+    await shortLived.close();
+  });
+
+  const result = (invitationId: string) =>
+    temporal.workflow.getHandle(workflowIds.invitation(invitationId)).result();
+
+  it('accepted before expiry: the workflow ends with the answer, without reminder or notice', async () => {
+    const { invitee, id } = await invitationThroughApi(shortLived);
+    await waitForMail({ to: invitee.email, subject: /invited to join/ });
+    const accepted = await invitee.client.organization.acceptInvitation({ invitationId: id });
+    assert.equal(accepted.error, null);
+    assert.equal(await result(id), 'accepted');
+    assert.deepEqual(await activitiesRun(temporal, id), [
+      'invitationMail',
+      'sendEmail',
+      'answerInvitation',
+    ]);
+  });
+
+  it('canceled: the workflow ends, the invitee can no longer accept', async () => {
+    const { owner, invitee, id } = await invitationThroughApi(shortLived);
+    const canceled = await owner.client.organization.cancelInvitation({ invitationId: id });
+    assert.equal(canceled.data?.status, 'canceled');
+    assert.equal(await result(id), 'canceled');
+    const late = await invitee.client.organization.acceptInvitation({ invitationId: id });
+    assert.equal(
+      (late.error as { message?: string }).message,
+      organizationMessages.INVITATION_NOT_FOUND,
+    );
+    const ran = await activitiesRun(temporal, id);
+    assert.ok(ran.includes('answerInvitation'));
+    assert.ok(!ran.includes('expireInvitation'), 'no expiry after a cancel');
+    assert.ok(ran.filter((name) => name === 'sendEmail').length <= 1, 'no reminder');
+  });
+
+  it('expires on time: the reminder, then the mail to the inviter; answers are refused after', async () => {
+    const { owner, invitee, id, expiresAt } = await invitationThroughApi(shortLived);
+    const reminder = await waitForMail({ to: invitee.email, subject: /^Reminder/ });
+    const remindAt = expiresAt.getTime() - 3 * second;
+    assert.ok(receivedAt(reminder) >= remindAt, 'not before its time');
+    assert.ok(receivedAt(reminder) < expiresAt.getTime(), 'before the expiry');
+    const notice = await waitForMail({ to: owner.email, subject: /expired/, timeoutMs: 15_000 });
+    assert.ok(notice.text.includes(invitee.email));
+    assert.ok(receivedAt(notice) >= expiresAt.getTime(), 'not before the expiry');
+    assert.ok(receivedAt(notice) < expiresAt.getTime() + 4 * second, 'promptly after it');
+    assert.equal(await result(id), 'expired');
+
+    const accepted = await invitee.client.organization.acceptInvitation({ invitationId: id });
+    assert.equal((accepted.error as { status?: number }).status, 400);
+    assert.equal((accepted.error as { message?: string }).message, 'Invitation not found');
+    const rejected = await invitee.client.organization.rejectInvitation({ invitationId: id });
+    assert.equal((rejected.error as { message?: string }).message, 'Invitation not found!');
+    const stored = await shortLived.orm.em.fork().findOneOrFail(Invitation, { id });
+    assert.equal(stored.status, 'pending', 'Better Auth keeps an expired invitation pending');
+    assert.ok(stored.expiresAt <= new Date());
+    // Its workflow has ended; the owner can still cancel it, as in Better Auth.
+    const canceled = await owner.client.organization.cancelInvitation({ invitationId: id });
+    assert.equal(canceled.error, null);
+    assert.equal(canceled.data?.status, 'canceled');
+  });
+
+  it('sends no reminder when the invitation lives shorter than the reminder lead', async () => {
+    const api = await startApi(2, 10);
+    try {
+      const { owner, id } = await invitationThroughApi(api);
+      await waitForMail({ to: owner.email, subject: /expired/, timeoutMs: 10_000 });
+      assert.equal(await result(id), 'expired');
+      assert.deepEqual(await activitiesRun(temporal, id), [
+        'invitationMail',
+        'sendEmail',
+        'expireInvitation',
+        'sendEmail',
+      ]);
+    } finally {
+      await api.close();
+    }
+  });
+
+  it('survives a worker restart while pending: it resumes and still expires on time', async () => {
+    const config = loadRuntimeConfig();
+    const taskQueue = `test-invitation-restart-${randomUUID()}`;
+    const workflowBundle = await bundleWorkflowCode({
+      workflowsPath,
+      logger: new DefaultLogger('WARN'),
+    });
+    const activities = createActivities({ orm: shortLived.orm, mailer: createMailer(config.mail) });
+    const connection = await NativeConnection.connect({ address: config.temporal.address });
+    const startWorker = async () => {
+      const worker = await Worker.create({
+        connection,
+        namespace: config.temporal.namespace,
+        taskQueue,
+        workflowBundle,
+        activities,
+      });
+      return { worker, running: worker.run() };
+    };
+
+    // The invitation is written as invite-member writes it; its workflow runs on this test's
+    // own task queue, which only the workers below poll.
+    const owner: Someone = await signedInUser(shortLived);
+    const invitee = `restart-${uniqueTag()}@example.com`;
+    const em = shortLived.orm.em.fork();
+    const organization = em.create(Organization, {
+      name: 'Restart',
+      slug: `restart-${uniqueTag()}`,
+    });
+    em.create(Member, { organization, user: owner.id, role: 'owner' });
+    const expiresAt = new Date(Date.now() + 10 * second);
+    const pending = em.create(Invitation, {
+      organization,
+      email: invitee,
+      role: 'member',
+      inviter: owner.id,
+      expiresAt,
+    });
+    await em.flush();
+
+    const original = await startWorker();
+    const handle = await temporal.workflow.start(invitationWorkflow, {
+      workflowId: workflowIds.invitation(pending.id),
+      taskQueue,
+      args: [
+        {
+          invitationId: pending.id,
+          expiresAt: expiresAt.toISOString(),
+          remindBeforeSeconds: 5,
+          acceptUrl: `https://tollgate.example/accept-invitation/${pending.id}`,
+        },
+      ],
+    });
+    await waitForMail({ to: invitee, subject: /invited to join/ });
+    original.worker.shutdown();
+    await original.running;
+
+    // The reminder falls due with no worker polling: nothing can send it...
+    await sleep(Math.max(expiresAt.getTime() - 3.5 * second - Date.now(), 0));
+    const mailsTo = async (to: string) =>
+      (await readCapturedMails(process.env.MAIL_CAPTURE_DIR ?? '')).filter((mail) =>
+        mail.to.includes(to),
+      );
+    assert.equal((await mailsTo(invitee)).length, 1, 'only the invitation so far');
+
+    // ...until a new worker picks the workflow up from its history.
+    const restarted = await startWorker();
+    try {
+      const reminder = await waitForMail({ to: invitee, subject: /^Reminder/ });
+      assert.ok(receivedAt(reminder) < expiresAt.getTime());
+      const notice = await waitForMail({ to: owner.email, subject: /expired/, timeoutMs: 15_000 });
+      assert.ok(receivedAt(notice) >= expiresAt.getTime(), 'not before the expiry');
+      assert.ok(receivedAt(notice) < expiresAt.getTime() + 4 * second, 'on time');
+      assert.equal(await handle.result(), 'expired');
+    } finally {
+      restarted.worker.shutdown();
+      await restarted.running;
+      await connection.close();
+    }
+  });
+});

@@ -1,0 +1,161 @@
+import {
+  ApplicationFailure,
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  defineUpdate,
+  proxyActivities,
+  setHandler,
+} from '@temporalio/workflow';
+import type {
+  InvitationActivities,
+  InvitationAnswer,
+  InvitationAnswerResult,
+  InvitationMailKind,
+  InvitationRenewal,
+} from '../activities/invitations.ts';
+import type { MailActivities } from '../activities/mail/index.ts';
+
+// Mails and expiry are retried until the database is back; an answer, which a caller waits
+// for, fails after a few attempts.
+const invitations = proxyActivities<InvitationActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+});
+const answers = proxyActivities<InvitationActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '500 milliseconds', maximumAttempts: 4 },
+});
+
+// As the sendEmail workflow: about nine minutes of an unreachable SMTP server are ridden out.
+const mail = proxyActivities<MailActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '5 minutes',
+    maximumAttempts: 10,
+  },
+});
+
+export interface InvitationInput {
+  invitationId: string;
+  /** ISO instant; the invitation row holds the same one, which the API checks. */
+  expiresAt: string;
+  /** The reminder goes out this long before expiry; none when the lifetime is shorter. */
+  remindBeforeSeconds: number;
+  /** Where the invitee accepts: the link in the invitation and reminder mails. */
+  acceptUrl: string;
+}
+
+export type InvitationOutcome = 'accepted' | 'rejected' | 'canceled' | 'expired' | 'gone';
+
+/**
+ * Accept, reject or cancel. The handler applies the answer through an activity (one database
+ * transaction) and returns what it did, so the caller's answer, the row and the end of this
+ * workflow's wait all follow from the same change.
+ */
+export const answerInvitation = defineUpdate<InvitationAnswerResult, [InvitationAnswer]>(
+  'answerInvitation',
+);
+
+/**
+ * invite-member with `resend`: the new expiry is written, then this run hands over to a fresh
+ * one (continue-as-new), which mails the invitation again and times the new expiry.
+ */
+export const resendInvitation = defineUpdate<InvitationRenewal, [{ expiresAt: string }]>(
+  'resendInvitation',
+);
+
+/** The failure type of an update refused because the invitation is settled or expiring. */
+export const invitationSettled = 'InvitationSettled';
+
+const outcomeOf = { accept: 'accepted', reject: 'rejected', cancel: 'canceled' } as const;
+
+/**
+ * The life of one invitation (`invitation:<id>`): the mail to the invitee, a reminder before
+ * expiry, then an answer or expiry; on expiry the invitation is marked expired and its inviter
+ * told. The invitation row is the API's view; every change to it after creation happens here.
+ */
+export async function invitation(input: InvitationInput): Promise<InvitationOutcome> {
+  const { invitationId, acceptUrl } = input;
+  const expiresAt = Date.parse(input.expiresAt);
+  let outcome: InvitationOutcome | undefined;
+  let renewedExpiry: string | undefined;
+  let expiring = false;
+  /** The row is gone, or stopped being pending before a mail (answered, organization deleted). */
+  let gone = false;
+  const settled = () => outcome !== undefined || renewedExpiry !== undefined || gone;
+
+  // Updates that arrive once the answer is known, or once expiry began, are refused before
+  // they reach the history; the database decides between those already running.
+  const refuseWhenSettled = (..._request: unknown[]) => {
+    if (settled() || expiring) {
+      throw ApplicationFailure.nonRetryable(
+        'The invitation is no longer pending',
+        invitationSettled,
+      );
+    }
+  };
+
+  setHandler(
+    answerInvitation,
+    async (answer) => {
+      const result = await answers.answerInvitation({ ...answer, invitationId });
+      if (result.applied) outcome ??= outcomeOf[answer.action];
+      return result;
+    },
+    { validator: refuseWhenSettled },
+  );
+
+  setHandler(
+    resendInvitation,
+    async ({ expiresAt: newExpiry }) => {
+      const renewal = await answers.renewInvitation({ invitationId, expiresAt: newExpiry });
+      if (renewal.applied) renewedExpiry = newExpiry;
+      return renewal;
+    },
+    { validator: refuseWhenSettled },
+  );
+
+  /** Mails the invitee unless the invitation stopped being pending; false when it had. */
+  async function mailInvitee(kind: InvitationMailKind): Promise<boolean> {
+    // One mail id per kind and expiry: a retried send keeps its Message-ID, a resend gets a new one.
+    const mailId = `invitation:${invitationId}:${kind}:${input.expiresAt}`;
+    const message = await invitations.invitationMail({ invitationId, kind, acceptUrl, mailId });
+    // An answer that came in while the mail was being written makes it pointless.
+    if (message && !settled()) await mail.sendEmail(message);
+    return message !== null;
+  }
+
+  /** Waits until `instant` unless the invitation is settled first; true when the time came. */
+  const reached = async (instant: number) =>
+    !(await condition(settled, Math.max(instant - Date.now(), 1)));
+
+  if (!(await mailInvitee('invitation'))) gone = true;
+
+  const remindAt = expiresAt - input.remindBeforeSeconds * 1000;
+  if (!settled() && input.remindBeforeSeconds > 0 && remindAt > Date.now()) {
+    if ((await reached(remindAt)) && !(await mailInvitee('reminder'))) gone = true;
+  }
+
+  if (!settled() && (await reached(expiresAt))) {
+    expiring = true;
+    const notice = await invitations.expireInvitation({
+      invitationId,
+      expiresAt: input.expiresAt,
+      mailId: `invitation:${invitationId}:expired`,
+    });
+    if (notice) {
+      await mail.sendEmail(notice);
+      outcome ??= 'expired';
+    }
+  }
+
+  // An answer or resend whose activity was already running finishes before the run ends.
+  await condition(allHandlersFinished);
+  if (renewedExpiry && outcome === undefined) {
+    return continueAsNew<typeof invitation>({ ...input, expiresAt: renewedExpiry });
+  }
+  return outcome ?? 'gone';
+}
