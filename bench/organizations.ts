@@ -1,0 +1,629 @@
+/**
+ * Organizations benchmark (issue 4). Two scenarios against the real services (PostgreSQL, the
+ * Temporal dev server, the worker running the invitation workflows, SMTP capture), with
+ * Tollgate's API as a process of its own:
+ *
+ * 1. Invitations end to end: an owner invites N distinct emails (POST invite-member, 20 in
+ *    flight), then the N invitees accept (POST accept-invitation, 20 in flight; each accept is a
+ *    Temporal update of the invitation's workflow, which adds the member in an activity). At the
+ *    end N members must exist and N invitation workflows must have completed as accepted.
+ * 2. list-members of an organization with 100 members: autocannon from a process of its own.
+ *
+ *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres node bench/organizations.ts
+ *     [invitations=1000] [--cpu-prof]
+ *
+ * An organization holds at most 100 pending invitations (Better Auth's invitationLimit, fixed in
+ * api/auth/settings.ts) and 100 members (TOLLGATE_MEMBERSHIP_LIMIT, left at its default), so
+ * the owner spreads the N invitations over organizations of 99 invitees each: every full one
+ * ends with exactly 100 members, the first of which serves scenario 2. The invitees' users and
+ * sessions are written straight into the database (rows as sign-up and sign-in write them, the
+ * cookie signed as the API signs it): signing 1,000 users up over HTTP would time argon2id, which
+ * bench/auth.ts already measures, not organizations. The owner signs up over HTTP.
+ *
+ * `--cpu-prof` writes CPU profiles of the API and the worker to .data/bench-organizations/ (it
+ * slows both: such a run is not a result).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Client } from '@temporalio/client';
+import { type Timestamp, tsToMs } from '@temporalio/common';
+import { cookieNames, signCookieValue } from '../api/auth/cookies.ts';
+import { generateSessionToken, sessionIdFromToken } from '../api/auth/session-token.ts';
+import { projectRoot } from '../config/env.ts';
+import { Invitation, Member, Organization, Session, User } from '../db/entities/index.ts';
+import { type Orm, openOrm } from '../db/orm.ts';
+import { startApiProcess } from '../devstack/app-processes.ts';
+import { findFreePort, Supervisor } from '../devstack/supervisor.ts';
+import { startTestStack, type TestStack } from '../devstack/test-stack.ts';
+import { connectTemporal } from '../temporal/client.ts';
+import { workflowIds } from '../workflows/ids.ts';
+import type { LoadOptions, LoadSummary } from './auth/load-generator.ts';
+
+const options = process.argv.slice(2).filter((argument) => !argument.startsWith('--'));
+const invitationCount = Number(options[0] ?? 1000);
+const cpuProfile = process.argv.includes('--cpu-prof');
+if (!Number.isInteger(invitationCount) || invitationCount < 1) {
+  throw new Error('usage: node bench/organizations.ts [invitations=1000] [--cpu-prof]');
+}
+
+/** Requests in flight at once while inviting and while accepting. */
+const concurrency = 20;
+/** Invitees per organization: with its owner, a full organization has the 100 members allowed. */
+const invitesPerOrganization = 99;
+const listMembersTarget = 100;
+const listMembersLoad = { connections: 10, durationSeconds: 10, warmupSeconds: 2 };
+/** How many invitation workflows' histories are read for the timing breakdown. */
+const historySamples = 20;
+
+const say = (line: string) => console.log(`[bench:organizations] ${line}`);
+const workDir = join(projectRoot, '.data', 'bench-organizations');
+
+// --- Everything this run starts, and its clean-up (on success, failure, Ctrl-C or time-out) ---
+
+let crashed: string | undefined;
+const processes = new Supervisor((service, code) => {
+  crashed = `${service} exited unexpectedly (code ${code})`;
+  say(crashed);
+});
+let stackStarting: Promise<TestStack> | undefined;
+let orm: Orm | undefined;
+let temporal: Client | undefined;
+let loadChild: ChildProcess | undefined;
+let cleaningUp: Promise<void> | undefined;
+const cleanUp = () => {
+  cleaningUp ??= (async () => {
+    loadChild?.kill('SIGKILL');
+    await orm?.close().catch(() => undefined);
+    await temporal?.connection.close().catch(() => undefined);
+    // The API before the stack whose services it uses.
+    await processes.stopAll();
+    await stackStarting?.then((stack) => stack.stop()).catch(() => undefined);
+  })();
+  return cleaningUp;
+};
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => void cleanUp().then(() => process.exit(130)));
+}
+// Start-up, up to 0.5 s per invitation for both calls, list-members, and clean-up.
+const budgetSeconds = 300 + 0.5 * invitationCount;
+setTimeout(() => {
+  say(`gave up after ${budgetSeconds} s`);
+  void cleanUp().then(() => process.exit(1));
+}, budgetSeconds * 1000).unref();
+
+const failIfCrashed = () => {
+  if (crashed) throw new Error(crashed);
+};
+
+// --- HTTP ---
+
+interface Caller {
+  cookie: string;
+}
+
+let apiUrl = '';
+
+/** A call as the browser client makes it: the session cookie and the trusted Origin. */
+async function call<T>(caller: Caller, method: 'GET' | 'POST', path: string, body?: unknown) {
+  const response = await fetch(`${apiUrl}/api/auth${path}`, {
+    method,
+    headers: {
+      cookie: caller.cookie,
+      origin: apiUrl,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (response.status !== 200) {
+    throw new Error(`${method} ${path} answered ${response.status}: ${text.slice(0, 300)}`);
+  }
+  return JSON.parse(text) as T;
+}
+
+interface Timed {
+  seconds: number;
+  startedAt: number;
+  endedAt: number;
+  latenciesMs: number[];
+}
+
+/**
+ * Runs `task` over `items` with `limit` in flight, timing each. The first failure stops new
+ * tasks from starting and fails the whole run.
+ */
+async function timedPool<T>(
+  items: T[],
+  limit: number,
+  task: (item: T, index: number) => Promise<void>,
+): Promise<Timed> {
+  const latenciesMs: number[] = [];
+  let next = 0;
+  let failed = false;
+  const startedAt = performance.now();
+  const lane = async () => {
+    while (!failed && next < items.length) {
+      const index = next++;
+      const started = performance.now();
+      try {
+        await task(items[index] as T, index);
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
+      latenciesMs.push(performance.now() - started);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  const endedAt = performance.now();
+  return { seconds: (endedAt - startedAt) / 1000, startedAt, endedAt, latenciesMs };
+}
+
+const percentile = (values: number[], fraction: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)] ?? NaN;
+};
+const median = (values: number[]) => percentile(values, 0.5);
+const fixed = (value: number, digits = 0) => value.toFixed(digits);
+
+// --- Set-up ---
+
+async function startApi(stack: TestStack) {
+  const port = await findFreePort();
+  apiUrl = `http://127.0.0.1:${port}`;
+  await startApiProcess(processes, stack.addresses, {
+    env: {
+      ...process.env,
+      ...stack.env,
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'warn',
+      TOLLGATE_API_HOST: '127.0.0.1',
+      TOLLGATE_API_PORT: String(port),
+      TOLLGATE_PUBLIC_URL: apiUrl,
+      TOLLGATE_AUTH_RATE_LIMIT: 'off',
+      // A week: no invitation expires during the run, and no reminder timer is set.
+      TOLLGATE_INVITATION_LIFETIME_SECONDS: String(7 * 24 * 3600),
+      TOLLGATE_INVITATION_REMINDER_SECONDS: '0',
+      ...(cpuProfile ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${join(workDir, 'api')}` } : {}),
+    },
+    url: apiUrl,
+    logFile: join(workDir, 'tollgate-api.log'),
+  });
+}
+
+/** The owner signs up over HTTP, as a browser would. */
+async function signUpOwner(): Promise<Caller & { userId: string }> {
+  const response = await fetch(`${apiUrl}/api/auth/sign-up/email`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      name: 'Bench Owner',
+      email: 'owner@bench.example',
+      password: 'correct horse battery staple',
+    }),
+  });
+  if (response.status !== 200) throw new Error(`sign-up answered ${response.status}`);
+  const { user } = (await response.json()) as { user: { id: string } };
+  const cookie = response.headers
+    .getSetCookie()
+    .map((header) => header.split(';')[0] ?? '')
+    .filter((pair) => !pair.endsWith('='))
+    .join('; ');
+  return { cookie, userId: user.id };
+}
+
+/**
+ * Users and sessions written in bulk, the rows sign-up and sign-in would write; each answered
+ * with its session cookie, signed with the API's secret.
+ */
+async function createSignedInUsers(emails: string[], secret: string): Promise<Caller[]> {
+  const em = (orm as Orm).em.fork();
+  const cookieName = cookieNames({ secure: false }).sessionToken;
+  const expiresAt = new Date(Date.now() + 7 * 24 * 3600 * 1000);
+  const callers = emails.map((email, index) => {
+    const user = em.create(User, { email, name: `Invitee ${index}`, emailVerified: true });
+    const token = generateSessionToken();
+    em.create(Session, {
+      id: sessionIdFromToken(token),
+      user,
+      expiresAt,
+      ipAddress: '127.0.0.1',
+      userAgent: 'bench/organizations',
+    });
+    return { cookie: `${cookieName}=${encodeURIComponent(signCookieValue(token, secret))}` };
+  });
+  await em.flush();
+  return callers;
+}
+
+// --- Scenario 1: invitations end to end ---
+
+interface InvitationSummary {
+  invitations: number;
+  organizations: number;
+  concurrency: number;
+  seedUsersSeconds: number;
+  invite: PhaseSummary;
+  accept: PhaseSummary;
+  endToEnd: { seconds: number; invitationsPerSecond: number };
+  workflowsCompletedSeconds: number;
+  workflowTimings: Record<string, { p50Ms: number; p99Ms: number; samples: number }>;
+}
+
+interface PhaseSummary {
+  seconds: number;
+  perSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+}
+
+const phaseSummary = (timed: Timed, count: number): PhaseSummary => ({
+  seconds: timed.seconds,
+  perSecond: count / timed.seconds,
+  p50Ms: median(timed.latenciesMs),
+  p99Ms: percentile(timed.latenciesMs, 0.99),
+});
+
+async function invitationsEndToEnd(stack: TestStack) {
+  const owner = await signUpOwner();
+  const organizationCount = Math.ceil(invitationCount / invitesPerOrganization);
+  const organizationIds: string[] = [];
+  for (let index = 0; index < organizationCount; index++) {
+    const organization = await call<{ id: string }>(owner, 'POST', '/organization/create', {
+      name: `Bench organization ${index}`,
+      slug: `bench-${index}`,
+    });
+    organizationIds.push(organization.id);
+  }
+
+  const emails = Array.from(
+    { length: invitationCount },
+    (_, index) => `invitee-${index}@bench.example`,
+  );
+  say(`writing ${invitationCount} invitees' users and sessions`);
+  const seedStarted = performance.now();
+  const invitees = await createSignedInUsers(emails, stack.env.TOLLGATE_AUTH_SECRET ?? '');
+  const seedUsersSeconds = (performance.now() - seedStarted) / 1000;
+
+  say(`inviting ${invitationCount} emails into ${organizationCount} organizations`);
+  const invitationIds: string[] = [];
+  const invite = await timedPool(emails, concurrency, async (email, index) => {
+    const organizationId = organizationIds[Math.floor(index / invitesPerOrganization)];
+    const invitation = await call<{ id: string; email: string; status: string }>(
+      owner,
+      'POST',
+      '/organization/invite-member',
+      { email, role: 'member', organizationId },
+    );
+    if (invitation.email !== email || invitation.status !== 'pending') {
+      throw new Error(`invite-member answered ${JSON.stringify(invitation)}`);
+    }
+    invitationIds[index] = invitation.id;
+  });
+  failIfCrashed();
+
+  say(`accepting ${invitationCount} invitations`);
+  const accept = await timedPool(invitees, concurrency, async (invitee, index) => {
+    const answer = await call<{ invitation: { status: string }; member: { role: string } | null }>(
+      invitee,
+      'POST',
+      '/organization/accept-invitation',
+      { invitationId: invitationIds[index] },
+    );
+    if (answer.invitation.status !== 'accepted' || answer.member?.role !== 'member') {
+      throw new Error(`accept-invitation answered ${JSON.stringify(answer)}`);
+    }
+  });
+  failIfCrashed();
+  const endToEndSeconds = (accept.endedAt - invite.startedAt) / 1000;
+
+  say('checking the members, the invitations and the workflows');
+  const workflowsCompletedSeconds = await verifyInvitations(
+    organizationIds,
+    invitationIds,
+    invite.startedAt,
+  );
+  const workflowTimings = await sampleWorkflowTimings(invitationIds);
+
+  const summary: InvitationSummary = {
+    invitations: invitationCount,
+    organizations: organizationCount,
+    concurrency,
+    seedUsersSeconds,
+    invite: phaseSummary(invite, invitationCount),
+    accept: phaseSummary(accept, invitationCount),
+    endToEnd: { seconds: endToEndSeconds, invitationsPerSecond: invitationCount / endToEndSeconds },
+    workflowsCompletedSeconds,
+    workflowTimings,
+  };
+  return { summary, owner, organizationIds };
+}
+
+/**
+ * Fails unless every invitee is a member, every invitation is accepted, and every invitation
+ * workflow completed (with 'accepted', checked on the first and last). Answers the seconds from
+ * the first invite until the workflows were all seen completed.
+ */
+async function verifyInvitations(
+  organizationIds: string[],
+  invitationIds: string[],
+  firstInviteAt: number,
+): Promise<number> {
+  const em = (orm as Orm).em.fork();
+  const members = await em.count(Member, {
+    organization: { id: { $in: organizationIds } },
+    role: 'member',
+  });
+  const owners = await em.count(Member, {
+    organization: { id: { $in: organizationIds } },
+    role: 'owner',
+  });
+  const accepted = await em.count(Invitation, { status: 'accepted' });
+  const invitations = await em.count(Invitation, {});
+  if (members !== invitationCount || owners !== organizationIds.length) {
+    throw new Error(
+      `${members} invited members and ${owners} owners, not ${invitationCount} and ${organizationIds.length}`,
+    );
+  }
+  if (accepted !== invitationCount || invitations !== invitationCount) {
+    throw new Error(`${accepted} of ${invitations} invitations accepted, not ${invitationCount}`);
+  }
+
+  // Visibility lags the workflows a little: polled until all are seen completed.
+  const client = temporal as Client;
+  const query = (status: string) => `WorkflowType = 'invitation' AND ExecutionStatus = '${status}'`;
+  const deadline = Date.now() + 120_000;
+  let completed = 0;
+  while (Date.now() < deadline) {
+    completed = (await client.workflow.count(query('Completed'))).count;
+    if (completed >= invitationCount) break;
+    await sleep(250);
+  }
+  const completedAt = performance.now();
+  const unfinished = await Promise.all(
+    ['Running', 'Failed', 'Terminated', 'TimedOut', 'ContinuedAsNew'].map(
+      async (status) => [status, (await client.workflow.count(query(status))).count] as const,
+    ),
+  );
+  if (completed !== invitationCount || unfinished.some(([, count]) => count > 0)) {
+    throw new Error(
+      `${completed} invitation workflows completed, not ${invitationCount}; others: ` +
+        JSON.stringify(Object.fromEntries(unfinished)),
+    );
+  }
+  for (const id of [invitationIds[0], invitationIds.at(-1)] as string[]) {
+    const outcome = await client.workflow.getHandle(workflowIds.invitation(id)).result();
+    if (outcome !== 'accepted') throw new Error(`invitation ${id}'s workflow ended ${outcome}`);
+  }
+  return (completedAt - firstInviteAt) / 1000;
+}
+
+/**
+ * Where an invitation workflow's time goes, from the histories of a sample spread over the run:
+ * for each activity the wait for a worker slot (scheduled to started) and its run (started to
+ * completed), the accept update (accepted to completed), and the whole run (start to close).
+ */
+async function sampleWorkflowTimings(invitationIds: string[]) {
+  const client = temporal as Client;
+  const spans: Record<string, number[]> = {};
+  const record = (name: string, ms: number) => {
+    spans[name] ??= [];
+    spans[name].push(ms);
+  };
+  const step = Math.max(1, Math.floor(invitationIds.length / historySamples));
+  for (let index = 0; index < invitationIds.length; index += step) {
+    const handle = client.workflow.getHandle(
+      workflowIds.invitation(invitationIds[index] as string),
+    );
+    const events = (await handle.fetchHistory()).events ?? [];
+    const at = (event: { eventTime?: Timestamp | null }) => tsToMs(event.eventTime);
+    const scheduled = new Map<string, { name: string; at: number }>();
+    const started = new Map<string, number>();
+    let updateAcceptedAt: number | undefined;
+    for (const event of events) {
+      const id = String(event.eventId);
+      if (event.activityTaskScheduledEventAttributes) {
+        const name = event.activityTaskScheduledEventAttributes.activityType?.name ?? '?';
+        scheduled.set(id, { name, at: at(event) });
+      } else if (event.activityTaskStartedEventAttributes) {
+        const scheduledId = String(event.activityTaskStartedEventAttributes.scheduledEventId);
+        const schedule = scheduled.get(scheduledId);
+        if (schedule) record(`${schedule.name}: waiting for a worker`, at(event) - schedule.at);
+        started.set(scheduledId, at(event));
+      } else if (event.activityTaskCompletedEventAttributes) {
+        const scheduledId = String(event.activityTaskCompletedEventAttributes.scheduledEventId);
+        const schedule = scheduled.get(scheduledId);
+        const startedAt = started.get(scheduledId);
+        if (schedule && startedAt !== undefined) {
+          record(`${schedule.name}: running`, at(event) - startedAt);
+        }
+      } else if (event.workflowExecutionUpdateAcceptedEventAttributes) {
+        updateAcceptedAt = at(event);
+      } else if (event.workflowExecutionUpdateCompletedEventAttributes && updateAcceptedAt) {
+        record('accept update: accepted to completed', at(event) - updateAcceptedAt);
+      }
+    }
+    const first = events[0];
+    const last = events.at(-1);
+    if (first && last) record('workflow: start to close', at(last) - at(first));
+  }
+  return Object.fromEntries(
+    Object.entries(spans).map(([name, values]) => [
+      name,
+      { p50Ms: median(values), p99Ms: percentile(values, 0.99), samples: values.length },
+    ]),
+  );
+}
+
+// --- Scenario 2: list-members with autocannon ---
+
+/** Tops the organization up to `listMembersTarget` members when scenario 1 left it smaller. */
+async function fillOrganization(organizationId: string) {
+  const em = (orm as Orm).em.fork();
+  const missing = listMembersTarget - (await em.count(Member, { organization: organizationId }));
+  const organization = em.getReference(Organization, organizationId);
+  for (let index = 0; index < missing; index++) {
+    const user = em.create(User, { email: `extra-${index}@bench.example`, name: `Extra ${index}` });
+    em.create(Member, { organization, user, role: 'member' });
+  }
+  await em.flush();
+}
+
+const loadGenerator = join(import.meta.dirname, 'auth', 'load-generator.ts');
+
+/** One autocannon run from its own process; any answer but 2xx makes it no result. */
+async function generateLoad(label: string, load: LoadOptions): Promise<LoadSummary> {
+  const child = spawn(process.execPath, [loadGenerator, JSON.stringify(load)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  loadChild = child;
+  const exited = once(child, 'exit');
+  const timer = setTimeout(() => child.kill('SIGKILL'), (load.durationSeconds + 60) * 1000);
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  const [code] = await exited;
+  clearTimeout(timer);
+  loadChild = undefined;
+  if (code !== 0) throw new Error(`${label}: the load generator exited with ${code}`);
+  failIfCrashed();
+  const summary = JSON.parse(output) as LoadSummary;
+  if (summary.non2xx > 0 || summary.errors > 0 || summary.timeouts > 0 || !summary.requests) {
+    throw new Error(
+      `${label} is not a result: ${summary.requests} requests, ${summary.non2xx} non-2xx ` +
+        `(status codes ${JSON.stringify(summary.statusCodes)}), ${summary.errors} errors, ` +
+        `${summary.timeouts} timeouts`,
+    );
+  }
+  return summary;
+}
+
+async function listMembers(owner: Caller, organizationId: string): Promise<LoadSummary> {
+  await fillOrganization(organizationId);
+  const path = `/organization/list-members?organizationId=${organizationId}`;
+  const page = await call<{ members: unknown[]; total: number }>(owner, 'GET', path);
+  if (page.members.length !== listMembersTarget || page.total !== listMembersTarget) {
+    throw new Error(`list-members answered ${page.members.length} members of ${page.total}`);
+  }
+  const load = {
+    url: `${apiUrl}/api/auth${path}`,
+    headers: { cookie: owner.cookie, origin: apiUrl },
+    connections: listMembersLoad.connections,
+  };
+  say(`list-members: warm-up ${listMembersLoad.warmupSeconds} s`);
+  await generateLoad('list-members (warm-up)', {
+    ...load,
+    durationSeconds: listMembersLoad.warmupSeconds,
+  });
+  say(`list-members: ${listMembersLoad.durationSeconds} s, ${load.connections} connections`);
+  return generateLoad('list-members', {
+    ...load,
+    durationSeconds: listMembersLoad.durationSeconds,
+  });
+}
+
+// --- The run ---
+
+try {
+  rmSync(workDir, { recursive: true, force: true });
+  mkdirSync(workDir, { recursive: true });
+  const loadBefore = loadavg();
+  say(`load average before: ${loadBefore.map((value) => fixed(value, 2)).join(' ')}`);
+
+  say('starting the test stack');
+  // The worker inherits this process's environment: profiled with the API when asked.
+  const nodeOptions = process.env.NODE_OPTIONS;
+  if (cpuProfile) process.env.NODE_OPTIONS = `--cpu-prof --cpu-prof-dir=${join(workDir, 'worker')}`;
+  stackStarting = startTestStack(say);
+  const stack = await stackStarting;
+  if (cpuProfile) process.env.NODE_OPTIONS = nodeOptions ?? '';
+  await startApi(stack);
+  orm = await openOrm(stack.addresses.databaseUrl);
+  temporal = await connectTemporal({
+    address: stack.addresses.temporalAddress,
+    namespace: stack.config.temporal.namespace,
+  });
+
+  const { summary, owner, organizationIds } = await invitationsEndToEnd(stack);
+  const listing = await listMembers(owner, organizationIds[0] as string);
+  const loadAfter = loadavg();
+
+  const milliseconds = (phase: PhaseSummary) => `${fixed(phase.p50Ms)} / ${fixed(phase.p99Ms)}`;
+  console.table({
+    'invite-member': {
+      calls: invitationCount,
+      'per second': fixed(summary.invite.perSecond, 1),
+      'p50 / p99 (ms)': milliseconds(summary.invite),
+      seconds: fixed(summary.invite.seconds, 1),
+    },
+    'accept-invitation': {
+      calls: invitationCount,
+      'per second': fixed(summary.accept.perSecond, 1),
+      'p50 / p99 (ms)': milliseconds(summary.accept),
+      seconds: fixed(summary.accept.seconds, 1),
+    },
+    'end to end (first invite to last member)': {
+      calls: invitationCount,
+      'per second': fixed(summary.endToEnd.invitationsPerSecond, 1),
+      'p50 / p99 (ms)': '',
+      seconds: fixed(summary.endToEnd.seconds, 1),
+    },
+    [`list-members, ${listMembersTarget} members (${listMembersLoad.connections} connections)`]: {
+      calls: listing.requests,
+      'per second': fixed(listing.requestsPerSecond),
+      'p50 / p99 (ms)': `${listing.latencyP50Ms} / ${listing.latencyP99Ms}`,
+      seconds: listMembersLoad.durationSeconds,
+    },
+  });
+  console.table(
+    Object.fromEntries(
+      Object.entries(summary.workflowTimings).map(([name, timing]) => [
+        name,
+        {
+          'p50 (ms)': fixed(timing.p50Ms),
+          'p99 (ms)': fixed(timing.p99Ms),
+          samples: timing.samples,
+        },
+      ]),
+    ),
+  );
+  say(
+    `${invitationCount} invitations in ${summary.organizations} organizations, ${concurrency} ` +
+      `in flight; invitees' users and sessions written in ${fixed(summary.seedUsersSeconds, 1)} s; ` +
+      `all workflows seen completed ${fixed(summary.workflowsCompletedSeconds, 1)} s after the first invite`,
+  );
+  say(`load average after: ${loadAfter.map((value) => fixed(value, 2)).join(' ')}`);
+  if (cpuProfile)
+    say(`CPU profiles of the API and the worker written to ${workDir} when they stop`);
+
+  const resultsDir = join(projectRoot, 'bench', 'results');
+  mkdirSync(resultsDir, { recursive: true });
+  writeFileSync(
+    join(resultsDir, 'organizations.json'),
+    `${JSON.stringify(
+      {
+        cpuProfile,
+        settings:
+          'NODE_ENV=test LOG_LEVEL=warn TOLLGATE_AUTH_RATE_LIMIT=off, invitation lifetime 7 days, ' +
+          'no reminder; invitees written to the database, owner signed up over HTTP',
+        invitations: summary,
+        listMembers: { members: listMembersTarget, ...listMembersLoad, ...listing },
+        loadAverage: { before: loadBefore, after: loadAfter },
+        measuredAt: new Date().toISOString(),
+      },
+      null,
+      2,
+    )}\n`,
+  );
+} catch (error) {
+  say(`FAILED: ${error instanceof Error ? error.message : String(error)}`);
+  process.exitCode = 1;
+} finally {
+  say('cleaning up');
+  await cleanUp();
+}
