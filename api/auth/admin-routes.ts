@@ -16,6 +16,7 @@ import {
 } from './admin-permissions.ts';
 import {
   clearSessionCookies,
+  cookieName,
   cookieNames,
   readCookie,
   setCookie,
@@ -220,7 +221,7 @@ async function requireUser(em: EntityManager, id: string): Promise<User> {
 export function adminRoutes({ orm }: AppDependencies, settings: AuthSettings): Router {
   const router = new Router({ prefix: '/admin' });
   // Better Auth keeps the admin's own session here while they act as someone else.
-  const adminSessionCookie = `${settings.secure ? '__Secure-' : ''}better-auth.admin_session`;
+  const adminSessionCookie = cookieName(settings, 'admin_session');
 
   /** The signed-in caller, who must hold every permission in `request`. */
   async function requireAdmin(

@@ -10,18 +10,16 @@ export interface CookieSettings {
   secure: boolean;
 }
 
-const baseNames = {
-  sessionToken: 'better-auth.session_token',
-  sessionData: 'better-auth.session_data',
-  dontRemember: 'better-auth.dont_remember',
-} as const;
+/** `better-auth.<name>`, with the `__Secure-` prefix browsers require for Secure cookies. */
+export function cookieName({ secure }: Pick<CookieSettings, 'secure'>, name: string): string {
+  return `${secure ? '__Secure-' : ''}better-auth.${name}`;
+}
 
-export function cookieNames({ secure }: Pick<CookieSettings, 'secure'>) {
-  const prefix = secure ? '__Secure-' : '';
+export function cookieNames(settings: Pick<CookieSettings, 'secure'>) {
   return {
-    sessionToken: `${prefix}${baseNames.sessionToken}`,
-    sessionData: `${prefix}${baseNames.sessionData}`,
-    dontRemember: `${prefix}${baseNames.dontRemember}`,
+    sessionToken: cookieName(settings, 'session_token'),
+    sessionData: cookieName(settings, 'session_data'),
+    dontRemember: cookieName(settings, 'dont_remember'),
   };
 }
 

@@ -4,7 +4,13 @@ import { generateState } from 'arctic';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { Verification } from '../../../db/entities/index.ts';
-import { readCookie, setCookie, signCookieValue, verifySignedCookie } from '../cookies.ts';
+import {
+  cookieName,
+  readCookie,
+  setCookie,
+  signCookieValue,
+  verifySignedCookie,
+} from '../cookies.ts';
 import type { AuthSettings } from '../settings.ts';
 
 /** A sign-in with a provider must come back within 10 minutes (spec section 9). */
@@ -33,8 +39,7 @@ const codeVerifierFor = (state: string, secret: string) =>
   createHmac('sha256', secret).update(`pkce:${state}`).digest('base64url');
 
 /** Better Auth's state cookie: it ties the flow to the browser that started it. */
-const stateCookieName = (settings: AuthSettings) =>
-  `${settings.secure ? '__Secure-' : ''}better-auth.state`;
+const stateCookieName = (settings: AuthSettings) => cookieName(settings, 'state');
 
 export interface StartedFlow {
   state: string;
