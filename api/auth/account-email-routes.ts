@@ -1,23 +1,14 @@
 import Router from '@koa/router';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
-import type { Context } from 'koa';
 import { z } from 'zod';
 import type { User } from '../../db/entities/index.ts';
 import type { AppDependencies } from '../dependencies.ts';
 import { parseBody, parseQuery } from '../validation.ts';
 import { checkCallbackURL, redirect, withError } from './account-redirects.ts';
 import { authMails, emailVerificationSubject } from './auth-mail.ts';
-import { writeCookieCache } from './cookie-cache.ts';
-import { setSessionCookies } from './cookies.ts';
 import { type AuthMessage, authError } from './errors.ts';
-import {
-  isShortLivedSession,
-  presentedApiKey,
-  requireSignedIn,
-  type SignedIn,
-  signedInOrNull,
-} from './session-context.ts';
-import { findUserByEmail, sessionJson, signedInUserJson, userJson } from './sessions.ts';
+import { reissueSessionCookies, requireSignedIn, signedInOrNull } from './session-context.ts';
+import { findUserByEmail, signedInUserJson } from './sessions.ts';
 import type { AuthSettings } from './settings.ts';
 import { findToken } from './verification-tokens.ts';
 
@@ -63,23 +54,6 @@ export function accountEmailRoutes(dependencies: AppDependencies, settings: Auth
         throw authError(400, 'COULDNT_UPDATE_YOUR_EMAIL');
       }
       throw error;
-    }
-  }
-
-  // The user behind the session changed: Better Auth sends the same session's cookie again,
-  // and a fresh cookie cache, which would otherwise show the old address for minutes.
-  function reissueSessionCookies(ctx: Context, { token, session, user }: SignedIn) {
-    // A caller signed in with an API key has no session cookie (and its key must not become one).
-    if (presentedApiKey(ctx)) return;
-    setSessionCookies(ctx, settings, token, {
-      rememberMe: !isShortLivedSession(ctx, settings),
-      maxAgeSeconds: settings.session.expiresInSeconds,
-    });
-    if (settings.cookieCache.enabled) {
-      writeCookieCache(ctx, settings, {
-        session: sessionJson(session, token),
-        user: userJson(user),
-      });
     }
   }
 
@@ -135,7 +109,7 @@ export function accountEmailRoutes(dependencies: AppDependencies, settings: Auth
     if (!signedIn || signedIn.user.id !== user.id) return fail('unauthorized');
     await moveEmail(user, subject.updateTo);
     await mails.verifyEmail(user, callbackURL);
-    reissueSessionCookies(ctx, signedIn);
+    reissueSessionCookies(ctx, settings, signedIn);
     if (callbackURL) return redirect(ctx, callbackURL);
     ctx.body = { status: true, user: signedInUserJson(user) };
   });
@@ -153,7 +127,7 @@ export function accountEmailRoutes(dependencies: AppDependencies, settings: Auth
     } else {
       // An address nobody has verified proves nothing to keep: it changes at once.
       await moveEmail(user, newEmail);
-      reissueSessionCookies(ctx, signedIn);
+      reissueSessionCookies(ctx, settings, signedIn);
       await mails.verifyEmail(user, body.callbackURL);
     }
     ctx.body = { status: true };

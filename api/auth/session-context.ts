@@ -2,9 +2,10 @@ import type { Context } from 'koa';
 import { Session, User } from '../../db/entities/index.ts';
 import type { Orm } from '../../db/orm.ts';
 import { verifyApiKey } from './api-keys.ts';
-import { cookieNames, readCookie, verifySignedCookie } from './cookies.ts';
+import { writeCookieCache } from './cookie-cache.ts';
+import { cookieNames, readCookie, setSessionCookies, verifySignedCookie } from './cookies.ts';
 import { authError, EmptyAnswer } from './errors.ts';
-import { findActiveSession, isBanned } from './sessions.ts';
+import { findActiveSession, isBanned, sessionJson, userJson } from './sessions.ts';
 import type { AuthSettings } from './settings.ts';
 
 /** The signed-in caller of an /api/auth route. */
@@ -114,4 +115,21 @@ export async function requireFreshSession(
     throw authError(403, 'SESSION_IS_NOT_FRESH');
   }
   return signedIn;
+}
+
+/**
+ * After a call changed the session or its user, Better Auth sends the session cookie again and,
+ * with the cookie cache on, a fresh cache (else the old values would show for minutes).
+ */
+export function reissueSessionCookies(ctx: Context, settings: AuthSettings, signedIn: SignedIn) {
+  // A caller signed in with an API key has no session cookie (and its key must not become one).
+  if (presentedApiKey(ctx)) return;
+  const { token, session, user } = signedIn;
+  setSessionCookies(ctx, settings, token, {
+    rememberMe: !isShortLivedSession(ctx, settings),
+    maxAgeSeconds: settings.session.expiresInSeconds,
+  });
+  if (settings.cookieCache.enabled) {
+    writeCookieCache(ctx, settings, { session: sessionJson(session, token), user: userJson(user) });
+  }
 }

@@ -10,6 +10,7 @@ import {
   isShortLivedSession,
   presentedApiKey,
   presentedSessionToken,
+  reissueSessionCookies,
   requireSignedIn,
   signedInOrNull,
 } from './session-context.ts';
@@ -128,7 +129,8 @@ export function sessionRoutes({ orm }: AppDependencies, settings: AuthSettings):
 
   router.post('/update-user', async (ctx) => {
     const body = parseBody(ctx, updateUserBody);
-    const { user, token, session } = await requireSignedIn(ctx, orm, settings);
+    const signedIn = await requireSignedIn(ctx, orm, settings);
+    const { user } = signedIn;
     if (body.email) throw authError(400, 'EMAIL_CAN_NOT_BE_UPDATED');
     if (body.role) throw authError(400, 'ROLE_IS_NOT_ALLOWED_TO_BE_SET');
     if (body.name === undefined && body.image === undefined) {
@@ -137,9 +139,7 @@ export function sessionRoutes({ orm }: AppDependencies, settings: AuthSettings):
     if (body.name !== undefined) user.name = body.name;
     if (body.image !== undefined) user.image = body.image;
     await orm.em.flush();
-    const rememberMe = !isShortLivedSession(ctx, settings);
-    const remaining = (session.expiresAt.getTime() - Date.now()) / 1000;
-    setSessionCookies(ctx, settings, token, { rememberMe, maxAgeSeconds: remaining });
+    reissueSessionCookies(ctx, settings, signedIn);
     ctx.body = { status: true };
   });
 

@@ -1,7 +1,6 @@
 import Router from '@koa/router';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Context } from 'koa';
 import { z } from 'zod';
 import {
   Invitation,
@@ -15,17 +14,13 @@ import { isUuid } from '../../../domain/ids.ts';
 import { creatorRole, memberMayDo } from '../../../domain/organization-permissions.ts';
 import type { AppDependencies } from '../../dependencies.ts';
 import { parseBody, parseQuery } from '../../validation.ts';
-import { writeCookieCache } from '../cookie-cache.ts';
-import { setSessionCookies } from '../cookies.ts';
 import { authError } from '../errors.ts';
 import {
-  isShortLivedSession,
-  presentedApiKey,
+  reissueSessionCookies,
   requireSignedIn,
   type SignedIn,
   signedInOrNull,
 } from '../session-context.ts';
-import { sessionJson, userJson } from '../sessions.ts';
 import type { AuthSettings } from '../settings.ts';
 import {
   invitationJson,
@@ -157,22 +152,6 @@ function findOrganization(em: EntityManager, by: { id: string } | { slug: string
  */
 export function organizationRoutes({ orm }: AppDependencies, settings: AuthSettings): Router {
   const router = new Router();
-
-  /** set-active changed the session: Better Auth sends its cookie again, and a fresh cache. */
-  function reissueSessionCookies(ctx: Context, { token, session, user }: SignedIn) {
-    // A caller signed in with an API key has no session cookie (and its key must not become one).
-    if (presentedApiKey(ctx)) return;
-    setSessionCookies(ctx, settings, token, {
-      rememberMe: !isShortLivedSession(ctx, settings),
-      maxAgeSeconds: settings.session.expiresInSeconds,
-    });
-    if (settings.cookieCache.enabled) {
-      writeCookieCache(ctx, settings, {
-        session: sessionJson(session, token),
-        user: userJson(user),
-      });
-    }
-  }
 
   async function setActiveOrganization(signedIn: SignedIn, organizationId: string | null) {
     signedIn.session.activeOrganizationId = organizationId;
@@ -315,7 +294,7 @@ export function organizationRoutes({ orm }: AppDependencies, settings: AuthSetti
     if (body.organizationId === null) {
       if (activeId) {
         await setActiveOrganization(signedIn, null);
-        reissueSessionCookies(ctx, signedIn);
+        reissueSessionCookies(ctx, settings, signedIn);
       }
       return answerNull(ctx);
     }
@@ -335,7 +314,7 @@ export function organizationRoutes({ orm }: AppDependencies, settings: AuthSetti
       throw organizationError(403, 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION');
     }
     await setActiveOrganization(signedIn, member.organization.id);
-    reissueSessionCookies(ctx, signedIn);
+    reissueSessionCookies(ctx, settings, signedIn);
     ctx.body = organizationJson(member.organization);
   });
 

@@ -15,15 +15,7 @@ import { isUuid } from '../../../domain/ids.ts';
 import { memberMayDo } from '../../../domain/organization-permissions.ts';
 import type { AppDependencies } from '../../dependencies.ts';
 import { parseBody, parseQuery } from '../../validation.ts';
-import { writeCookieCache } from '../cookie-cache.ts';
-import { setSessionCookies } from '../cookies.ts';
-import {
-  isShortLivedSession,
-  presentedApiKey,
-  requireSignedIn,
-  type SignedIn,
-} from '../session-context.ts';
-import { sessionJson, userJson } from '../sessions.ts';
+import { reissueSessionCookies, requireSignedIn, type SignedIn } from '../session-context.ts';
 import type { AuthSettings } from '../settings.ts';
 import { teamJson } from './context.ts';
 import { organizationError } from './errors.ts';
@@ -140,26 +132,10 @@ async function findOwnTeamMembership(em: EntityManager, user: User, team: Team) 
 export function teamRoutes({ orm }: AppDependencies, settings: AuthSettings): Router {
   const router = new Router();
 
-  /** The session changed: Better Auth sends its cookie again, and a fresh cookie cache. */
-  function reissueSessionCookies(ctx: Context, { token, session, user }: SignedIn) {
-    // A caller signed in with an API key has no session cookie (and its key must not become one).
-    if (presentedApiKey(ctx)) return;
-    setSessionCookies(ctx, settings, token, {
-      rememberMe: !isShortLivedSession(ctx, settings),
-      maxAgeSeconds: settings.session.expiresInSeconds,
-    });
-    if (settings.cookieCache.enabled) {
-      writeCookieCache(ctx, settings, {
-        session: sessionJson(session, token),
-        user: userJson(user),
-      });
-    }
-  }
-
   async function setActiveTeam(ctx: Context, signedIn: SignedIn, teamId: string | null) {
     signedIn.session.activeTeamId = teamId;
     await orm.em.flush();
-    reissueSessionCookies(ctx, signedIn);
+    reissueSessionCookies(ctx, settings, signedIn);
   }
 
   /** The organization a call names, else the session's active one. */
