@@ -414,6 +414,7 @@ async function sampleWorkflowTimings(invitationIds: string[]) {
     spans[name] ??= [];
     spans[name].push(ms);
   };
+  const histories: { ms: number; event: string | undefined }[][] = [];
   const step = Math.max(1, Math.floor(invitationIds.length / historySamples));
   for (let index = 0; index < invitationIds.length; index += step) {
     const handle = client.workflow.getHandle(
@@ -441,6 +442,24 @@ async function sampleWorkflowTimings(invitationIds: string[]) {
         if (schedule && startedAt !== undefined) {
           record(`${schedule.name}: running`, at(event) - startedAt);
         }
+      } else if (event.workflowTaskScheduledEventAttributes) {
+        scheduled.set(id, { name: 'workflow task', at: at(event) });
+      } else if (event.workflowTaskStartedEventAttributes) {
+        const scheduledId = String(event.workflowTaskStartedEventAttributes.scheduledEventId);
+        const schedule = scheduled.get(scheduledId);
+        if (schedule) record('workflow task: waiting for a worker', at(event) - schedule.at);
+        started.set(scheduledId, at(event));
+      } else if (event.workflowTaskCompletedEventAttributes) {
+        const startedAt = started.get(
+          String(event.workflowTaskCompletedEventAttributes.scheduledEventId),
+        );
+        if (startedAt !== undefined) record('workflow task: running', at(event) - startedAt);
+      } else if (
+        event.workflowTaskTimedOutEventAttributes ||
+        event.workflowTaskFailedEventAttributes
+      ) {
+        // A cached run the worker lost (or a task it failed): replayed from its history.
+        record('workflow task timed out or failed (count)', 1);
       } else if (event.workflowExecutionUpdateAcceptedEventAttributes) {
         updateAcceptedAt = at(event);
       } else if (event.workflowExecutionUpdateCompletedEventAttributes && updateAcceptedAt) {
@@ -450,7 +469,18 @@ async function sampleWorkflowTimings(invitationIds: string[]) {
     const first = events[0];
     const last = events.at(-1);
     if (first && last) record('workflow: start to close', at(last) - at(first));
+    // The sampled histories in full, to read beside the spans.
+    histories.push(
+      events.map((event) => ({
+        ms: first ? at(event) - at(first) : 0,
+        // Each event carries exactly one set of attributes, named after its type.
+        event: Object.entries(event)
+          .find(([key, value]) => key.endsWith('EventAttributes') && value)?.[0]
+          .replace(/EventAttributes$/, ''),
+      })),
+    );
   }
+  writeFileSync(join(workDir, 'invitation-histories.json'), JSON.stringify(histories));
   return Object.fromEntries(
     Object.entries(spans).map(([name, values]) => [
       name,

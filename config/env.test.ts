@@ -33,6 +33,11 @@ describe('configuration', () => {
     ['NODE_ENV', 'staging', /^NODE_ENV must be development, test or production/],
     ['STRIPE_SECRET_KEY', 'pk_test_1', /^STRIPE_SECRET_KEY must be a Stripe secret key/],
     ['TOLLGATE_OPS_TOKEN', 'short', /^TOLLGATE_OPS_TOKEN must be a random string of at least 32/],
+    [
+      'TOLLGATE_INVITATION_LIMIT',
+      '0',
+      /^TOLLGATE_INVITATION_LIMIT must be a whole number of pending invitations/,
+    ],
     ['SMTP_URL', 'http://mail.example.com', /^SMTP_URL must be an smtp:\/\/ or smtps:\/\/ URL/],
     ['MAIL_FROM', 'Tollgate', /^MAIL_FROM must be a sender address/],
   ];

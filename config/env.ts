@@ -153,6 +153,11 @@ const environmentSchema = z.object({
     .int('a whole number of seconds, 0 for no reminder')
     .min(0, 'a whole number of seconds, 0 for no reminder')
     .default(86_400),
+  TOLLGATE_INVITATION_LIMIT: z.coerce
+    .number({ message: 'a whole number of pending invitations, at least 1' })
+    .int('a whole number of pending invitations, at least 1')
+    .min(1, 'a whole number of pending invitations, at least 1')
+    .default(100),
 });
 
 /** The social sign-in providers, by Better Auth's ids. */
@@ -246,7 +251,7 @@ export interface Config {
     organizationLimit: number | undefined;
     membershipLimit: number;
     /** How long an invitation stays open, and how long before its expiry the reminder goes. */
-    invitations: { lifetimeSeconds: number; reminderSeconds: number };
+    invitations: { lifetimeSeconds: number; reminderSeconds: number; limit: number };
   };
 }
 
@@ -318,6 +323,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       invitations: {
         lifetimeSeconds: env.TOLLGATE_INVITATION_LIFETIME_SECONDS,
         reminderSeconds: env.TOLLGATE_INVITATION_REMINDER_SECONDS,
+        limit: env.TOLLGATE_INVITATION_LIMIT,
       },
     },
   };

@@ -36,7 +36,13 @@ type Api = Awaited<ReturnType<typeof startApiServer>>;
 function startApi(lifetimeSeconds: number, reminderSeconds: number): Promise<Api> {
   const config = loadRuntimeConfig();
   return startApiServer(
-    { ...config, auth: { ...config.auth, invitations: { lifetimeSeconds, reminderSeconds } } },
+    {
+      ...config,
+      auth: {
+        ...config.auth,
+        invitations: { ...config.auth.invitations, lifetimeSeconds, reminderSeconds },
+      },
+    },
     { host: '127.0.0.1', port: 0 },
   );
 }

@@ -70,7 +70,7 @@ export function authSettings(config: RuntimeConfig): AuthSettings {
       membershipLimit: config.auth.membershipLimit,
     },
     teams: config.auth.teams,
-    invitations: { ...config.auth.invitations, limit: 100 },
+    invitations: config.auth.invitations,
     session: {
       expiresInSeconds: 7 * day,
       updateAgeSeconds: day,
