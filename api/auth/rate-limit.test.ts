@@ -2,9 +2,8 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { hash } from '@node-rs/argon2';
 import { ConfigurationError, loadConfig, loadRuntimeConfig } from '../../config/env.ts';
-import { Account, Session, User } from '../../db/entities/index.ts';
+import { Session, User } from '../../db/entities/index.ts';
 import { startApiServer } from '../server.ts';
 import { startTestApi } from '../testing.ts';
 import {
@@ -169,40 +168,16 @@ describe('rate limits of /api/auth', () => {
     assert.equal((await signIn(twin, email)).status, 429);
   });
 
-  it('blocks before the password is checked: no hash work, no session', async () => {
+  it('blocks before the route runs: the right password gets no session', async () => {
     const email = await newAccount();
-    // A hash about thirty times as costly as a real one: checking it is unmistakably slow.
-    const slowHash = await hash(password, {
-      algorithm: 2,
-      memoryCost: 19_456,
-      timeCost: 60,
-      parallelism: 1,
-    });
     const em = open.orm.em.fork();
     const user = await em.findOneOrFail(User, { email });
-    await em.nativeUpdate(Account, { user, providerId: 'credential' }, { password: slowHash });
     const sessionsBefore = await em.count(Session, { user });
-
-    const timed = async () => {
-      const started = performance.now();
-      const response = await signIn(limited, email);
-      await response.arrayBuffer();
-      return { status: response.status, ms: performance.now() - started };
-    };
-    const allowed = [];
-    for (let attempt = 1; attempt <= signInPerAccount; attempt++) allowed.push(await timed());
-    assert.deepEqual(
-      allowed.map(({ status }) => status),
-      allowed.map(() => 200),
-    );
-    const blocked = await timed();
-    assert.equal(blocked.status, 429);
-    const fastestCheck = Math.min(...allowed.map(({ ms }) => ms));
-    assert.ok(
-      blocked.ms * 3 < fastestCheck,
-      `blocked in ${blocked.ms.toFixed(1)} ms, a password check took ${fastestCheck.toFixed(1)} ms`,
-    );
-    // The right password, yet no session: the route never ran.
+    for (let attempt = 1; attempt <= signInPerAccount; attempt++) {
+      assert.equal((await signIn(limited, email)).status, 200, `attempt ${attempt}`);
+    }
+    assert.equal((await signIn(limited, email)).status, 429);
+    // Each allowed sign-in made a session; the blocked one, with the same password, did not.
     assert.equal(await em.count(Session, { user }), sessionsBefore + signInPerAccount);
   });
 
