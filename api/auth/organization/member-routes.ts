@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
-import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
+import type { EntityManager, QBFilterQuery } from '@mikro-orm/postgresql';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import {
@@ -217,6 +217,28 @@ const listMembersQuery = z
 
 type ListMembersQuery = z.infer<typeof listMembersQuery>;
 
+/** A list-members row; timestamps arrive as PostgreSQL's text, unparsed by the driver. */
+interface MemberRow {
+  id: string;
+  role: string;
+  created_at: string;
+  organization_id: string;
+  user_id: string;
+  name: string;
+  email: string;
+  image: string | null;
+}
+
+/** The same answer as memberWithUserJson, from a row. */
+const memberRowJson = (row: MemberRow) => ({
+  id: row.id,
+  organizationId: row.organization_id,
+  userId: row.user_id,
+  role: row.role,
+  createdAt: new Date(row.created_at),
+  user: { id: row.user_id, name: row.name, email: row.email, image: row.image },
+});
+
 function memberFilter(query: ListMembersQuery): Record<string, unknown> {
   if (!query.filterField) return {};
   const value = query.filterValue ?? '';
@@ -286,18 +308,27 @@ export function memberRoutes({ orm }: AppDependencies, settings: AuthSettings): 
     if (!(await findMember(orm.em, signedIn.user.id, organizationId))) {
       throw organizationError(403, 'YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION');
     }
-    const where = { organization: organizationId, ...memberFilter(query) } as FilterQuery<Member>;
+    const where = { organization: organizationId, ...memberFilter(query) } as QBFilterQuery<Member>;
     const direction = query.sortDirection ?? 'asc';
     // Ties (and sorting by id itself) are settled by id, so pages never overlap.
     const orderBy = [{ [memberFields[query.sortBy ?? 'createdAt']]: direction }, { id: direction }];
-    const [members, total] = await orm.em.findAndCount(Member, where, {
-      populate: ['user'],
-      orderBy,
+    // Plain rows, no entities: building 100 members and users as entities cost about seven
+    // times the rest of the request (bench/organizations.ts).
+    const page = orm.em
+      .createQueryBuilder(Member, 'm')
+      .select(['m.id', 'm.role', 'm.createdAt', 'm.organization'])
+      .where(where)
+      .leftJoin('m.user', 'u')
+      .addSelect(['u.id as user_id', 'u.name', 'u.email', 'u.image'])
+      .orderBy(orderBy)
       // Zero means "not given", as in Better Auth: the membership limit bounds a page.
-      limit: query.limit || settings.organizations.membershipLimit,
-      offset: query.offset || 0,
-    });
-    ctx.body = { members: members.map(memberWithUserJson), total };
+      .limit(query.limit || settings.organizations.membershipLimit)
+      .offset(query.offset || 0);
+    const [rows, total] = await Promise.all([
+      page.execute<MemberRow[]>('all', false),
+      orm.em.count(Member, where),
+    ]);
+    ctx.body = { members: rows.map(memberRowJson), total };
   });
 
   router.get('/organization/get-active-member', async (ctx) => {
