@@ -1,24 +1,4 @@
-/**
- * Auth benchmark (issue 3): Tollgate's /api/auth against Better Auth 1.3.34 itself, side by side
- * in one run on the same PostgreSQL server, each server a process of its own and autocannon in a
- * third. Scenarios: get-session with a valid cookie (50 connections), sign-in with a valid
- * password (10 connections) and GET /ok (50 connections). The password hashes are also timed
- * alone, so that the sign-in figures can be read against them.
- *
- *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres node bench/auth.ts [seconds=10]
- *     [warmupSeconds=2] [--cpu-prof]
- *
- * Without DATABASE_URL the test stack runs an embedded PostgreSQL. `--cpu-prof` writes a CPU
- * profile of Tollgate's API to .data/bench-auth/ (it slows the API: such a run is not a result).
- * Tollgate runs with NODE_ENV=test (in this code base test differs from production only by Koa's
- * proxy trust and Stripe's default base URL, neither on these paths), LOG_LEVEL=warn (no log
- * line per request; Better Auth writes none either), the auth rate limiter off and the session
- * cookie cache off (Better Auth's default). Better Auth runs with NODE_ENV=production and its
- * rate limiter off.
- */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -29,7 +9,7 @@ import { dropDatabase, ensureDatabase } from '../devstack/postgres.ts';
 import { findFreePort, Supervisor, waitUntilReady } from '../devstack/supervisor.ts';
 import { startTestStack, type TestStack } from '../devstack/test-stack.ts';
 import { hashPassword, verifyPassword } from '../domain/passwords.ts';
-import type { LoadOptions, LoadSummary } from './auth/load-generator.ts';
+import { type LoadOptions, type LoadSummary, runLoad } from './lib/run-load.ts';
 
 const options = process.argv.slice(2).filter((argument) => !argument.startsWith('--'));
 const durationSeconds = Number(options[0] ?? 10);
@@ -51,12 +31,16 @@ const processes = new Supervisor((service, code) => {
   crashed = `${service} exited unexpectedly (code ${code})`;
   say(crashed);
 });
+const failIfCrashed = () => {
+  if (crashed) throw new Error(crashed);
+};
 let stackStarting: Promise<TestStack> | undefined;
-let loadChild: ChildProcess | undefined;
+/** Aborted on clean-up: kills a running load generator. */
+const loadAbort = new AbortController();
 let cleaningUp: Promise<void> | undefined;
 const cleanUp = () => {
   cleaningUp ??= (async () => {
-    loadChild?.kill('SIGKILL');
+    loadAbort.abort();
     // Our processes (and the Better Auth database) before the stack whose services they use.
     await processes.stopAll();
     await stackStarting?.then((stack) => stack.stop()).catch(() => undefined);
@@ -267,55 +251,22 @@ const scenarios: Scenario[] = [
   },
 ];
 
-const loadGenerator = join(import.meta.dirname, 'auth', 'load-generator.ts');
-
-/** One autocannon run from its own process; any answer but 2xx makes it no result. */
-async function generateLoad(
-  label: string,
-  load: LoadOptions,
-  { warmUp = false } = {},
-): Promise<LoadSummary> {
-  const child = spawn(process.execPath, [loadGenerator, JSON.stringify(load)], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  loadChild = child;
-  const exited = once(child, 'exit');
-  const timer = setTimeout(() => child.kill('SIGKILL'), (load.durationSeconds + 60) * 1000);
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  const [code] = await exited;
-  clearTimeout(timer);
-  loadChild = undefined;
-  if (code !== 0) throw new Error(`${label}: the load generator exited with ${code}`);
-  if (crashed) throw new Error(`${label}: ${crashed}`);
-  const summary = JSON.parse(output) as LoadSummary;
-  // A short warm-up may see no slow sign-in finish; a measurement must.
-  const noneAnswered = !warmUp && summary.requests === 0;
-  if (summary.non2xx > 0 || summary.errors > 0 || summary.timeouts > 0 || noneAnswered) {
-    throw new Error(
-      `${label} is not a result: ${summary.requests} requests, ${summary.non2xx} non-2xx ` +
-        `(status codes ${JSON.stringify(summary.statusCodes)}), ${summary.errors} errors, ` +
-        `${summary.timeouts} timeouts`,
-    );
-  }
-  return summary;
-}
-
 async function measure(scenario: Scenario, server: Server): Promise<LoadSummary> {
   const label = `${scenario.name} on ${server.name}`;
   const load = { ...scenario.request(server), connections: scenario.connections };
   if (warmupSeconds > 0) {
     say(`${label}: warm-up ${warmupSeconds} s`);
-    await generateLoad(
+    await runLoad(
       `${label} (warm-up)`,
       { ...load, durationSeconds: warmupSeconds },
-      { warmUp: true },
+      { warmUp: true, signal: loadAbort.signal },
     );
+    failIfCrashed();
   }
   say(`${label}: ${durationSeconds} s, ${scenario.connections} connections`);
-  return generateLoad(label, { ...load, durationSeconds });
+  const summary = await runLoad(label, { ...load, durationSeconds }, { signal: loadAbort.signal });
+  failIfCrashed();
+  return summary;
 }
 
 // --- The run ---

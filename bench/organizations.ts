@@ -1,30 +1,3 @@
-/**
- * Organizations benchmark (issue 4). Two scenarios against the real services (PostgreSQL, the
- * Temporal dev server, the worker running the invitation workflows, SMTP capture), with
- * Tollgate's API as a process of its own:
- *
- * 1. Invitations end to end: an owner invites N distinct emails (POST invite-member, 20 in
- *    flight), then the N invitees accept (POST accept-invitation, 20 in flight; each accept is a
- *    Temporal update of the invitation's workflow, which adds the member in an activity). At the
- *    end N members must exist and N invitation workflows must have completed as accepted.
- * 2. list-members of an organization with 100 members: autocannon from a process of its own.
- *
- *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres node bench/organizations.ts
- *     [invitations=1000] [--cpu-prof]
- *
- * An organization holds at most 100 pending invitations (Better Auth's invitationLimit, fixed in
- * api/auth/settings.ts) and 100 members (TOLLGATE_MEMBERSHIP_LIMIT, left at its default), so
- * the owner spreads the N invitations over organizations of 99 invitees each: every full one
- * ends with exactly 100 members, the first of which serves scenario 2. The invitees' users and
- * sessions are written straight into the database (rows as sign-up and sign-in write them, the
- * cookie signed as the API signs it): signing 1,000 users up over HTTP would time argon2id, which
- * bench/auth.ts already measures, not organizations. The owner signs up over HTTP.
- *
- * `--cpu-prof` writes CPU profiles of the API and the worker to .data/bench-organizations/ (it
- * slows both: such a run is not a result).
- */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -41,7 +14,7 @@ import { findFreePort, Supervisor } from '../devstack/supervisor.ts';
 import { startTestStack, type TestStack } from '../devstack/test-stack.ts';
 import { connectTemporal } from '../temporal/client.ts';
 import { workflowIds } from '../workflows/ids.ts';
-import type { LoadOptions, LoadSummary } from './auth/load-generator.ts';
+import { type LoadSummary, runLoad } from './lib/run-load.ts';
 
 const options = process.argv.slice(2).filter((argument) => !argument.startsWith('--'));
 const invitationCount = Number(options[0] ?? 1000);
@@ -72,11 +45,12 @@ const processes = new Supervisor((service, code) => {
 let stackStarting: Promise<TestStack> | undefined;
 let orm: Orm | undefined;
 let temporal: Client | undefined;
-let loadChild: ChildProcess | undefined;
+/** Aborted on clean-up: kills a running load generator. */
+const loadAbort = new AbortController();
 let cleaningUp: Promise<void> | undefined;
 const cleanUp = () => {
   cleaningUp ??= (async () => {
-    loadChild?.kill('SIGKILL');
+    loadAbort.abort();
     await orm?.close().catch(() => undefined);
     await temporal?.connection.close().catch(() => undefined);
     // The API before the stack whose services it uses.
@@ -503,36 +477,6 @@ async function fillOrganization(organizationId: string) {
   await em.flush();
 }
 
-const loadGenerator = join(import.meta.dirname, 'auth', 'load-generator.ts');
-
-/** One autocannon run from its own process; any answer but 2xx makes it no result. */
-async function generateLoad(label: string, load: LoadOptions): Promise<LoadSummary> {
-  const child = spawn(process.execPath, [loadGenerator, JSON.stringify(load)], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  loadChild = child;
-  const exited = once(child, 'exit');
-  const timer = setTimeout(() => child.kill('SIGKILL'), (load.durationSeconds + 60) * 1000);
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  const [code] = await exited;
-  clearTimeout(timer);
-  loadChild = undefined;
-  if (code !== 0) throw new Error(`${label}: the load generator exited with ${code}`);
-  failIfCrashed();
-  const summary = JSON.parse(output) as LoadSummary;
-  if (summary.non2xx > 0 || summary.errors > 0 || summary.timeouts > 0 || !summary.requests) {
-    throw new Error(
-      `${label} is not a result: ${summary.requests} requests, ${summary.non2xx} non-2xx ` +
-        `(status codes ${JSON.stringify(summary.statusCodes)}), ${summary.errors} errors, ` +
-        `${summary.timeouts} timeouts`,
-    );
-  }
-  return summary;
-}
-
 async function listMembers(owner: Caller, organizationId: string): Promise<LoadSummary> {
   await fillOrganization(organizationId);
   const path = `/organization/list-members?organizationId=${organizationId}`;
@@ -546,15 +490,21 @@ async function listMembers(owner: Caller, organizationId: string): Promise<LoadS
     connections: listMembersLoad.connections,
   };
   say(`list-members: warm-up ${listMembersLoad.warmupSeconds} s`);
-  await generateLoad('list-members (warm-up)', {
-    ...load,
-    durationSeconds: listMembersLoad.warmupSeconds,
-  });
+  const { signal } = loadAbort;
+  await runLoad(
+    'list-members (warm-up)',
+    { ...load, durationSeconds: listMembersLoad.warmupSeconds },
+    { signal },
+  );
+  failIfCrashed();
   say(`list-members: ${listMembersLoad.durationSeconds} s, ${load.connections} connections`);
-  return generateLoad('list-members', {
-    ...load,
-    durationSeconds: listMembersLoad.durationSeconds,
-  });
+  const summary = await runLoad(
+    'list-members',
+    { ...load, durationSeconds: listMembersLoad.durationSeconds },
+    { signal },
+  );
+  failIfCrashed();
+  return summary;
 }
 
 // --- The run ---
