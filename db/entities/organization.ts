@@ -1,9 +1,62 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { idColumn, timestampColumns } from './columns.ts';
 
+export const socialPlatforms = [
+  'x',
+  'github',
+  'facebook',
+  'instagram',
+  'youtube',
+  'tiktok',
+  'linkedin',
+  'other',
+] as const;
+export type SocialPlatform = (typeof socialPlatforms)[number];
+
+export const prorationBehaviors = ['invoice', 'prorate'] as const;
+export type ProrationBehavior = (typeof prorationBehaviors)[number];
+
+export interface OrganizationSocial {
+  platform: SocialPlatform;
+  url: string;
+}
+
+export interface FeatureSettings {
+  issueFundingEnabled: boolean;
+  seatBasedPricingEnabled: boolean;
+}
+
+export interface SubscriptionSettings {
+  allowMultipleSubscriptions: boolean;
+  allowCustomerUpdates: boolean;
+  prorationBehavior: ProrationBehavior;
+}
+
+export interface NotificationSettings {
+  newOrder: boolean;
+  newSubscription: boolean;
+}
+
+export const defaultFeatureSettings = (): FeatureSettings => ({
+  issueFundingEnabled: false,
+  seatBasedPricingEnabled: false,
+});
+
+export const defaultSubscriptionSettings = (): SubscriptionSettings => ({
+  allowMultipleSubscriptions: false,
+  allowCustomerUpdates: true,
+  prorationBehavior: 'prorate',
+});
+
+export const defaultNotificationSettings = (): NotificationSettings => ({
+  newOrder: true,
+  newSubscription: true,
+});
+
 /**
  * An organization: the team of people behind a seller, and the seller itself on the commerce
- * side (one row, two views: camelCase under /api/auth, snake_case under /v1).
+ * side (one row, two views: camelCase under /api/auth, snake_case under /v1, where `logo` is
+ * `avatar_url`).
  */
 const OrganizationSchema = defineEntity({
   name: 'Organization',
@@ -15,6 +68,27 @@ const OrganizationSchema = defineEntity({
     logo: p.text().nullable(),
     /** JSON text, as Better Auth stores it; answered as an object. */
     metadata: p.text().nullable(),
+    email: p.string().nullable(),
+    website: p.string().nullable(),
+    socials: p
+      .json<OrganizationSocial[]>()
+      .defaultRaw(`'[]'`)
+      .onCreate(() => []),
+    detailsSubmittedAt: p.datetime().nullable(),
+    /** The seller's answers about their business (Polar's `details`), kept as sent. */
+    details: p.json<Record<string, unknown>>().nullable(),
+    featureSettings: p
+      .json<FeatureSettings>()
+      .defaultRaw(`'${JSON.stringify(defaultFeatureSettings())}'`)
+      .onCreate(defaultFeatureSettings),
+    subscriptionSettings: p
+      .json<SubscriptionSettings>()
+      .defaultRaw(`'${JSON.stringify(defaultSubscriptionSettings())}'`)
+      .onCreate(defaultSubscriptionSettings),
+    notificationSettings: p
+      .json<NotificationSettings>()
+      .defaultRaw(`'${JSON.stringify(defaultNotificationSettings())}'`)
+      .onCreate(defaultNotificationSettings),
     ...timestampColumns(),
   },
 });
