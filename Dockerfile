@@ -13,6 +13,7 @@ COPY package.json package-lock.json ./
 RUN npm install --omit=dev --no-audit --no-fund
 COPY --from=build /app/dashboard/dist ./dashboard/dist
 COPY api ./api
+COPY commerce ./commerce
 COPY activities ./activities
 COPY config ./config
 COPY db ./db

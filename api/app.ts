@@ -4,6 +4,7 @@ import { bodyParser } from '@koa/bodyparser';
 import { RequestContext } from '@mikro-orm/core';
 import Koa from 'koa';
 import serveStatic from 'koa-static';
+import { commerceRoutes } from '../commerce/routes.ts';
 import { projectRoot } from '../config/env.ts';
 import { authRoutes } from './auth/routes.ts';
 import type { AppDependencies } from './dependencies.ts';
@@ -57,6 +58,7 @@ export function createApp(dependencies: AppDependencies): Koa {
   // its client sends calls without body fields as GET and expects exactly that.
   for (const router of [
     authRoutes(dependencies),
+    commerceRoutes(dependencies),
     healthRoutes(dependencies),
     maintenanceRoutes(dependencies),
     // Captured mail is shown in development, when the stack runs the capture server.

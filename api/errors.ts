@@ -24,25 +24,46 @@ export interface ValidationIssue {
 }
 
 /**
- * A request whose body, query or params do not match the route's schema: 400 under /api/auth
- * (as Better Auth answers), 422 under /v1 (as Polar does); the error middleware picks.
+ * A request whose body, query or path parameters do not match the route's schema: 400 under
+ * /api/auth (as Better Auth answers), 422 under /v1 (as Polar does); the error middleware picks.
+ * `kind` is Polar's error name: schema mismatches are `RequestValidationError`, business rules
+ * (a code already taken, a minimum above its maximum) `PolarRequestValidationError`.
  */
 export class RequestValidationError extends ApiError {
   override name = 'RequestValidationError';
   readonly issues: ValidationIssue[];
+  readonly kind: 'RequestValidationError' | 'PolarRequestValidationError';
 
-  constructor(part: 'body' | 'query' | 'params', issues: z.core.$ZodIssue[]) {
-    const described = issues.map((issue) => ({
-      loc: [part, ...issue.path.map((key) => (typeof key === 'symbol' ? String(key) : key))],
-      msg: issue.message,
-      type: issue.code,
-    }));
-    const first = described[0];
+  constructor(
+    issues: ValidationIssue[],
+    kind: RequestValidationError['kind'] = 'RequestValidationError',
+  ) {
+    const first = issues[0];
     super(
       400,
       'VALIDATION_ERROR',
-      first ? `${first.loc.join('.')}: ${first.msg}` : `Invalid request ${part}`,
+      first ? `${first.loc.join('.')}: ${first.msg}` : 'Invalid request',
     );
-    this.issues = described;
+    this.issues = issues;
+    this.kind = kind;
   }
+
+  /** The zod issues of one request part, located as Polar locates them (`path`, not params). */
+  static fromZod(part: 'body' | 'query' | 'params', issues: z.core.$ZodIssue[]) {
+    return new RequestValidationError(
+      issues.map((issue) => ({
+        loc: [
+          part === 'params' ? 'path' : part,
+          ...issue.path.map((key) => (typeof key === 'symbol' ? String(key) : key)),
+        ],
+        msg: issue.message,
+        type: issue.code,
+      })),
+    );
+  }
+}
+
+/** A business rule refusing one field of a valid request, e.g. `invalid(['body', 'code'], ...)`. */
+export function invalidField(loc: (string | number)[], msg: string, type = 'value_error') {
+  return new RequestValidationError([{ loc, msg, type }], 'PolarRequestValidationError');
 }

@@ -9,7 +9,7 @@ function parsePart<Schema extends z.ZodType>(
   value: unknown,
 ): z.infer<Schema> {
   const result = schema.safeParse(value);
-  if (!result.success) throw new RequestValidationError(part, result.error.issues);
+  if (!result.success) throw RequestValidationError.fromZod(part, result.error.issues);
   return result.data;
 }
 

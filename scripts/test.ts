@@ -21,6 +21,7 @@ const bin = (path: string) => join(projectRoot, 'node_modules', path);
 const testRoots = [
   'api',
   'activities',
+  'commerce',
   'config',
   'db',
   'devstack',

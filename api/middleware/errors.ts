@@ -54,7 +54,7 @@ function authEnvelope(error: ApiError) {
 
 function commerceEnvelope(error: ApiError) {
   if (error instanceof RequestValidationError) {
-    return { error: 'RequestValidationError', detail: error.issues };
+    return { error: error.kind, detail: error.issues };
   }
-  return { error: error.code, detail: error.message };
+  return { error: error.code, detail: error.message, ...error.details };
 }

@@ -1,0 +1,66 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import type { AppDependencies } from '../../api/dependencies.ts';
+import { parseBody } from '../../api/validation.ts';
+import { OrganizationAccessToken } from '../../db/entities/index.ts';
+import { callerOf, scope } from '../http/caller.ts';
+import { notPermitted } from '../http/errors.ts';
+import { listResource, readPage } from '../http/listing.ts';
+import { readIdParam, refuseForeignOrganization } from '../http/wire.ts';
+import { accessTokenCreateInput, accessTokenUpdateInput, accessTokenWire } from './schemas.ts';
+import { createAccessToken, revokeAccessToken, updateAccessToken } from './service.ts';
+
+/** Tokens are managed by people (owners and admins, signed in), never by another token. */
+function requirePerson(ctx: Context) {
+  const caller = callerOf(ctx);
+  if (caller.kind !== 'member') {
+    throw notPermitted('Organization access tokens are managed from a signed-in session.');
+  }
+  return caller;
+}
+
+/** /v1/organization-access-tokens: create, list, update and revoke the organization's tokens. */
+export function accessTokenRoutes({ orm }: AppDependencies): Router {
+  const router = new Router({ prefix: '/v1/organization-access-tokens' });
+
+  router.get('/', scope('organization_access_tokens:write'), async (ctx) => {
+    const caller = requirePerson(ctx);
+    const page = readPage(ctx);
+    const [tokens, total] = await orm.em.findAndCount(
+      OrganizationAccessToken,
+      { organization: caller.organizationId },
+      { orderBy: { createdAt: 'desc' }, limit: page.limit, offset: page.offset },
+    );
+    ctx.body = listResource(tokens.map(accessTokenWire), total, page);
+  });
+
+  router.post('/', scope('organization_access_tokens:write'), async (ctx) => {
+    const caller = requirePerson(ctx);
+    const input = parseBody(ctx, accessTokenCreateInput);
+    refuseForeignOrganization(input, caller);
+    const { accessToken, token } = await createAccessToken(orm.em, {
+      organizationId: caller.organizationId,
+      comment: input.comment,
+      scopes: input.scopes,
+      expiresAt: input.expires_in ? new Date(Date.now() + input.expires_in * 1000) : null,
+      createdByUserId: caller.userId,
+    });
+    ctx.status = 201;
+    ctx.body = { organization_access_token: accessTokenWire(accessToken), token };
+  });
+
+  router.patch('/:id', scope('organization_access_tokens:write'), async (ctx) => {
+    const caller = requirePerson(ctx);
+    const id = readIdParam(ctx);
+    const input = parseBody(ctx, accessTokenUpdateInput);
+    ctx.body = accessTokenWire(await updateAccessToken(orm.em, caller.organizationId, id, input));
+  });
+
+  router.delete('/:id', scope('organization_access_tokens:write'), async (ctx) => {
+    const caller = requirePerson(ctx);
+    await revokeAccessToken(orm.em, caller.organizationId, readIdParam(ctx));
+    ctx.status = 204;
+  });
+
+  return router;
+}

@@ -1,0 +1,54 @@
+import { randomBytes } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/core';
+import { OrganizationAccessToken } from '../../db/entities/index.ts';
+import { hashToken, organizationTokenPrefix } from '../http/caller.ts';
+import { resourceNotFound } from '../http/errors.ts';
+import type { AccessTokenUpdateInput } from './schemas.ts';
+
+export interface NewAccessToken {
+  organizationId: string;
+  comment: string;
+  scopes: string[];
+  expiresAt?: Date | null;
+  createdByUserId?: string | null;
+}
+
+/** Issues a token; the answer holds the only copy of its secret (the table keeps a hash). */
+export async function createAccessToken(em: EntityManager, input: NewAccessToken) {
+  const token = `${organizationTokenPrefix}${randomBytes(32).toString('base64url')}`;
+  const accessToken = em.create(OrganizationAccessToken, {
+    organization: input.organizationId,
+    tokenHash: hashToken(token),
+    comment: input.comment,
+    scopes: [...new Set(input.scopes)],
+    expiresAt: input.expiresAt ?? null,
+    createdBy: input.createdByUserId ?? null,
+  });
+  await em.flush();
+  return { accessToken, token };
+}
+
+async function findAccessToken(em: EntityManager, organizationId: string, id: string) {
+  const token = await em.findOne(OrganizationAccessToken, { id, organization: organizationId });
+  if (!token) throw resourceNotFound('Organization access token not found');
+  return token;
+}
+
+export async function updateAccessToken(
+  em: EntityManager,
+  organizationId: string,
+  id: string,
+  input: AccessTokenUpdateInput,
+) {
+  const token = await findAccessToken(em, organizationId, id);
+  if (input.comment) token.comment = input.comment;
+  if (input.scopes) token.scopes = [...new Set(input.scopes)];
+  await em.flush();
+  return token;
+}
+
+/** Revoking deletes the row: the next request with the token answers 401 invalid_token. */
+export async function revokeAccessToken(em: EntityManager, organizationId: string, id: string) {
+  const token = await findAccessToken(em, organizationId, id);
+  await em.remove(token).flush();
+}

@@ -1,0 +1,23 @@
+import { ApiError } from '../../api/errors.ts';
+
+/**
+ * The error classes of the commerce API. The name is the `error` literal Polar's SDK matches to
+ * pick its typed error, so it must be spelled exactly; the detail is the default message.
+ */
+export const commerceErrors = {
+  Unauthorized: { status: 401, detail: 'Unauthorized' },
+  NotPermitted: { status: 403, detail: 'You are not permitted to do this.' },
+  ResourceNotFound: { status: 404, detail: 'Not found' },
+} as const;
+
+export type CommerceErrorName = keyof typeof commerceErrors;
+
+export function commerceError(name: CommerceErrorName, detail?: string): ApiError {
+  const known = commerceErrors[name];
+  return new ApiError(known.status, name, detail ?? known.detail);
+}
+
+/** Unknown ids and other organizations' ids answer alike: nothing tells them apart. */
+export const resourceNotFound = (detail?: string) => commerceError('ResourceNotFound', detail);
+
+export const notPermitted = (detail?: string) => commerceError('NotPermitted', detail);

@@ -1,0 +1,134 @@
+import type { Context } from 'koa';
+import { z } from 'zod';
+import { RequestValidationError } from '../../api/errors.ts';
+import { parseQuery } from '../../api/validation.ts';
+import type { CommerceCaller } from './caller.ts';
+
+/** Polar's list envelope. */
+export interface ListResource<T> {
+  items: T[];
+  pagination: { total_count: number; max_page: number };
+}
+
+export interface Page {
+  page: number;
+  limit: number;
+  offset: number;
+}
+
+const pageQuery = z.object({
+  page: z.coerce.number().int().min(1).default(1),
+  // Polar clamps a larger limit silently instead of refusing it.
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(10)
+    .transform((limit) => Math.min(limit, 100)),
+});
+
+/** `page` (from 1) and `limit` (1..100, default 10) of a list request. */
+export function readPage(ctx: Context): Page {
+  const { page, limit } = parseQuery(ctx, pageQuery.loose());
+  return { page, limit, offset: (page - 1) * limit };
+}
+
+export function listResource<T>(items: T[], totalCount: number, page: Page): ListResource<T> {
+  return {
+    items,
+    pagination: { total_count: totalCount, max_page: Math.ceil(totalCount / page.limit) },
+  };
+}
+
+/** Every value of a query parameter that may repeat (`?product_id=a&product_id=b`). */
+export function queryValues(ctx: Context, name: string): string[] {
+  const value = ctx.query[name];
+  if (value === undefined) return [];
+  return Array.isArray(value) ? value : [value];
+}
+
+/** A repeatable query parameter parsed with `schema`, located in errors as `query.<name>`. */
+export function readQueryList<Schema extends z.ZodType>(
+  ctx: Context,
+  name: string,
+  schema: Schema,
+): z.infer<Schema>[] {
+  const parsed = z.array(schema).safeParse(queryValues(ctx, name));
+  if (!parsed.success) {
+    throw RequestValidationError.fromZod(
+      'query',
+      parsed.error.issues.map((issue) => ({ ...issue, path: [name, ...issue.path] })),
+    );
+  }
+  return parsed.data;
+}
+
+/** An optional `true`/`false` query parameter. */
+export function readQueryBoolean(ctx: Context, name: string): boolean | undefined {
+  const [value] = readQueryList(ctx, name, z.enum(['true', 'false']));
+  return value === undefined ? undefined : value === 'true';
+}
+
+/** A uuid query filter (`?product_id=…`, repeatable). */
+export const readQueryIds = (ctx: Context, name: string) => readQueryList(ctx, name, z.uuid());
+
+/**
+ * `?metadata[key]=value` filters (deepObject style): each key must match one of its values.
+ * Values compare as text with the stored JSON value (`true`, `42`, `gold`).
+ */
+export function readMetadataFilter(ctx: Context): Record<string, string[]> {
+  const filter: Record<string, string[]> = {};
+  for (const [name, value] of Object.entries(ctx.query)) {
+    const key = /^metadata\[(.+)\]$/.exec(name)?.[1];
+    if (key === undefined || value === undefined) continue;
+    filter[key] = Array.isArray(value) ? value : [value];
+  }
+  return filter;
+}
+
+/**
+ * The `organization_id` list filter: callers act for one organization, so it may only name
+ * theirs. Answers false when it names only others (the list is then empty).
+ */
+export function organizationFilterMatches(ctx: Context, caller: CommerceCaller): boolean {
+  const wanted = readQueryIds(ctx, 'organization_id');
+  return wanted.length === 0 || wanted.includes(caller.organizationId);
+}
+
+export interface SortCriterion<Field extends string> {
+  field: Field;
+  descending: boolean;
+}
+
+/**
+ * `?sorting=-created_at&sorting=name`: each value one of `fields`, `-` for descending. An unknown
+ * criterion answers 422 "Invalid sorting criterion."; none gives `fallback`.
+ */
+export function readSorting<Field extends string>(
+  ctx: Context,
+  fields: readonly Field[],
+  fallback: string,
+): SortCriterion<Field>[] {
+  const values = queryValues(ctx, 'sorting');
+  const criteria = (values.length ? values : [fallback]).map((value, index) => {
+    const descending = value.startsWith('-');
+    const field = (descending ? value.slice(1) : value) as Field;
+    if (!fields.includes(field)) {
+      throw new RequestValidationError([
+        { loc: ['query', 'sorting', index], msg: 'Invalid sorting criterion.', type: 'enum' },
+      ]);
+    }
+    return { field, descending };
+  });
+  return criteria;
+}
+
+/** Sort criteria as a MikroORM `orderBy`, with `columns` naming the entity property per field. */
+export function orderBy<Field extends string>(
+  criteria: SortCriterion<Field>[],
+  columns: Record<Field, string>,
+): Record<string, 'asc' | 'desc'>[] {
+  return criteria.map(({ field, descending }) => ({
+    [columns[field]]: descending ? 'desc' : 'asc',
+  }));
+}

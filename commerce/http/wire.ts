@@ -1,0 +1,37 @@
+import type { Context } from 'koa';
+import { z } from 'zod';
+import { invalidField } from '../../api/errors.ts';
+import { parseParams } from '../../api/validation.ts';
+import type { CommerceCaller } from './caller.ts';
+
+/** A datetime as Polar sends it: ISO 8601 in UTC with its offset (`…Z`). */
+export const isoDateTime = (date: Date) => date.toISOString();
+export const isoDateTimeOrNull = (date: Date | null | undefined) =>
+  date ? date.toISOString() : null;
+
+/** The `{id}` path parameter: a malformed uuid answers 422 at `path.id`, as in Polar. */
+export function readIdParam(ctx: Context, name = 'id'): string {
+  const params = parseParams(ctx.params as Record<string, string>, z.object({ [name]: z.uuid() }));
+  return params[name] as string;
+}
+
+/** An ISO datetime in a request (the SDK sends `Date#toISOString()`), as a Date. */
+export const dateTimeInput = z.iso.datetime({ offset: true }).transform((value) => new Date(value));
+
+/**
+ * Create bodies name no organization under a token or session: the caller's is implied. Polar
+ * refuses the field with an organization token; a session may only name its own organization.
+ */
+export function refuseForeignOrganization(
+  body: { organization_id?: string | null },
+  caller: CommerceCaller,
+) {
+  const named = body.organization_id;
+  if (named == null) return;
+  if (caller.kind === 'organization_token' || named !== caller.organizationId) {
+    throw invalidField(
+      ['body', 'organization_id'],
+      'Setting organization_id is disallowed when using an organization token.',
+    );
+  }
+}

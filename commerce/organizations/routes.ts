@@ -1,0 +1,41 @@
+import Router from '@koa/router';
+import type { AppDependencies } from '../../api/dependencies.ts';
+import { parseBody, parseQuery } from '../../api/validation.ts';
+import { callerOf, scope } from '../http/caller.ts';
+import { resourceNotFound } from '../http/errors.ts';
+import { listResource, readPage } from '../http/listing.ts';
+import { readIdParam } from '../http/wire.ts';
+import { organizationListQuery, organizationUpdateInput, organizationWire } from './schemas.ts';
+import { getOrganization, updateOrganization } from './service.ts';
+
+/**
+ * /v1/organizations: the caller's own seller organization. A caller acts for exactly one
+ * organization, so the list holds at most that one and any other id is "not found".
+ */
+export function organizationRoutes({ orm }: AppDependencies): Router {
+  const router = new Router({ prefix: '/v1/organizations' });
+
+  router.get('/', scope('organizations:read'), async (ctx) => {
+    const { slug } = parseQuery(ctx, organizationListQuery);
+    const page = readPage(ctx);
+    const organization = await getOrganization(orm.em, callerOf(ctx).organizationId);
+    const matches = !slug || organization.slug === slug;
+    const items = matches && page.page === 1 ? [organizationWire(organization)] : [];
+    ctx.body = listResource(items, matches ? 1 : 0, page);
+  });
+
+  router.get('/:id', scope('organizations:read'), async (ctx) => {
+    const id = readIdParam(ctx);
+    if (id !== callerOf(ctx).organizationId) throw resourceNotFound('Organization not found');
+    ctx.body = organizationWire(await getOrganization(orm.em, id));
+  });
+
+  router.patch('/:id', scope('organizations:write'), async (ctx) => {
+    const id = readIdParam(ctx);
+    if (id !== callerOf(ctx).organizationId) throw resourceNotFound('Organization not found');
+    const input = parseBody(ctx, organizationUpdateInput);
+    ctx.body = organizationWire(await updateOrganization(orm.em, id, input));
+  });
+
+  return router;
+}

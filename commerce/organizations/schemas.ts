@@ -1,0 +1,72 @@
+import { z } from 'zod';
+import type { Organization } from '../../db/entities/index.ts';
+import { prorationBehaviors, socialPlatforms } from '../../db/entities/organization.ts';
+import { isoDateTime, isoDateTimeOrNull } from '../http/wire.ts';
+
+const nullableText = z.string().trim().min(1).nullable();
+
+export const organizationUpdateInput = z.object({
+  name: z.string().trim().min(3).nullable().optional(),
+  avatar_url: z.url().nullable().optional(),
+  email: z.email().nullable().optional(),
+  website: z.url().nullable().optional(),
+  socials: z
+    .array(z.object({ platform: z.enum(socialPlatforms), url: z.url() }))
+    .nullable()
+    .optional(),
+  details: z.record(z.string(), z.unknown()).nullable().optional(),
+  feature_settings: z
+    .object({
+      issue_funding_enabled: z.boolean().optional(),
+      seat_based_pricing_enabled: z.boolean().optional(),
+    })
+    .nullable()
+    .optional(),
+  subscription_settings: z
+    .object({
+      allow_multiple_subscriptions: z.boolean(),
+      allow_customer_updates: z.boolean(),
+      proration_behavior: z.enum(prorationBehaviors),
+    })
+    .nullable()
+    .optional(),
+  notification_settings: z
+    .object({ new_order: z.boolean(), new_subscription: z.boolean() })
+    .nullable()
+    .optional(),
+});
+export type OrganizationUpdateInput = z.infer<typeof organizationUpdateInput>;
+
+export const organizationListQuery = z.object({ slug: nullableText.optional() }).loose();
+
+/** The seller organization as /v1 answers it (Polar's `Organization`). */
+export function organizationWire(organization: Organization) {
+  const { featureSettings, subscriptionSettings, notificationSettings } = organization;
+  return {
+    id: organization.id,
+    created_at: isoDateTime(organization.createdAt),
+    modified_at: isoDateTimeOrNull(organization.updatedAt),
+    name: organization.name,
+    slug: organization.slug,
+    avatar_url: organization.logo ?? null,
+    email: organization.email ?? null,
+    website: organization.website ?? null,
+    socials: organization.socials,
+    status: organization.detailsSubmittedAt ? 'active' : 'created',
+    details_submitted_at: isoDateTimeOrNull(organization.detailsSubmittedAt),
+    feature_settings: {
+      issue_funding_enabled: featureSettings.issueFundingEnabled,
+      seat_based_pricing_enabled: featureSettings.seatBasedPricingEnabled,
+    },
+    subscription_settings: {
+      allow_multiple_subscriptions: subscriptionSettings.allowMultipleSubscriptions,
+      allow_customer_updates: subscriptionSettings.allowCustomerUpdates,
+      proration_behavior: subscriptionSettings.prorationBehavior,
+    },
+    notification_settings: {
+      new_order: notificationSettings.newOrder,
+      new_subscription: notificationSettings.newSubscription,
+    },
+  };
+}
+export type OrganizationWire = ReturnType<typeof organizationWire>;

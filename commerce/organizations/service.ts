@@ -1,0 +1,61 @@
+import type { EntityManager } from '@mikro-orm/core';
+import { Organization } from '../../db/entities/index.ts';
+import { resourceNotFound } from '../http/errors.ts';
+import { appendEvent } from '../outbox.ts';
+import { type OrganizationUpdateInput, organizationWire } from './schemas.ts';
+
+export async function getOrganization(em: EntityManager, id: string): Promise<Organization> {
+  const organization = await em.findOne(Organization, { id });
+  if (!organization) throw resourceNotFound('Organization not found');
+  return organization;
+}
+
+/**
+ * Applies a seller's update; fields absent from the request keep their value. Submitting
+ * `details` the first time stamps `details_submitted_at`. Emits `organization.updated`.
+ */
+export function updateOrganization(
+  em: EntityManager,
+  id: string,
+  input: OrganizationUpdateInput,
+): Promise<Organization> {
+  return em.transactional(async (tx) => {
+    const organization = await getOrganization(tx, id);
+    if (input.name) organization.name = input.name;
+    if (input.avatar_url !== undefined) organization.logo = input.avatar_url;
+    if (input.email !== undefined) organization.email = input.email;
+    if (input.website !== undefined) organization.website = input.website;
+    if (input.socials !== undefined) organization.socials = input.socials ?? [];
+    if (input.details) {
+      organization.details = input.details;
+      organization.detailsSubmittedAt ??= new Date();
+    }
+    if (input.feature_settings) {
+      const { issue_funding_enabled, seat_based_pricing_enabled } = input.feature_settings;
+      organization.featureSettings = {
+        issueFundingEnabled:
+          issue_funding_enabled ?? organization.featureSettings.issueFundingEnabled,
+        seatBasedPricingEnabled:
+          seat_based_pricing_enabled ?? organization.featureSettings.seatBasedPricingEnabled,
+      };
+    }
+    if (input.subscription_settings) {
+      const settings = input.subscription_settings;
+      organization.subscriptionSettings = {
+        allowMultipleSubscriptions: settings.allow_multiple_subscriptions,
+        allowCustomerUpdates: settings.allow_customer_updates,
+        prorationBehavior: settings.proration_behavior,
+      };
+    }
+    if (input.notification_settings) {
+      organization.notificationSettings = {
+        newOrder: input.notification_settings.new_order,
+        newSubscription: input.notification_settings.new_subscription,
+      };
+    }
+    // The event carries the state after the change, so stamp the modification time now.
+    organization.updatedAt = new Date();
+    appendEvent(tx, organization.id, 'organization.updated', organizationWire(organization));
+    return organization;
+  });
+}
