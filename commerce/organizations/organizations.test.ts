@@ -99,11 +99,9 @@ describe('seller organization (/v1/organizations)', () => {
   });
 
   it('answers a malformed id with 422 at path.id, and an unknown one with 404', async () => {
-    const malformed = await fetch(`${api.url}/v1/organizations/not-a-uuid`, {
-      headers: { authorization: `Bearer ${seller.token}` },
-    });
+    const malformed = await callV1(api, seller.token, 'GET', '/v1/organizations/not-a-uuid');
     assert.equal(malformed.status, 422);
-    assert.deepEqual((await malformed.json()).detail[0].loc, ['path', 'id']);
+    assert.deepEqual(malformed.body.detail[0].loc, ['path', 'id']);
     await assert.rejects(seller.polar.organizations.get({ id: randomUUID() }), ResourceNotFound);
   });
 
