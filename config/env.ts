@@ -33,6 +33,7 @@ const environmentSchema = z.object({
     })
     .default('info'),
   TOLLGATE_DATA_DIR: z.string().min(1).default('.data'),
+  TOLLGATE_FILES_DIR: z.string().min(1).default('files'),
   TOLLGATE_API_HOST: z.string().min(1).default('127.0.0.1'),
   TOLLGATE_API_PORT: port(3000),
   TOLLGATE_PUBLIC_URL: url(
@@ -197,6 +198,8 @@ export interface Config {
   logLevel: Environment['LOG_LEVEL'];
   dataDir: string;
   api: { host: string; port: number; publicUrl: string };
+  /** Where uploaded files' bytes live (TOLLGATE_FILES_DIR, relative to the data folder). */
+  files: { storageDir: string };
   database: { url: string | undefined; embeddedPort: number };
   temporal: {
     address: string | undefined;
@@ -266,6 +269,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       port: env.TOLLGATE_API_PORT,
       publicUrl: env.TOLLGATE_PUBLIC_URL ?? `http://localhost:${env.TOLLGATE_API_PORT}`,
     },
+    files: { storageDir: resolve(projectRoot, env.TOLLGATE_DATA_DIR, env.TOLLGATE_FILES_DIR) },
     database: { url: env.DATABASE_URL, embeddedPort: env.TOLLGATE_EMBEDDED_POSTGRES_PORT },
     temporal: {
       address: env.TEMPORAL_ADDRESS,

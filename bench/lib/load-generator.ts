@@ -14,6 +14,8 @@ export interface LoadOptions {
   method?: 'GET' | 'POST';
   headers?: Record<string, string>;
   body?: string;
+  /** Replace each `[<id>]` in the body with a fresh id per request (unique emails, say). */
+  idReplacement?: boolean;
 }
 
 export interface LoadSummary {
@@ -49,6 +51,7 @@ const result = await autocannon({
   method: options.method ?? 'GET',
   headers: options.headers ?? {},
   body: options.body,
+  idReplacement: options.idReplacement ?? false,
   // Better Auth's sign-in queues behind its pure-JS scrypt: seconds per answer, not an error.
   timeout: 30,
 });

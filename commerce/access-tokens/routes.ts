@@ -2,13 +2,22 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { AppDependencies } from '../../api/dependencies.ts';
 import { parseBody } from '../../api/validation.ts';
-import { OrganizationAccessToken } from '../../db/entities/index.ts';
 import { callerOf, scope } from '../http/caller.ts';
 import { notPermitted } from '../http/errors.ts';
-import { listResource, readPage } from '../http/listing.ts';
+import { listResource, organizationFilterMatches, readPage, readSorting } from '../http/listing.ts';
 import { readIdParam, refuseForeignOrganization } from '../http/wire.ts';
-import { accessTokenCreateInput, accessTokenUpdateInput, accessTokenWire } from './schemas.ts';
-import { createAccessToken, revokeAccessToken, updateAccessToken } from './service.ts';
+import {
+  accessTokenCreateInput,
+  accessTokenSortFields,
+  accessTokenUpdateInput,
+  accessTokenWire,
+} from './schemas.ts';
+import {
+  createAccessToken,
+  listAccessTokens,
+  revokeAccessToken,
+  updateAccessToken,
+} from './service.ts';
 
 /** Tokens are managed by people (owners and admins, signed in), never by another token. */
 function requirePerson(ctx: Context) {
@@ -19,18 +28,22 @@ function requirePerson(ctx: Context) {
   return caller;
 }
 
-/** /v1/organization-access-tokens: create, list, update and revoke the organization's tokens. */
+/**
+ * /v1/organization-access-tokens: create, list, update and revoke the organization's tokens.
+ * Listing needs the write scope too: tokens are for those who manage them (owners and admins).
+ */
 export function accessTokenRoutes({ orm }: AppDependencies): Router {
   const router = new Router({ prefix: '/v1/organization-access-tokens' });
 
   router.get('/', scope('organization_access_tokens:write'), async (ctx) => {
     const caller = requirePerson(ctx);
     const page = readPage(ctx);
-    const [tokens, total] = await orm.em.findAndCount(
-      OrganizationAccessToken,
-      { organization: caller.organizationId },
-      { orderBy: { createdAt: 'desc' }, limit: page.limit, offset: page.offset },
-    );
+    const sorting = readSorting(ctx, accessTokenSortFields, 'created_at');
+    if (!organizationFilterMatches(ctx, caller)) {
+      ctx.body = listResource([], 0, page);
+      return;
+    }
+    const [tokens, total] = await listAccessTokens(orm.em, caller.organizationId, page, sorting);
     ctx.body = listResource(tokens.map(accessTokenWire), total, page);
   });
 

@@ -3,20 +3,35 @@ import type { OrganizationAccessToken } from '../../db/entities/index.ts';
 import { isScope } from '../http/scopes.ts';
 import { isoDateTime, isoDateTimeOrNull } from '../http/wire.ts';
 
+const scopeList = z.array(z.string().refine(isScope, 'Unknown scope')).min(1);
+
+// A lifetime long enough for any real use, short enough to stay a valid date.
+const maxLifetimeSeconds = 100 * 365 * 24 * 3600;
+
 export const accessTokenCreateInput = z.object({
   organization_id: z.uuid().nullable().optional(),
   comment: z.string().trim().min(1).max(255),
   /** Lifetime in seconds; null or absent for a token that does not expire. */
-  expires_in: z.number().int().min(60).nullable().optional(),
-  scopes: z.array(z.string().refine(isScope, 'Unknown scope')).min(1),
+  expires_in: z.number().int().min(60).max(maxLifetimeSeconds).nullable().optional(),
+  scopes: scopeList,
 });
 export type AccessTokenCreateInput = z.infer<typeof accessTokenCreateInput>;
 
 export const accessTokenUpdateInput = z.object({
   comment: z.string().trim().min(1).max(255).nullable().optional(),
-  scopes: z.array(z.string().refine(isScope, 'Unknown scope')).min(1).nullable().optional(),
+  scopes: scopeList.nullable().optional(),
 });
 export type AccessTokenUpdateInput = z.infer<typeof accessTokenUpdateInput>;
+
+/** Polar's sort properties of the token list (default `created_at`, oldest first). */
+export const accessTokenSortColumns = {
+  created_at: 'createdAt',
+  comment: 'comment',
+  last_used_at: 'lastUsedAt',
+  organization_id: 'organization',
+} as const;
+export type AccessTokenSortField = keyof typeof accessTokenSortColumns;
+export const accessTokenSortFields = Object.keys(accessTokenSortColumns) as AccessTokenSortField[];
 
 /** A token as listed: never the token itself, which is shown once at creation. */
 export function accessTokenWire(token: OrganizationAccessToken) {

@@ -3,7 +3,12 @@ import type { EntityManager } from '@mikro-orm/core';
 import { OrganizationAccessToken } from '../../db/entities/index.ts';
 import { hashToken, organizationTokenPrefix } from '../http/caller.ts';
 import { resourceNotFound } from '../http/errors.ts';
-import type { AccessTokenUpdateInput } from './schemas.ts';
+import { orderBy, type Page, type SortCriterion } from '../http/listing.ts';
+import {
+  type AccessTokenSortField,
+  type AccessTokenUpdateInput,
+  accessTokenSortColumns,
+} from './schemas.ts';
 
 export interface NewAccessToken {
   organizationId: string;
@@ -26,6 +31,25 @@ export async function createAccessToken(em: EntityManager, input: NewAccessToken
   });
   await em.flush();
   return { accessToken, token };
+}
+
+/** One page of the organization's tokens and how many it has. */
+export function listAccessTokens(
+  em: EntityManager,
+  organizationId: string,
+  page: Page,
+  sorting: SortCriterion<AccessTokenSortField>[],
+) {
+  return em.findAndCount(
+    OrganizationAccessToken,
+    { organization: organizationId },
+    {
+      // The id breaks ties, so equal sort values never shuffle between pages.
+      orderBy: [...orderBy(sorting, accessTokenSortColumns), { id: 'asc' }],
+      limit: page.limit,
+      offset: page.offset,
+    },
+  );
 }
 
 async function findAccessToken(em: EntityManager, organizationId: string, id: string) {

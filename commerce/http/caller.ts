@@ -1,11 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
+import { cookieNames, readCookie, verifySignedCookie } from '../../api/auth/cookies.ts';
 import { isTrustedOrigin } from '../../api/auth/origins.ts';
-import { signedInOrNull } from '../../api/auth/session-context.ts';
-import { authSettings } from '../../api/auth/settings.ts';
+import { findActiveSession } from '../../api/auth/sessions.ts';
+import { type AuthSettings, authSettings } from '../../api/auth/settings.ts';
 import type { AppDependencies } from '../../api/dependencies.ts';
 import { ApiError } from '../../api/errors.ts';
 import { Member, OrganizationAccessToken } from '../../db/entities/index.ts';
+import type { Orm } from '../../db/orm.ts';
 import { splitRoles } from '../../domain/permissions.ts';
 import { commerceError } from './errors.ts';
 import { allScopes, grants, type Scope } from './scopes.ts';
@@ -19,7 +21,7 @@ export type CommerceCaller =
 
 export interface CommerceState {
   caller: CommerceCaller | null;
-  /** A bearer value that resolved to no live token: protected routes answer `invalid_token`. */
+  /** Credentials that resolved to no live token: protected routes answer `invalid_token`. */
   invalidToken: boolean;
 }
 
@@ -28,89 +30,131 @@ export const hashToken = (token: string) => createHash('sha256').update(token).d
 // Last-used times are bookkeeping: written at most once a minute per token, not per request.
 const lastUsedWriteInterval = 60_000;
 
+const anonymous: CommerceState = { caller: null, invalidToken: false };
+const invalidCredentials: CommerceState = { caller: null, invalidToken: true };
+
+// Identifying a caller costs queries, so `identifyCaller` only leaves the means here and the
+// `scope` middleware runs it: routes that need no caller (public ones) never pay for it.
+const pendingIdentification = new WeakMap<Context, () => Promise<CommerceState>>();
+
 /**
- * Resolves the caller of every /v1 request: an organization access token (Bearer `polar_oat_…`)
- * or a dashboard session cookie acting for the session's active organization. Members may read;
- * owners and admins may also write. Cookie requests that change things must come from a trusted
- * origin (CSRF). Routes then ask for what they need with `requireScope`.
+ * Prepares the caller of every /v1 request, identified when a route asks for it (`scope`): an
+ * organization access token (Bearer `polar_oat_…`) or a dashboard session cookie acting for the
+ * session's active organization. Members may read; owners and admins may also write. Cookie
+ * requests that change things must come from a trusted origin (CSRF).
  */
 export function identifyCaller({ orm, config }: AppDependencies): Middleware {
   const settings = authSettings(config);
-  return async (ctx, next) => {
-    const state: CommerceState = { caller: null, invalidToken: false };
-    ctx.state.commerce = state;
-    const bearer = /^Bearer\s+(.+)$/i.exec(ctx.get('authorization'))?.[1]?.trim();
-    if (bearer) {
-      state.caller = await organizationTokenCaller(ctx, bearer);
-      state.invalidToken = state.caller === null;
-      return next();
-    }
-    const signedIn = await signedInOrNull(ctx, orm, settings);
-    const organizationId = signedIn?.session.activeOrganizationId;
-    if (signedIn && organizationId) {
-      if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
-        const origin = ctx.get('origin') || ctx.get('referer');
-        if (!isTrustedOrigin(origin, settings.trustedOrigins)) {
-          throw commerceError('NotPermitted', 'Invalid origin');
-        }
-      }
-      const member = await orm.em.findOne(
-        Member,
-        { organization: organizationId, user: signedIn.user.id },
-        { fields: ['role'] },
-      );
-      if (member) {
-        const writer = splitRoles(member.role).some((role) => role === 'owner' || role === 'admin');
-        state.caller = {
-          kind: 'member',
-          organizationId,
-          userId: signedIn.user.id,
-          role: member.role,
-          scopes: new Set(writer ? allScopes : allScopes.filter((s) => s.endsWith(':read'))),
-        };
-      }
-    }
+  return (ctx, next) => {
+    pendingIdentification.set(ctx, () => identify(ctx, orm, settings));
     return next();
   };
+}
 
-  async function organizationTokenCaller(
-    ctx: Context,
-    bearer: string,
-  ): Promise<CommerceCaller | null> {
-    if (!bearer.startsWith(organizationTokenPrefix)) return null;
-    const token = await orm.em.findOne(
+/**
+ * Any Authorization header makes the request a token request: a value that is not a live
+ * organization token is refused, never retried as the session cookie the browser also sent.
+ */
+function identify(ctx: Context, orm: Orm, settings: AuthSettings): Promise<CommerceState> {
+  const authorization = ctx.get('authorization');
+  if (authorization) return tokenCaller(orm, authorization);
+  return sessionCaller(ctx, orm, settings);
+}
+
+async function tokenCaller(orm: Orm, authorization: string): Promise<CommerceState> {
+  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
+  if (!bearer?.startsWith(organizationTokenPrefix)) return invalidCredentials;
+  const token = await orm.em.findOne(
+    OrganizationAccessToken,
+    { tokenHash: hashToken(bearer) },
+    { fields: ['organization', 'scopes', 'expiresAt', 'lastUsedAt'] },
+  );
+  const now = Date.now();
+  if (!token || (token.expiresAt && token.expiresAt.getTime() <= now)) return invalidCredentials;
+  if (!token.lastUsedAt || now - token.lastUsedAt.getTime() > lastUsedWriteInterval) {
+    // Conditional, so concurrent requests of one token write it once.
+    const staleBefore = new Date(now - lastUsedWriteInterval);
+    await orm.em.nativeUpdate(
       OrganizationAccessToken,
-      { tokenHash: hashToken(bearer) },
-      { fields: ['organization', 'scopes', 'expiresAt', 'lastUsedAt'] },
+      { id: token.id, $or: [{ lastUsedAt: null }, { lastUsedAt: { $lt: staleBefore } }] },
+      { lastUsedAt: new Date(now) },
     );
-    const now = Date.now();
-    if (!token || (token.expiresAt && token.expiresAt.getTime() <= now)) return null;
-    if (!token.lastUsedAt || now - token.lastUsedAt.getTime() > lastUsedWriteInterval) {
-      await orm.em.nativeUpdate(
-        OrganizationAccessToken,
-        { id: token.id },
-        { lastUsedAt: new Date(now) },
-      );
-    }
-    ctx.state.tokenId = token.id;
-    return {
+  }
+  return {
+    caller: {
       kind: 'organization_token',
       organizationId: token.organization.id,
       tokenId: token.id,
       scopes: new Set(token.scopes),
-    };
-  }
+    },
+    invalidToken: false,
+  };
 }
 
-const commerceState = (ctx: Context): CommerceState =>
-  (ctx.state.commerce as CommerceState | undefined) ?? { caller: null, invalidToken: false };
+const safeMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * The dashboard session cookie (never a Better Auth bearer token or API key, which /v1 does not
+ * take), acting for its active organization: none answers as anonymous.
+ */
+async function sessionCaller(
+  ctx: Context,
+  orm: Orm,
+  settings: AuthSettings,
+): Promise<CommerceState> {
+  const cookie = readCookie(ctx, cookieNames(settings).sessionToken);
+  if (!cookie) return anonymous;
+  // Checked before anything is read: a forged cross-site request learns nothing.
+  if (!safeMethods.has(ctx.method)) {
+    const origin = ctx.get('origin') || ctx.get('referer');
+    if (!isTrustedOrigin(origin, settings.trustedOrigins)) {
+      throw commerceError('NotPermitted', 'Invalid origin');
+    }
+  }
+  const sessionToken = verifySignedCookie(cookie, settings.secret);
+  if (!sessionToken) return anonymous;
+  // Not slid forward here: /v1 does not re-issue the cookie, Better Auth's get-session does.
+  const active = await findActiveSession(orm.em, settings, sessionToken, { refresh: false });
+  const organizationId = active?.session.activeOrganizationId;
+  if (!active || !organizationId) return anonymous;
+  const member = await orm.em.findOne(
+    Member,
+    { organization: organizationId, user: active.user.id },
+    { fields: ['role'] },
+  );
+  if (!member) return anonymous;
+  const writer = splitRoles(member.role).some((role) => role === 'owner' || role === 'admin');
+  return {
+    caller: {
+      kind: 'member',
+      organizationId,
+      userId: active.user.id,
+      role: member.role,
+      scopes: new Set(writer ? allScopes : allScopes.filter((s) => s.endsWith(':read'))),
+    },
+    invalidToken: false,
+  };
+}
+
+/** The request's caller state, identifying the caller on first use. */
+async function identifiedState(ctx: Context): Promise<CommerceState> {
+  const known = ctx.state.commerce as CommerceState | undefined;
+  if (known) return known;
+  const identify = pendingIdentification.get(ctx);
+  const state = identify ? await identify() : anonymous;
+  ctx.state.commerce = state;
+  return state;
+}
 
 /**
  * The caller of a protected route, allowed `scope`: no credentials answer 401 Unauthorized, a
  * dead token 401 invalid_token (OAuth2 style, as Polar), a missing scope 403 insufficient_scope.
+ * The caller is identified by the route's `scope` middleware, which must run first.
  */
 export function requireCaller(ctx: Context, scope: Scope): CommerceCaller {
-  const { caller, invalidToken } = commerceState(ctx);
+  const state = ctx.state.commerce as CommerceState | undefined;
+  if (!state) throw new Error('requireCaller runs after the scope() middleware of its route');
+  const { caller, invalidToken } = state;
   if (!caller) {
     ctx.set('WWW-Authenticate', 'Bearer realm="tollgate"');
     if (invalidToken) {
@@ -128,10 +172,11 @@ export function requireCaller(ctx: Context, scope: Scope): CommerceCaller {
   return caller;
 }
 
-/** Middleware form of `requireCaller`, for a router's routes: `router.get(path, scope('x:read'), ...)`. */
+/** Identifies the caller and requires `wanted` of it: `router.get(path, scope('x:read'), ...)`. */
 export const scope =
   (wanted: Scope): Middleware =>
-  (ctx, next) => {
+  async (ctx, next) => {
+    await identifiedState(ctx);
     ctx.state.caller = requireCaller(ctx, wanted);
     return next();
   };

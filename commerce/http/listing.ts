@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { RequestValidationError } from '../../api/errors.ts';
+import { invalidField, RequestValidationError } from '../../api/errors.ts';
 import { parseQuery } from '../../api/validation.ts';
 import type { CommerceCaller } from './caller.ts';
 
@@ -102,7 +102,8 @@ export interface SortCriterion<Field extends string> {
 
 /**
  * `?sorting=-created_at&sorting=name`: each value one of `fields`, `-` for descending. An unknown
- * criterion answers 422 "Invalid sorting criterion."; none gives `fallback`.
+ * criterion answers 422 "Invalid sorting criterion." at `query.sorting`, as Polar; none gives
+ * `fallback`.
  */
 export function readSorting<Field extends string>(
   ctx: Context,
@@ -110,17 +111,14 @@ export function readSorting<Field extends string>(
   fallback: string,
 ): SortCriterion<Field>[] {
   const values = queryValues(ctx, 'sorting');
-  const criteria = (values.length ? values : [fallback]).map((value, index) => {
+  return (values.length ? values : [fallback]).map((value) => {
     const descending = value.startsWith('-');
     const field = (descending ? value.slice(1) : value) as Field;
     if (!fields.includes(field)) {
-      throw new RequestValidationError([
-        { loc: ['query', 'sorting', index], msg: 'Invalid sorting criterion.', type: 'enum' },
-      ]);
+      throw invalidField(['query', 'sorting'], 'Invalid sorting criterion.', 'enum');
     }
     return { field, descending };
   });
-  return criteria;
 }
 
 /** Sort criteria as a MikroORM `orderBy`, with `columns` naming the entity property per field. */

@@ -20,7 +20,7 @@ export const dateTimeInput = z.iso.datetime({ offset: true }).transform((value) 
 
 /**
  * Create bodies name no organization under a token or session: the caller's is implied. Polar
- * refuses the field with an organization token; a session may only name its own organization.
+ * refuses the field with an organization token; a session may only name its own (active) one.
  */
 export function refuseForeignOrganization(
   body: { organization_id?: string | null },
@@ -28,10 +28,13 @@ export function refuseForeignOrganization(
 ) {
   const named = body.organization_id;
   if (named == null) return;
-  if (caller.kind === 'organization_token' || named !== caller.organizationId) {
+  if (caller.kind === 'organization_token') {
     throw invalidField(
       ['body', 'organization_id'],
       'Setting organization_id is disallowed when using an organization token.',
     );
+  }
+  if (named !== caller.organizationId) {
+    throw invalidField(['body', 'organization_id'], 'Organization not found.');
   }
 }

@@ -311,6 +311,12 @@ export class Migration20261122174929_commerce_catalog extends Migration {
     this.addSql(
       `create unique index "discounts_organization_id_code_unique" on "discounts" ("organization_id", lower("code")) where "deleted_at" is null;`,
     );
+    // The customer list's `query` matches a substring of email, name or external id: a trigram
+    // index over the three (one per line) keeps it an index lookup among 100k customers.
+    this.addSql(`create extension if not exists pg_trgm;`);
+    this.addSql(
+      `create index "customers_search_index" on "customers" using gin ((lower("email" || chr(10) || coalesce("name", '') || chr(10) || coalesce("external_id", ''))) gin_trgm_ops) where "deleted_at" is null;`,
+    );
   }
 
   override down(): void | Promise<void> {

@@ -1,0 +1,234 @@
+/**
+ * Catalog benchmark (issue 5): with 10,000 products and 100,000 customers in one organization,
+ *   - list products, a page of 100, at 50 connections: p99 under 20 ms;
+ *   - get customer state at 50 connections: p99 under 20 ms;
+ *   - create customer: at least 1,000 per second.
+ *
+ *   node bench/catalog.ts [seconds=10] [--cpu-prof]
+ */
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import { createAccessToken } from '../commerce/access-tokens/service.ts';
+import { allScopes } from '../commerce/http/scopes.ts';
+import { projectRoot } from '../config/env.ts';
+import { Member, Organization, User } from '../db/entities/index.ts';
+import { openOrm } from '../db/orm.ts';
+import { benchRun } from './lib/bench-run.ts';
+import { type LoadOptions, type LoadSummary, runLoad } from './lib/run-load.ts';
+
+const options = process.argv.slice(2).filter((argument) => !argument.startsWith('--'));
+const durationSeconds = Number(options[0] ?? 10);
+const cpuProfile = process.argv.includes('--cpu-prof');
+if (!(durationSeconds > 0))
+  throw new Error('usage: node bench/catalog.ts [seconds=10] [--cpu-prof]');
+
+const productCount = 10_000;
+const customerCount = 100_000;
+const connections = 50;
+const warmupSeconds = 2;
+const targets = { listProductsP99Ms: 20, customerStateP99Ms: 20, createCustomersPerSecond: 1000 };
+
+const run = benchRun('catalog', 300 + 4 * (durationSeconds + warmupSeconds + 60));
+const { say } = run;
+const workDir = join(projectRoot, '.data', 'bench-catalog');
+
+/**
+ * One seller with the catalog the issue names, written in bulk with SQL (the API's own create
+ * paths are measured separately): products with a fixed price and two benefits each, customers,
+ * and one customer holding a granted benefit and a meter, whose state is read.
+ */
+async function seedCatalog(databaseUrl: string) {
+  const orm = await openOrm(databaseUrl);
+  run.closeOnCleanUp(() => orm.close());
+  const em = orm.em.fork();
+  const owner = em.create(User, { email: 'owner@catalog.bench', name: 'Catalog owner' });
+  const organization = em.create(Organization, { name: 'Catalog bench', slug: 'catalog-bench' });
+  em.create(Member, { organization, user: owner, role: 'owner' });
+  await em.flush();
+  const { token } = await createAccessToken(em, {
+    organizationId: organization.id,
+    comment: 'bench',
+    scopes: allScopes,
+  });
+  const sql = (query: string) => em.getConnection().execute(query, [organization.id]);
+  await sql(`
+    insert into benefits (id, organization_id, type, description, properties, metadata, created_at)
+    select gen_random_uuid(), ?, 'custom', 'Benefit ' || g, '{"note": "Thanks"}', '{}', now()
+    from generate_series(1, 2) g`);
+  await sql(`
+    insert into meters (id, organization_id, name, filter, aggregation, metadata, created_at)
+    values (gen_random_uuid(), ?, 'API calls', '{"conjunction": "and", "clauses": []}',
+      '{"func": "count"}', '{}', now())`);
+  await sql(`
+    insert into products (id, organization_id, name, description, recurring_interval,
+      is_archived, metadata, created_at)
+    select gen_random_uuid(), ?, 'Product ' || g, 'Product number ' || g,
+      case when g % 2 = 0 then 'month' end, false, jsonb_build_object('rank', g),
+      now() - make_interval(secs => g)
+    from generate_series(1, ${productCount}) g`);
+  await sql(`
+    insert into product_prices (id, product_id, amount_type, price_currency, price_amount,
+      is_archived, created_at)
+    select gen_random_uuid(), id, 'fixed', 'usd', 1000 + (random() * 9000)::int, false, created_at
+    from products where organization_id = ?`);
+  await sql(`
+    insert into product_benefits (id, product_id, benefit_id, "order", created_at)
+    select gen_random_uuid(), p.id, b.id, row_number() over (partition by p.id order by b.description), now()
+    from products p cross join benefits b
+    where p.organization_id = ? and b.organization_id = p.organization_id`);
+  await sql(`
+    insert into customers (id, organization_id, email, email_verified, name, metadata, created_at)
+    select gen_random_uuid(), ?, 'customer-' || g || '@catalog.bench', false, 'Customer ' || g,
+      '{}', now() - make_interval(secs => g)
+    from generate_series(1, ${customerCount}) g`);
+  const [customer] = await em
+    .getConnection()
+    .execute<{ id: string }[]>(
+      `select id from customers where organization_id = ? order by created_at limit 1`,
+      [organization.id],
+    );
+  const customerId = customer?.id as string;
+  await em.getConnection().execute(
+    `insert into benefit_grants (id, customer_id, benefit_id, granted_at, properties, created_at)
+     select gen_random_uuid(), ?, id, now(), '{}', now() from benefits where organization_id = ?`,
+    [customerId, organization.id],
+  );
+  await em.getConnection().execute(
+    `insert into customer_meters (id, customer_id, meter_id, consumed_units, credited_units, created_at)
+     select gen_random_uuid(), ?, id, 12.5, 100, now() from meters where organization_id = ?`,
+    [customerId, organization.id],
+  );
+  await em.getConnection().execute('analyze');
+  return { token, customerId };
+}
+
+async function measure(label: string, load: Omit<LoadOptions, 'durationSeconds'>) {
+  say(`${label}: warm-up ${warmupSeconds} s`);
+  await runLoad(
+    `${label} (warm-up)`,
+    { ...load, durationSeconds: warmupSeconds },
+    {
+      warmUp: true,
+      signal: run.loadAbort.signal,
+    },
+  );
+  run.failIfCrashed();
+  say(`${label}: ${durationSeconds} s, ${load.connections} connections`);
+  const summary = await runLoad(
+    label,
+    { ...load, durationSeconds },
+    { signal: run.loadAbort.signal },
+  );
+  run.failIfCrashed();
+  return summary;
+}
+
+/** Fails the run unless the call answers what the benchmark expects to be measuring. */
+// biome-ignore lint/suspicious/noExplicitAny: the checks read a few fields of the JSON answer
+async function check(url: string, token: string, expect: (body: any) => boolean) {
+  const response = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+  const body = await response.json();
+  if (response.status !== 200 || !expect(body)) {
+    throw new Error(`${url} answered ${response.status}: ${JSON.stringify(body).slice(0, 300)}`);
+  }
+}
+
+try {
+  rmSync(workDir, { recursive: true, force: true });
+  mkdirSync(workDir, { recursive: true });
+  const loadBefore = loadavg();
+  say('starting the test stack');
+  const stack = await run.startStack();
+  const apiUrl = await run.startApi(stack, join(workDir, 'tollgate-api.log'), {
+    ...(cpuProfile ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${join(workDir, 'api')}` } : {}),
+  });
+  say(`seeding ${productCount} products and ${customerCount} customers`);
+  const seedStarted = performance.now();
+  const { token, customerId } = await seedCatalog(stack.addresses.databaseUrl);
+  const seedSeconds = (performance.now() - seedStarted) / 1000;
+  const headers = { authorization: `Bearer ${token}` };
+
+  const listUrl = `${apiUrl}/v1/products/?page=1&limit=100`;
+  await check(
+    listUrl,
+    token,
+    (page) => page.items.length === 100 && page.items[0].prices.length === 1,
+  );
+  const stateUrl = `${apiUrl}/v1/customers/${customerId}/state`;
+  await check(stateUrl, token, (state) => state.granted_benefits.length === 2);
+
+  const results: Record<string, LoadSummary> = {
+    'list products (page of 100)': await measure('list products', {
+      url: listUrl,
+      headers,
+      connections,
+    }),
+    'get customer state': await measure('customer state', { url: stateUrl, headers, connections }),
+    'create customer': await measure('create customer', {
+      url: `${apiUrl}/v1/customers/`,
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'new-[<id>]@catalog.bench', name: 'New customer' }),
+      idReplacement: true,
+      connections,
+    }),
+  };
+  const loadAfter = loadavg();
+
+  const verdicts = {
+    'list products (page of 100)':
+      (results['list products (page of 100)']?.latencyP99Ms as number) <= targets.listProductsP99Ms,
+    'get customer state':
+      (results['get customer state']?.latencyP99Ms as number) <= targets.customerStateP99Ms,
+    'create customer':
+      (results['create customer']?.requestsPerSecond as number) >= targets.createCustomersPerSecond,
+  };
+  const targetText = {
+    'list products (page of 100)': `p99 <= ${targets.listProductsP99Ms} ms`,
+    'get customer state': `p99 <= ${targets.customerStateP99Ms} ms`,
+    'create customer': `>= ${targets.createCustomersPerSecond}/s`,
+  };
+  console.table(
+    Object.fromEntries(
+      Object.entries(results).map(([name, summary]) => [
+        name,
+        {
+          'requests/s': Math.round(summary.requestsPerSecond),
+          'p50 (ms)': summary.latencyP50Ms,
+          'p99 (ms)': summary.latencyP99Ms,
+          target: targetText[name as keyof typeof targetText],
+          met: verdicts[name as keyof typeof verdicts] ? 'yes' : 'NO',
+        },
+      ]),
+    ),
+  );
+  say(
+    `seeded in ${seedSeconds.toFixed(1)} s; load average before ${loadBefore.map((v) => v.toFixed(2)).join(' ')}, after ${loadAfter.map((v) => v.toFixed(2)).join(' ')}`,
+  );
+
+  const resultsDir = join(projectRoot, 'bench', 'results');
+  mkdirSync(resultsDir, { recursive: true });
+  writeFileSync(
+    join(resultsDir, 'catalog.json'),
+    `${JSON.stringify(
+      {
+        settings: `NODE_ENV=test LOG_LEVEL=warn, ${connections} connections, ${durationSeconds} s after ${warmupSeconds} s warm-up`,
+        dataset: { products: productCount, customers: customerCount, seedSeconds },
+        targets,
+        results,
+        met: verdicts,
+        cpuProfile,
+        loadAverage: { before: loadBefore, after: loadAfter },
+        measuredAt: new Date().toISOString(),
+      },
+      null,
+      2,
+    )}\n`,
+  );
+} catch (error) {
+  process.exitCode = 1;
+  say(error instanceof Error ? (error.stack ?? error.message) : String(error));
+} finally {
+  await run.cleanUp();
+}

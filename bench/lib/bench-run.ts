@@ -1,0 +1,74 @@
+import { startApiProcess } from '../../devstack/app-processes.ts';
+import { findFreePort, Supervisor } from '../../devstack/supervisor.ts';
+import { startTestStack, type TestStack } from '../../devstack/test-stack.ts';
+
+/**
+ * What a benchmark run starts (the test stack, an API process) and its clean-up on success,
+ * failure, Ctrl-C or running out of its time budget.
+ */
+export function benchRun(name: string, budgetSeconds: number) {
+  const say = (line: string) => console.log(`[bench:${name}] ${line}`);
+  let crashed: string | undefined;
+  const processes = new Supervisor((service, code) => {
+    crashed = `${service} exited unexpectedly (code ${code})`;
+    say(crashed);
+  });
+  let stackStarting: Promise<TestStack> | undefined;
+  const closers: (() => Promise<unknown>)[] = [];
+  /** Aborted on clean-up: kills a running load generator. */
+  const loadAbort = new AbortController();
+  let cleaningUp: Promise<void> | undefined;
+  const cleanUp = () => {
+    cleaningUp ??= (async () => {
+      loadAbort.abort();
+      for (const close of closers) await close().catch(() => undefined);
+      // The API before the stack whose services it uses.
+      await processes.stopAll();
+      await stackStarting?.then((stack) => stack.stop()).catch(() => undefined);
+    })();
+    return cleaningUp;
+  };
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => void cleanUp().then(() => process.exit(130)));
+  }
+  setTimeout(() => {
+    say(`gave up after ${budgetSeconds} s`);
+    void cleanUp().then(() => process.exit(1));
+  }, budgetSeconds * 1000).unref();
+
+  return {
+    say,
+    loadAbort,
+    cleanUp,
+    failIfCrashed: () => {
+      if (crashed) throw new Error(crashed);
+    },
+    /** Closed on clean-up, before the processes stop (database pools, Temporal clients). */
+    closeOnCleanUp: (close: () => Promise<unknown>) => closers.push(close),
+    startStack: () => {
+      stackStarting = startTestStack(say);
+      return stackStarting;
+    },
+    /** The API in its own process on a free port, quiet, with auth rate limits off. */
+    startApi: async (stack: TestStack, logFile: string, env: Record<string, string> = {}) => {
+      const port = await findFreePort();
+      const url = `http://127.0.0.1:${port}`;
+      await startApiProcess(processes, stack.addresses, {
+        env: {
+          ...process.env,
+          ...stack.env,
+          NODE_ENV: 'test',
+          LOG_LEVEL: 'warn',
+          TOLLGATE_API_HOST: '127.0.0.1',
+          TOLLGATE_API_PORT: String(port),
+          TOLLGATE_PUBLIC_URL: url,
+          TOLLGATE_AUTH_RATE_LIMIT: 'off',
+          ...env,
+        },
+        url,
+        logFile,
+      });
+      return url;
+    },
+  };
+}

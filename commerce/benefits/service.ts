@@ -1,0 +1,250 @@
+import { type EntityManager, type FilterQuery, raw } from '@mikro-orm/core';
+import { invalidField } from '../../api/errors.ts';
+import type { BenefitType } from '../../db/entities/benefit.ts';
+import {
+  Benefit,
+  BenefitGrant,
+  Meter,
+  ProductBenefit,
+  StoredFile,
+} from '../../db/entities/index.ts';
+import { discordGuildIdOf } from '../../domain/benefit-properties.ts';
+import { notPermitted, resourceNotFound } from '../http/errors.ts';
+import { orderBy, type Page, type SortCriterion } from '../http/listing.ts';
+import { appendEvent } from '../outbox.ts';
+import {
+  type BenefitCreateInput,
+  type BenefitPropertiesInput,
+  type BenefitUpdateInput,
+  type benefitGrantSortFields,
+  type benefitSortFields,
+  benefitWire,
+} from './schemas.ts';
+
+type BenefitSortField = (typeof benefitSortFields)[number];
+type BenefitGrantSortField = (typeof benefitGrantSortFields)[number];
+
+/** `?metadata[key]=value` filters: the stored value, read as text, is one of the wanted ones. */
+function metadataConditions(metadata: Record<string, string[]>) {
+  return Object.entries(metadata).map(([key, values]) => ({
+    [raw((alias) => `${alias}.metadata ->> ?`, [key])]: { $in: values },
+  }));
+}
+
+export interface BenefitListFilter {
+  types: BenefitType[];
+  query: string | null | undefined;
+  metadata: Record<string, string[]>;
+}
+
+/** A page of the organization's live benefits, with the total count. */
+export async function listBenefits(
+  em: EntityManager,
+  organizationId: string,
+  filter: BenefitListFilter,
+  sorting: SortCriterion<BenefitSortField>[],
+  page: Page,
+): Promise<[Benefit[], number]> {
+  const where: FilterQuery<Benefit> = {
+    organization: organizationId,
+    deletedAt: null,
+    ...(filter.types.length > 0 && { type: { $in: filter.types } }),
+    ...(filter.query && { description: { $ilike: `%${escapeLike(filter.query)}%` } }),
+    $and: metadataConditions(filter.metadata),
+  };
+  return em.findAndCount(Benefit, where, {
+    orderBy: [
+      ...orderBy(sorting, { created_at: 'createdAt', description: 'description', type: 'type' }),
+      { id: 'asc' },
+    ],
+    limit: page.limit,
+    offset: page.offset,
+  });
+}
+
+const escapeLike = (text: string) => text.replace(/[\\%_]/g, (character) => `\\${character}`);
+
+/** A live benefit of the organization; deleted ones and other organizations' are not found. */
+export async function getBenefit(
+  em: EntityManager,
+  organizationId: string,
+  id: string,
+): Promise<Benefit> {
+  const benefit = await em.findOne(Benefit, { id, organization: organizationId, deletedAt: null });
+  if (!benefit) throw resourceNotFound('Benefit not found');
+  return benefit;
+}
+
+/**
+ * The properties stored for a benefit, checked against what they refer to: the Discord guild
+ * behind the token, the organization's uploaded downloadable files, its meter. A refused value
+ * answers 422 at its place under `body.properties`.
+ */
+async function storedProperties(
+  em: EntityManager,
+  organizationId: string,
+  input: BenefitPropertiesInput,
+  guildTokenSecret: string,
+): Promise<Record<string, unknown>> {
+  const at = (...path: (string | number)[]) => ['body', 'properties', ...path];
+  switch (input.type) {
+    case 'custom':
+      return { note: input.properties.note ?? null };
+    case 'discord': {
+      const { guild_token, role_id, kick_member } = input.properties;
+      const guildId = discordGuildIdOf(guildTokenSecret, guild_token);
+      if (!guildId) throw invalidField(at('guild_token'), 'Invalid guild token.');
+      return { guild_id: guildId, role_id, kick_member, guild_token };
+    }
+    case 'github_repository':
+      return { ...input.properties };
+    case 'downloadables': {
+      const { files, archived = {} } = input.properties;
+      const usable = await em.find(
+        StoredFile,
+        {
+          id: { $in: files },
+          organization: organizationId,
+          service: 'downloadable',
+          isUploaded: true,
+          deletedAt: null,
+        },
+        { fields: ['id'] },
+      );
+      const usableIds = new Set(usable.map((file) => file.id));
+      const missing = files.findIndex((id) => !usableIds.has(id));
+      if (missing >= 0) {
+        throw invalidField(at('files', missing), 'File not found or not uploaded.');
+      }
+      return { files, archived };
+    }
+    case 'license_keys': {
+      const { prefix, expires, activations, limit_usage } = input.properties;
+      return {
+        prefix: prefix ?? null,
+        expires: expires ?? null,
+        activations: activations ?? null,
+        limit_usage: limit_usage ?? null,
+      };
+    }
+    case 'meter_credit': {
+      const { units, rollover, meter_id } = input.properties;
+      const meter = await em.count(Meter, { id: meter_id, organization: organizationId });
+      if (meter === 0) throw invalidField(at('meter_id'), 'Meter not found.');
+      return { units, rollover, meter_id };
+    }
+  }
+}
+
+/** Creates a benefit and records `benefit.created`. */
+export function createBenefit(
+  em: EntityManager,
+  organizationId: string,
+  input: BenefitCreateInput,
+  guildTokenSecret: string,
+): Promise<Benefit> {
+  return em.transactional(async (tx) => {
+    const properties = await storedProperties(tx, organizationId, input, guildTokenSecret);
+    const benefit = tx.create(Benefit, {
+      organization: organizationId,
+      type: input.type,
+      description: input.description,
+      properties,
+      metadata: input.metadata ?? {},
+    });
+    // The event carries the row as stored, id and creation time included.
+    await tx.flush();
+    appendEvent(tx, organizationId, 'benefit.created', benefitWire(benefit));
+    return benefit;
+  });
+}
+
+/**
+ * Changes a benefit's description, metadata or properties (replaced whole). The body names the
+ * benefit's type, which cannot change. Records `benefit.updated`.
+ */
+export function updateBenefit(
+  em: EntityManager,
+  organizationId: string,
+  id: string,
+  input: BenefitUpdateInput,
+  guildTokenSecret: string,
+): Promise<Benefit> {
+  return em.transactional(async (tx) => {
+    const benefit = await getBenefit(tx, organizationId, id);
+    if (input.type !== benefit.type) {
+      throw invalidField(['body', 'type'], `The benefit is of type ${benefit.type}.`);
+    }
+    if (input.description) benefit.description = input.description;
+    if (input.metadata) benefit.metadata = input.metadata;
+    if (input.properties) {
+      benefit.properties = await storedProperties(
+        tx,
+        organizationId,
+        input as BenefitPropertiesInput,
+        guildTokenSecret,
+      );
+    }
+    benefit.modifiedAt = new Date();
+    appendEvent(tx, organizationId, 'benefit.updated', benefitWire(benefit));
+    return benefit;
+  });
+}
+
+/**
+ * Deletes a benefit softly: it leaves every product at once and its grants are marked revoked;
+ * grants keep pointing at it. Benefits made non-deletable refuse with NotPermitted.
+ * Records `benefit.updated`.
+ */
+export function deleteBenefit(em: EntityManager, organizationId: string, id: string) {
+  return em.transactional(async (tx) => {
+    const benefit = await getBenefit(tx, organizationId, id);
+    if (!benefit.deletable) throw notPermitted('This benefit cannot be deleted.');
+    const now = new Date();
+    benefit.deletedAt = now;
+    benefit.modifiedAt = now;
+    await tx.nativeDelete(ProductBenefit, { benefit: benefit.id });
+    await tx.nativeUpdate(
+      BenefitGrant,
+      { benefit: benefit.id, revokedAt: null },
+      { revokedAt: now, modifiedAt: now },
+    );
+    appendEvent(tx, organizationId, 'benefit.updated', benefitWire(benefit));
+  });
+}
+
+export interface BenefitGrantFilter {
+  benefitId?: string;
+  customerIds: string[];
+  isGranted: boolean | undefined;
+}
+
+/** A page of the grants of the organization's benefits, customer and benefit loaded. */
+export function listBenefitGrants(
+  em: EntityManager,
+  organizationId: string,
+  filter: BenefitGrantFilter,
+  sorting: SortCriterion<BenefitGrantSortField>[],
+  page: Page,
+): Promise<[BenefitGrant[], number]> {
+  const granted = { grantedAt: { $ne: null }, revokedAt: null };
+  const where: FilterQuery<BenefitGrant> = {
+    benefit: { organization: organizationId, ...(filter.benefitId && { id: filter.benefitId }) },
+    ...(filter.customerIds.length > 0 && { customer: { $in: filter.customerIds } }),
+    ...(filter.isGranted === true && granted),
+    ...(filter.isGranted === false && { $not: granted }),
+  };
+  return em.findAndCount(BenefitGrant, where, {
+    populate: ['customer', 'benefit'],
+    orderBy: [
+      ...orderBy(sorting, {
+        created_at: 'createdAt',
+        granted_at: 'grantedAt',
+        revoked_at: 'revokedAt',
+      }),
+      { id: 'asc' },
+    ],
+    limit: page.limit,
+    offset: page.offset,
+  });
+}

@@ -1,0 +1,88 @@
+import Router from '@koa/router';
+import type { AppDependencies } from '../../api/dependencies.ts';
+import { parseBody } from '../../api/validation.ts';
+import type { CheckoutLink } from '../../db/entities/index.ts';
+import { callerOf, scope } from '../http/caller.ts';
+import {
+  listResource,
+  orderBy,
+  organizationFilterMatches,
+  readPage,
+  readQueryIds,
+  readSorting,
+} from '../http/listing.ts';
+import { readIdParam } from '../http/wire.ts';
+import {
+  checkoutLinkCreateInput,
+  checkoutLinkSortColumns,
+  checkoutLinkUpdateInput,
+} from './schemas.ts';
+import {
+  createCheckoutLink,
+  deleteCheckoutLink,
+  getCheckoutLink,
+  listCheckoutLinks,
+  serializeCheckoutLinks,
+  updateCheckoutLink,
+} from './service.ts';
+
+const sortFields = Object.keys(checkoutLinkSortColumns) as (keyof typeof checkoutLinkSortColumns)[];
+
+/**
+ * /v1/checkout-links: shareable links that each open a new checkout for their products. The
+ * redirect they point at (`/v1/checkout-links/{client_secret}/redirect`) belongs to checkouts.
+ */
+export function checkoutLinkRoutes({ orm, config }: AppDependencies): Router {
+  const router = new Router({ prefix: '/v1/checkout-links' });
+  const { publicUrl } = config.api;
+  const serializeOne = async (link: CheckoutLink) => {
+    const [wire] = await serializeCheckoutLinks(orm.em, [link], publicUrl);
+    return wire;
+  };
+
+  router.get('/', scope('checkout_links:read'), async (ctx) => {
+    const caller = callerOf(ctx);
+    const page = readPage(ctx);
+    const productIds = readQueryIds(ctx, 'product_id');
+    const sorting = orderBy(readSorting(ctx, sortFields, 'created_at'), checkoutLinkSortColumns);
+    if (!organizationFilterMatches(ctx, caller)) {
+      ctx.body = listResource([], 0, page);
+      return;
+    }
+    const [links, total] = await listCheckoutLinks(
+      orm.em,
+      caller.organizationId,
+      productIds,
+      page,
+      sorting,
+    );
+    ctx.body = listResource(await serializeCheckoutLinks(orm.em, links, publicUrl), total, page);
+  });
+
+  router.post('/', scope('checkout_links:write'), async (ctx) => {
+    const input = parseBody(ctx, checkoutLinkCreateInput);
+    const link = await createCheckoutLink(orm.em, callerOf(ctx).organizationId, input);
+    ctx.status = 201;
+    ctx.body = await serializeOne(link);
+  });
+
+  router.get('/:id', scope('checkout_links:read'), async (ctx) => {
+    const id = readIdParam(ctx);
+    ctx.body = await serializeOne(await getCheckoutLink(orm.em, callerOf(ctx).organizationId, id));
+  });
+
+  router.patch('/:id', scope('checkout_links:write'), async (ctx) => {
+    const id = readIdParam(ctx);
+    const input = parseBody(ctx, checkoutLinkUpdateInput);
+    const link = await updateCheckoutLink(orm.em, callerOf(ctx).organizationId, id, input);
+    ctx.body = await serializeOne(link);
+  });
+
+  router.delete('/:id', scope('checkout_links:write'), async (ctx) => {
+    const id = readIdParam(ctx);
+    await deleteCheckoutLink(orm.em, callerOf(ctx).organizationId, id);
+    ctx.status = 204;
+  });
+
+  return router;
+}

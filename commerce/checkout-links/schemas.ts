@@ -1,0 +1,99 @@
+import { z } from 'zod';
+import type { CheckoutLink } from '../../db/entities/index.ts';
+import { recurringIntervals } from '../../db/entities/product.ts';
+import { metadataInput } from '../../domain/metadata.ts';
+import { discountBaseWire } from '../discounts/schemas.ts';
+import { isoDateTime, isoDateTimeOrNull } from '../http/wire.ts';
+import type { ProductWire } from '../products/service.ts';
+
+const successUrl = z.url({ protocol: /^https?$/ }).nullable();
+const trialFields = {
+  trial_interval: z.enum(recurringIntervals).nullable().optional(),
+  trial_interval_count: z.number().int().min(1).max(1000).nullable().optional(),
+};
+
+/**
+ * Polar's three create forms: `products` (the current one), or the deprecated single
+ * `product_id` / `product_price_id` (the price's product). Exactly one must be sent.
+ */
+export const checkoutLinkCreateInput = z.object({
+  payment_processor: z.literal('stripe'),
+  products: z.array(z.uuid()).min(1).optional(),
+  product_id: z.uuid().optional(),
+  product_price_id: z.uuid().optional(),
+  label: z.string().nullable().optional(),
+  allow_discount_codes: z.boolean().default(true),
+  require_billing_address: z.boolean().default(false),
+  discount_id: z.uuid().nullable().optional(),
+  success_url: successUrl.optional(),
+  ...trialFields,
+  metadata: metadataInput.optional(),
+});
+export type CheckoutLinkCreateInput = z.infer<typeof checkoutLinkCreateInput>;
+
+/** Absent fields keep their value; null clears a nullable one (null flags keep theirs). */
+export const checkoutLinkUpdateInput = z.object({
+  products: z.array(z.uuid()).min(1).nullable().optional(),
+  label: z.string().nullable().optional(),
+  allow_discount_codes: z.boolean().nullable().optional(),
+  require_billing_address: z.boolean().nullable().optional(),
+  discount_id: z.uuid().nullable().optional(),
+  success_url: successUrl.optional(),
+  ...trialFields,
+  metadata: metadataInput.optional(),
+});
+export type CheckoutLinkUpdateInput = z.infer<typeof checkoutLinkUpdateInput>;
+
+export const checkoutLinkSortColumns = {
+  created_at: 'createdAt',
+  label: 'label',
+  success_url: 'successUrl',
+  allow_discount_codes: 'allowDiscountCodes',
+} as const;
+
+/** Where following the link leads: the redirect that opens a new checkout for its products. */
+export const checkoutLinkUrl = (publicUrl: string, clientSecret: string) =>
+  `${publicUrl.replace(/\/$/, '')}/v1/checkout-links/${clientSecret}/redirect`;
+
+/**
+ * A product offered by a link (Polar's `CheckoutLinkProduct`): the product as a checkout shows
+ * it, benefits reduced to their public part and without the seller's custom-field settings.
+ */
+export function checkoutLinkProductWire(product: ProductWire) {
+  const { attached_custom_fields: _, benefits, ...offered } = product;
+  return {
+    ...offered,
+    benefits: benefits.map(
+      ({ metadata: _metadata, properties: _properties, ...benefit }) => benefit,
+    ),
+  };
+}
+export type CheckoutLinkProductWire = ReturnType<typeof checkoutLinkProductWire>;
+
+/** A checkout link as /v1 answers it (Polar's `CheckoutLink`), its products and discount given. */
+export function checkoutLinkWire(
+  link: CheckoutLink,
+  products: CheckoutLinkProductWire[],
+  publicUrl: string,
+) {
+  return {
+    id: link.id,
+    created_at: isoDateTime(link.createdAt),
+    modified_at: isoDateTimeOrNull(link.modifiedAt),
+    trial_interval: link.trialInterval ?? null,
+    trial_interval_count: link.trialIntervalCount ?? null,
+    metadata: link.metadata,
+    payment_processor: 'stripe' as const,
+    client_secret: link.clientSecret,
+    success_url: link.successUrl ?? null,
+    label: link.label ?? null,
+    allow_discount_codes: link.allowDiscountCodes,
+    require_billing_address: link.requireBillingAddress,
+    discount_id: link.discount?.id ?? null,
+    organization_id: link.organization.id,
+    products,
+    discount: link.discount ? discountBaseWire(link.discount) : null,
+    url: checkoutLinkUrl(publicUrl, link.clientSecret),
+  };
+}
+export type CheckoutLinkWire = ReturnType<typeof checkoutLinkWire>;

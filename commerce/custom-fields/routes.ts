@@ -1,0 +1,82 @@
+import Router from '@koa/router';
+import { z } from 'zod';
+import type { AppDependencies } from '../../api/dependencies.ts';
+import { parseBody, parseQuery } from '../../api/validation.ts';
+import { customFieldTypes } from '../../db/entities/custom-field.ts';
+import { callerOf, scope } from '../http/caller.ts';
+import {
+  listResource,
+  organizationFilterMatches,
+  readPage,
+  readQueryList,
+  readSorting,
+} from '../http/listing.ts';
+import { readIdParam, refuseForeignOrganization } from '../http/wire.ts';
+import {
+  customFieldCreateInput,
+  customFieldListQuery,
+  customFieldSortFields,
+  customFieldUpdateInput,
+  customFieldWire,
+} from './schemas.ts';
+import {
+  createCustomField,
+  deleteCustomField,
+  getCustomField,
+  listCustomFields,
+  updateCustomField,
+} from './service.ts';
+
+/** /v1/custom-fields: the fields sellers ask customers to fill in at checkout. */
+export function customFieldRoutes({ orm }: AppDependencies): Router {
+  const router = new Router({ prefix: '/v1/custom-fields' });
+
+  router.get('/', scope('custom_fields:read'), async (ctx) => {
+    const caller = callerOf(ctx);
+    const { query } = parseQuery(ctx, customFieldListQuery);
+    const types = readQueryList(ctx, 'type', z.enum(customFieldTypes));
+    const sorting = readSorting(ctx, customFieldSortFields, 'slug');
+    const page = readPage(ctx);
+    if (!organizationFilterMatches(ctx, caller)) {
+      ctx.body = listResource([], 0, page);
+      return;
+    }
+    const [fields, total] = await listCustomFields(
+      orm.em,
+      caller.organizationId,
+      { query, types },
+      sorting,
+      page,
+    );
+    ctx.body = listResource(fields.map(customFieldWire), total, page);
+  });
+
+  router.post('/', scope('custom_fields:write'), async (ctx) => {
+    const caller = callerOf(ctx);
+    const input = parseBody(ctx, customFieldCreateInput);
+    refuseForeignOrganization(input, caller);
+    const field = await createCustomField(orm.em, caller.organizationId, input);
+    ctx.status = 201;
+    ctx.body = customFieldWire(field);
+  });
+
+  router.get('/:id', scope('custom_fields:read'), async (ctx) => {
+    const id = readIdParam(ctx);
+    ctx.body = customFieldWire(await getCustomField(orm.em, callerOf(ctx).organizationId, id));
+  });
+
+  router.patch('/:id', scope('custom_fields:write'), async (ctx) => {
+    const id = readIdParam(ctx);
+    const input = parseBody(ctx, customFieldUpdateInput);
+    const field = await updateCustomField(orm.em, callerOf(ctx).organizationId, id, input);
+    ctx.body = customFieldWire(field);
+  });
+
+  router.delete('/:id', scope('custom_fields:write'), async (ctx) => {
+    const id = readIdParam(ctx);
+    await deleteCustomField(orm.em, callerOf(ctx).organizationId, id);
+    ctx.status = 204;
+  });
+
+  return router;
+}

@@ -1,0 +1,163 @@
+import { z } from 'zod';
+import type { CustomFieldType } from '../../db/entities/custom-field.ts';
+import type { CustomField } from '../../db/entities/index.ts';
+import { metadataInput } from '../../domain/metadata.ts';
+import { isoDateTime, isoDateTimeOrNull } from '../http/wire.ts';
+
+export const customFieldSortFields = ['created_at', 'slug', 'name', 'type'] as const;
+
+/** The key of a field's value in `custom_field_data`: lower-cased, letters, digits, - and _. */
+const slugInput = z
+  .string()
+  .toLowerCase()
+  .min(1)
+  .regex(/^[a-z0-9-_]+$/, 'Slug can only contain ASCII letters, numbers, hyphens and underscores.');
+const nameInput = z.string().min(1);
+const formText = z.string().min(1).optional();
+const formProperties = {
+  form_label: formText,
+  form_help_text: formText,
+  form_placeholder: formText,
+};
+
+/** A lower bound above its upper bound answers 422 at the lower bound's key. */
+function boundsInOrder<Key extends string>(lower: Key, upper: Key) {
+  return (properties: Partial<Record<Key, number>>, ctx: z.RefinementCtx) => {
+    const low = properties[lower];
+    const high = properties[upper];
+    if (low !== undefined && high !== undefined && low > high) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [lower],
+        message: `${lower} must be less than or equal to ${upper}.`,
+      });
+    }
+  };
+}
+
+const comparableProperties = z
+  .object({ ...formProperties, ge: z.number().int().optional(), le: z.number().int().optional() })
+  .superRefine(boundsInOrder('ge', 'le'));
+
+/** The `properties` of each field type, as Polar accepts them (unknown keys dropped). */
+const propertiesInputs = {
+  text: z
+    .object({
+      ...formProperties,
+      textarea: z.boolean().optional(),
+      min_length: z.number().int().min(0).optional(),
+      max_length: z.number().int().min(0).optional(),
+    })
+    .superRefine(boundsInOrder('min_length', 'max_length')),
+  number: comparableProperties,
+  // Dates: ge and le are unix timestamps (seconds).
+  date: comparableProperties,
+  checkbox: z.object(formProperties),
+  select: z.object({
+    ...formProperties,
+    options: z
+      .array(z.object({ value: z.string().min(1), label: z.string().min(1) }))
+      .min(1)
+      .superRefine((options, ctx) => {
+        const seen = new Set<string>();
+        options.forEach((option, index) => {
+          if (seen.has(option.value)) {
+            ctx.addIssue({
+              code: 'custom',
+              path: [index, 'value'],
+              message: 'Option values must be unique.',
+            });
+          }
+          seen.add(option.value);
+        });
+      }),
+  }),
+} satisfies Record<CustomFieldType, z.ZodType>;
+
+const createShape = <Type extends CustomFieldType, Properties extends z.ZodType>(
+  type: Type,
+  properties: Properties,
+) =>
+  z.object({
+    type: z.literal(type),
+    slug: slugInput,
+    name: nameInput,
+    properties,
+    metadata: metadataInput.optional(),
+    organization_id: z.uuid().nullable().optional(),
+  });
+
+/** Polar's `CustomFieldCreate`: one shape per type, told apart by `type`. */
+export const customFieldCreateInput = z.discriminatedUnion('type', [
+  createShape('text', propertiesInputs.text),
+  createShape('number', propertiesInputs.number),
+  createShape('date', propertiesInputs.date),
+  createShape('checkbox', propertiesInputs.checkbox),
+  createShape('select', propertiesInputs.select),
+]);
+export type CustomFieldCreateInput = z.infer<typeof customFieldCreateInput>;
+
+const updateShape = <Type extends CustomFieldType, Properties extends z.ZodType>(
+  type: Type,
+  properties: Properties,
+) =>
+  z.object({
+    type: z.literal(type),
+    slug: slugInput.nullable().optional(),
+    name: nameInput.nullable().optional(),
+    properties: properties.nullable().optional(),
+    metadata: metadataInput.optional(),
+  });
+
+/**
+ * Polar's `CustomFieldUpdate`: `type` names the field's (unchangeable) type and picks the shape
+ * of `properties`, which replace the stored ones whole. Null or absent keys keep their value.
+ */
+export const customFieldUpdateInput = z.discriminatedUnion('type', [
+  updateShape('text', propertiesInputs.text),
+  updateShape('number', propertiesInputs.number),
+  updateShape('date', propertiesInputs.date),
+  updateShape('checkbox', propertiesInputs.checkbox),
+  updateShape('select', propertiesInputs.select),
+]);
+export type CustomFieldUpdateInput = z.infer<typeof customFieldUpdateInput>;
+
+export const customFieldListQuery = z.object({ query: z.string().nullable().optional() }).loose();
+
+const formPropertyKeys = ['form_label', 'form_help_text', 'form_placeholder'] as const;
+
+/** The `properties` keys each field type carries on the wire (Polar's `CustomField*Properties`). */
+const propertyKeysByType: Record<CustomFieldType, readonly string[]> = {
+  text: [...formPropertyKeys, 'textarea', 'min_length', 'max_length'],
+  number: [...formPropertyKeys, 'ge', 'le'],
+  date: [...formPropertyKeys, 'ge', 'le'],
+  checkbox: formPropertyKeys,
+  select: [...formPropertyKeys, 'options'],
+};
+
+/** A field's properties as the SDK reads them: unset keys omitted, never null. */
+function propertiesWire(type: CustomFieldType, properties: Record<string, unknown>) {
+  const wire: Record<string, unknown> = {};
+  for (const key of propertyKeysByType[type]) {
+    const value = properties[key];
+    if (value !== undefined && value !== null) wire[key] = value;
+  }
+  if (type === 'select') wire.options ??= [];
+  return wire;
+}
+
+/** A custom field as /v1 answers it (Polar's `CustomField` union, discriminated by `type`). */
+export function customFieldWire(field: CustomField) {
+  return {
+    id: field.id,
+    created_at: isoDateTime(field.createdAt),
+    modified_at: isoDateTimeOrNull(field.modifiedAt),
+    metadata: field.metadata,
+    type: field.type,
+    slug: field.slug,
+    name: field.name,
+    organization_id: field.organization.id,
+    properties: propertiesWire(field.type, field.properties),
+  };
+}
+export type CustomFieldWire = ReturnType<typeof customFieldWire>;

@@ -1,0 +1,172 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import type { BenefitType } from '../../db/entities/benefit.ts';
+import type { Metadata } from '../../db/entities/columns.ts';
+import type { Address } from '../../db/entities/customer.ts';
+import type { Customer } from '../../db/entities/index.ts';
+import { addressInput } from '../../domain/addresses.ts';
+import { metadataInput } from '../../domain/metadata.ts';
+import { taxIdFormats } from '../../domain/tax-ids.ts';
+import { isoDateTime, isoDateTimeOrNull } from '../http/wire.ts';
+
+// The columns are varchar(255): longer text is refused at its field, not by the database.
+const text = z.string().trim().max(255);
+
+/** Blank text is no value, as in Polar: `""` is stored as null. */
+const optionalText = text.nullish().transform((value) => value || null);
+
+const email = z.email({ message: 'Invalid email address.' }).max(255);
+
+/**
+ * A tax id as the SDK sends it, `[value, format]`. Only the value counts: the format is
+ * recognised again from the billing country, as Polar does.
+ */
+const taxIdInput = z.tuple([text.min(1), z.enum(taxIdFormats).nullish()]);
+
+export const customerCreateInput = z.object({
+  email,
+  external_id: optionalText,
+  name: optionalText,
+  billing_address: addressInput.nullish(),
+  tax_id: taxIdInput.nullish(),
+  metadata: metadataInput.default({}),
+  organization_id: z.uuid().nullish(),
+});
+export type CustomerCreateInput = z.infer<typeof customerCreateInput>;
+
+/** Absent keys keep their value; `null` clears where Polar allows it. */
+export const customerUpdateInput = z.object({
+  email: email.nullish(),
+  name: optionalText.optional(),
+  billing_address: addressInput.nullish(),
+  tax_id: taxIdInput.nullish(),
+  metadata: metadataInput.optional(),
+  external_id: optionalText.optional(),
+});
+export type CustomerUpdateInput = z.infer<typeof customerUpdateInput>;
+
+/** Updating by external id cannot touch the external id itself (Polar's `CustomerUpdateExternalID`). */
+export const customerUpdateByExternalIdInput = customerUpdateInput.omit({ external_id: true });
+
+export const customerListQuery = z
+  .object({
+    email: z.string().trim().min(1).optional(),
+    query: z.string().trim().optional(),
+  })
+  .loose();
+
+export const customerSortFields = ['created_at', 'email', 'name'] as const;
+
+/** A postal address as Polar answers it (`postal_code`, country upper-case alpha-2). */
+export function addressWire(address: Address) {
+  return {
+    line1: address.line1,
+    line2: address.line2,
+    postal_code: address.postalCode,
+    city: address.city,
+    state: address.state,
+    country: address.country,
+  };
+}
+
+/**
+ * Polar answers a non-null avatar for every customer: a Gravatar URL for the lower-cased email
+ * that falls back to a generated identicon when the address has no Gravatar.
+ */
+export function customerAvatarUrl(email: string): string {
+  const hash = createHash('sha256').update(email.trim().toLowerCase()).digest('hex');
+  return `https://www.gravatar.com/avatar/${hash}?d=identicon`;
+}
+
+/** A customer as /v1 answers it (Polar's `Customer`). */
+export function customerWire(customer: Customer) {
+  return {
+    id: customer.id,
+    created_at: isoDateTime(customer.createdAt),
+    modified_at: isoDateTimeOrNull(customer.modifiedAt),
+    metadata: customer.metadata,
+    external_id: customer.externalId ?? null,
+    email: customer.email,
+    email_verified: customer.emailVerified,
+    name: customer.name ?? null,
+    billing_address: customer.billingAddress ? addressWire(customer.billingAddress) : null,
+    tax_id: customer.taxId ?? null,
+    organization_id: customer.organization.id,
+    deleted_at: isoDateTimeOrNull(customer.deletedAt),
+    avatar_url: customerAvatarUrl(customer.email),
+  };
+}
+export type CustomerWire = ReturnType<typeof customerWire>;
+
+/** A current benefit grant as the state query reads it, with its benefit's type and metadata. */
+export interface CustomerStateGrantRow {
+  id: string;
+  created_at: string;
+  modified_at: string | null;
+  granted_at: string;
+  benefit_id: string;
+  benefit_type: BenefitType;
+  benefit_metadata: Metadata;
+  properties: Record<string, unknown>;
+}
+
+/** A customer meter as the state query reads it: decimals as exact text. */
+export interface CustomerStateMeterRow {
+  id: string;
+  created_at: string;
+  modified_at: string | null;
+  meter_id: string;
+  consumed_units: string;
+  credited_units: number;
+  balance: string;
+}
+
+/** A customer with what it holds now: current benefit grants and meters. */
+export interface CustomerState {
+  customer: Customer;
+  grants: CustomerStateGrantRow[];
+  meters: CustomerStateMeterRow[];
+}
+
+const isoDateTimeText = (text: string) => isoDateTime(new Date(text));
+const isoDateTimeTextOrNull = (text: string | null) => (text ? isoDateTimeText(text) : null);
+
+/** A benefit the customer holds now (Polar's `CustomerStateBenefitGrant`). */
+export function customerStateGrantWire(grant: CustomerStateGrantRow) {
+  return {
+    id: grant.id,
+    created_at: isoDateTimeText(grant.created_at),
+    modified_at: isoDateTimeTextOrNull(grant.modified_at),
+    granted_at: isoDateTimeText(grant.granted_at),
+    benefit_id: grant.benefit_id,
+    benefit_type: grant.benefit_type,
+    benefit_metadata: grant.benefit_metadata,
+    properties: grant.properties,
+  };
+}
+
+/** The customer's standing on a meter (Polar's `CustomerStateMeter`); units as JSON numbers. */
+export function customerStateMeterWire(customerMeter: CustomerStateMeterRow) {
+  return {
+    id: customerMeter.id,
+    created_at: isoDateTimeText(customerMeter.created_at),
+    modified_at: isoDateTimeTextOrNull(customerMeter.modified_at),
+    meter_id: customerMeter.meter_id,
+    consumed_units: Number(customerMeter.consumed_units),
+    credited_units: customerMeter.credited_units,
+    balance: Number(customerMeter.balance),
+  };
+}
+
+/**
+ * Everything a customer has now (Polar's `CustomerState`). Subscriptions come with the
+ * subscriptions table; until then the list is always empty.
+ */
+export function customerStateWire({ customer, grants, meters }: CustomerState) {
+  return {
+    ...customerWire(customer),
+    active_subscriptions: [] as never[],
+    granted_benefits: grants.map(customerStateGrantWire),
+    active_meters: meters.map(customerStateMeterWire),
+  };
+}

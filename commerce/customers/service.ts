@@ -1,0 +1,327 @@
+import { type EntityDictionary, type FilterQuery, LockMode, raw } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { RequestValidationError, type ValidationIssue } from '../../api/errors.ts';
+import type { Address, TaxId } from '../../db/entities/customer.ts';
+import { BenefitGrant, Customer, OutboxEvent } from '../../db/entities/index.ts';
+import { newId } from '../../domain/ids.ts';
+import { validateTaxId } from '../../domain/tax-ids.ts';
+import { resourceNotFound } from '../http/errors.ts';
+import { orderBy, type Page, type SortCriterion } from '../http/listing.ts';
+import { appendEvent, type CommerceEventType } from '../outbox.ts';
+import {
+  type CustomerCreateInput,
+  type CustomerState,
+  type CustomerStateGrantRow,
+  type CustomerStateMeterRow,
+  type CustomerUpdateInput,
+  type customerSortFields,
+  customerWire,
+} from './schemas.ts';
+
+/** How a request names a customer: by id, or by the seller's own id for it. */
+export type CustomerLookup = { id: string } | { externalId: string };
+
+const liveCustomer = (organizationId: string, lookup: CustomerLookup): FilterQuery<Customer> => ({
+  organization: organizationId,
+  deletedAt: null,
+  ...lookup,
+});
+
+/** A live customer of the organization; deleted ones and other organizations' are not found. */
+export async function getCustomer(
+  em: EntityManager,
+  organizationId: string,
+  lookup: CustomerLookup,
+  lockMode?: LockMode,
+): Promise<Customer> {
+  const customer = await em.findOne(Customer, liveCustomer(organizationId, lookup), { lockMode });
+  if (!customer) throw resourceNotFound('Customer not found');
+  return customer;
+}
+
+export interface CustomerListFilter {
+  email?: string;
+  query?: string;
+  metadata: Record<string, string[]>;
+  sorting: SortCriterion<(typeof customerSortFields)[number]>[];
+}
+
+/**
+ * What `?query=` searches: email, name and external id, one per line, lower-cased. The
+ * expression is exactly the trigram index's (`customers_search_index`) so the search uses it.
+ */
+const searchText = `lower("email" || chr(10) || coalesce("name", '') || chr(10) || coalesce("external_id", ''))`;
+
+/** `text` as a LIKE pattern matching it anywhere, its wildcards taken literally. */
+const containing = (text: string) => `%${text.toLowerCase().replace(/[\\%_]/g, '\\$&')}%`;
+
+/**
+ * A page of the organization's live customers. `email` matches exactly but case-insensitively;
+ * `query` a substring of email, name or external id; metadata keys any of their values.
+ */
+export async function listCustomers(
+  em: EntityManager,
+  organizationId: string,
+  filter: CustomerListFilter,
+  page: Page,
+): Promise<[Customer[], number]> {
+  const conditions: FilterQuery<Customer>[] = [{ organization: organizationId, deletedAt: null }];
+  if (filter.email) conditions.push({ [raw('lower("email")')]: filter.email.toLowerCase() });
+  if (filter.query)
+    conditions.push({ [raw(`${searchText} like ?`, [containing(filter.query)])]: [] });
+  for (const [key, values] of Object.entries(filter.metadata)) {
+    conditions.push({ [raw('"metadata" ->> ?', [key])]: { $in: values } });
+  }
+  return em.findAndCount(
+    Customer,
+    { $and: conditions },
+    {
+      orderBy: [
+        ...orderBy(filter.sorting, { created_at: 'createdAt', email: 'email', name: 'name' }),
+        { id: 'asc' },
+      ],
+      limit: page.limit,
+      offset: page.offset,
+    },
+  );
+}
+
+/** Every live customer of the organization, oldest first, read in chunks (for the export). */
+export function streamCustomers(em: EntityManager, organizationId: string) {
+  return em.stream(Customer, {
+    where: { organization: organizationId, deletedAt: null },
+    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    chunkSize: 500,
+    disableIdentityMap: true,
+  });
+}
+
+/**
+ * The partial unique indexes of the migration decide duplicates, also between two requests
+ * racing each other: their violation answers Polar's 422 at the field.
+ */
+const duplicateMessages: Record<string, ValidationIssue> = {
+  customers_organization_id_email_unique: {
+    loc: ['body', 'email'],
+    msg: 'A customer with this email address already exists.',
+    type: 'value_error',
+  },
+  customers_organization_id_external_id_unique: {
+    loc: ['body', 'external_id'],
+    msg: 'A customer with this external ID already exists.',
+    type: 'value_error',
+  },
+};
+
+async function refusingDuplicates<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    // Raw statements surface PostgreSQL's own error, flushes MikroORM's wrapper: both carry
+    // the SQLSTATE (23505, unique violation) and the index name.
+    const { code, constraint } = error as { code?: string; constraint?: string };
+    const issue = constraint ? duplicateMessages[constraint] : undefined;
+    if (code === '23505' && issue) {
+      throw new RequestValidationError([issue], 'PolarRequestValidationError');
+    }
+    throw error;
+  }
+}
+
+const invalid = (issues: ValidationIssue[]) =>
+  new RequestValidationError(issues, 'PolarRequestValidationError');
+
+/**
+ * A tax id validated against the billing country: without an address there is no country to
+ * validate against; a number the country's formats do not recognise is invalid.
+ */
+function validatedTaxId(value: string, billingAddress: Address | null): TaxId {
+  if (!billingAddress) {
+    throw invalid([
+      {
+        loc: ['body', 'billing_address'],
+        msg: 'Country is required to validate tax ID.',
+        type: 'missing',
+      },
+    ]);
+  }
+  const taxId = validateTaxId(value, billingAddress.country);
+  if (!taxId) throw invalid([{ loc: ['body', 'tax_id'], msg: 'Invalid tax ID.', type: 'invalid' }]);
+  return taxId;
+}
+
+/**
+ * Creates a customer and records `customer.created` in a single statement (the event inserted
+ * beside the customer by a data-modifying CTE): atomic like a transaction, without its BEGIN
+ * and COMMIT round trips. The organization is referenced, never loaded; a taken email or
+ * external id is refused by the unique indexes rather than looked up first.
+ */
+export async function createCustomer(
+  em: EntityManager,
+  organizationId: string,
+  input: CustomerCreateInput,
+): Promise<Customer> {
+  const billingAddress = input.billing_address ?? null;
+  const taxId = input.tax_id ? validatedTaxId(input.tax_id[0], billingAddress) : null;
+  const createdAt = new Date();
+  const row = {
+    id: newId(),
+    organization: organizationId,
+    email: input.email,
+    emailVerified: false,
+    externalId: input.external_id,
+    name: input.name,
+    billingAddress,
+    taxId,
+    metadata: input.metadata,
+    createdAt,
+  };
+  // The query builder serialises the JSON columns of what it is given: hand it its own copy.
+  const insertCustomer = em.createQueryBuilder(Customer).insert({ ...row });
+  const customer = em.create(Customer, row, { persist: false });
+  const insertEvent = em.createQueryBuilder(OutboxEvent).insert({
+    id: newId(),
+    organization: organizationId,
+    type: 'customer.created' satisfies CommerceEventType,
+    data: customerWire(customer),
+    createdAt,
+  });
+  await refusingDuplicates(() =>
+    em
+      .getConnection()
+      .execute(
+        `with inserted_customer as (${insertCustomer.getQuery()}) ${insertEvent.getQuery()}`,
+        [...insertCustomer.getParams(), ...insertEvent.getParams()],
+        'run',
+      ),
+  );
+  return customer;
+}
+
+/**
+ * Applies a seller's update; absent fields keep their value. The email may change (unverified
+ * again if it really changes), the external id only be set while none is, the billing address
+ * not be cleared once set. The tax id, new or kept, is validated against the resulting country.
+ * Records `customer.updated`.
+ */
+export function updateCustomer(
+  em: EntityManager,
+  organizationId: string,
+  lookup: CustomerLookup,
+  input: CustomerUpdateInput,
+): Promise<Customer> {
+  return refusingDuplicates(() =>
+    em.transactional(async (tx) => {
+      const customer = await getCustomer(tx, organizationId, lookup, LockMode.PESSIMISTIC_WRITE);
+      const issues: ValidationIssue[] = [];
+      if (input.billing_address === null && customer.billingAddress) {
+        issues.push({
+          loc: ['body', 'billing_address'],
+          msg: 'Customer billing address cannot be reset to null once set.',
+          type: 'value_error',
+        });
+      }
+      if (input.external_id !== undefined && input.external_id !== customer.externalId) {
+        if (customer.externalId !== null && customer.externalId !== undefined) {
+          issues.push({
+            loc: ['body', 'external_id'],
+            msg: 'Customer external ID cannot be updated.',
+            type: 'value_error',
+          });
+        } else {
+          customer.externalId = input.external_id;
+        }
+      }
+      if (issues.length) throw invalid(issues);
+
+      if (input.email && input.email !== customer.email) {
+        if (input.email.toLowerCase() !== customer.email.toLowerCase()) {
+          customer.emailVerified = false;
+        }
+        customer.email = input.email;
+      }
+      if (input.name !== undefined) customer.name = input.name;
+      if (input.billing_address) customer.billingAddress = input.billing_address;
+      if (input.metadata) customer.metadata = input.metadata;
+      const taxIdValue = input.tax_id === undefined ? customer.taxId?.[0] : input.tax_id?.[0];
+      customer.taxId = taxIdValue
+        ? validatedTaxId(taxIdValue, customer.billingAddress ?? null)
+        : null;
+      // Every update moves `modified_at`; the event then carries the row as the flush wrote it.
+      customer.modifiedAt = new Date();
+      await tx.flush();
+      appendEvent(tx, organizationId, 'customer.updated', customerWire(customer));
+      return customer;
+    }),
+  );
+}
+
+/**
+ * Soft-deletes a customer (its email and external id are free again) and revokes the benefits
+ * it still holds, in one transaction that records `customer.deleted`.
+ */
+export function deleteCustomer(
+  em: EntityManager,
+  organizationId: string,
+  lookup: CustomerLookup,
+): Promise<Customer> {
+  return em.transactional(async (tx) => {
+    const customer = await getCustomer(tx, organizationId, lookup, LockMode.PESSIMISTIC_WRITE);
+    const now = new Date();
+    customer.deletedAt = now;
+    await tx.nativeUpdate(
+      BenefitGrant,
+      { customer: customer.id, revokedAt: null },
+      { revokedAt: now, modifiedAt: now },
+    );
+    await tx.flush();
+    appendEvent(tx, organizationId, 'customer.deleted', customerWire(customer));
+    return customer;
+  });
+}
+
+/**
+ * The customer with its current benefit grants (and their benefit) and its meters, in one query:
+ * grants and meters come along as JSON arrays of rows. State is read far more often than it
+ * changes, so it costs one round trip.
+ */
+const customerStateQuery = (customerCondition: string) => `
+  select c.*,
+    (select coalesce(json_agg(g order by g.granted_at, g.id), '[]')
+      from (select bg.id, bg.created_at, bg.modified_at, bg.granted_at, bg.benefit_id, bg.properties,
+          b.type as benefit_type, b.metadata as benefit_metadata
+        from benefit_grants bg join benefits b on b.id = bg.benefit_id
+        where bg.customer_id = c.id and bg.granted_at is not null and bg.revoked_at is null) g
+    ) as granted_benefits,
+    (select coalesce(json_agg(m order by m.created_at, m.id), '[]')
+      from (select id, created_at, modified_at, meter_id, consumed_units::text, credited_units,
+          (credited_units - consumed_units)::text as balance
+        from customer_meters where customer_id = c.id) m
+    ) as active_meters
+  from customers c
+  where c.organization_id = ? and c.deleted_at is null and ${customerCondition}`;
+
+type CustomerStateRow = EntityDictionary<Customer> & {
+  granted_benefits: CustomerStateGrantRow[];
+  active_meters: CustomerStateMeterRow[];
+};
+
+/** What a live customer of the organization has now. */
+export async function getCustomerState(
+  em: EntityManager,
+  organizationId: string,
+  lookup: CustomerLookup,
+): Promise<CustomerState> {
+  const [condition, value] =
+    'id' in lookup ? ['c.id = ?', lookup.id] : ['c.external_id = ?', lookup.externalId];
+  const [row] = await em
+    .getConnection()
+    .execute<CustomerStateRow[]>(customerStateQuery(condition), [organizationId, value]);
+  if (!row) throw resourceNotFound('Customer not found');
+  const { granted_benefits, active_meters, ...customerRow } = row;
+  return {
+    customer: em.map(Customer, customerRow),
+    grants: granted_benefits,
+    meters: active_meters,
+  };
+}

@@ -1,0 +1,148 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { authSettings } from '../../api/auth/settings.ts';
+import type { AppDependencies } from '../../api/dependencies.ts';
+import { ApiError, invalidField } from '../../api/errors.ts';
+import { parseBody } from '../../api/validation.ts';
+import { isUuid } from '../../domain/ids.ts';
+import { callerOf, scope } from '../http/caller.ts';
+import { notPermitted, resourceNotFound } from '../http/errors.ts';
+import {
+  listResource,
+  organizationFilterMatches,
+  readPage,
+  readQueryIds,
+} from '../http/listing.ts';
+import { readIdParam, refuseForeignOrganization } from '../http/wire.ts';
+import {
+  fileCreateInput,
+  filePatchInput,
+  fileUploadCompletedInput,
+  fileUploadWire,
+  fileWire,
+} from './schemas.ts';
+import {
+  completeUpload,
+  createFile,
+  deleteFile,
+  listFiles,
+  readPartGrant,
+  readPublicFile,
+  updateFile,
+  uploadPart,
+} from './service.ts';
+import { localDiskStorage } from './storage.ts';
+
+/**
+ * /v1/files: Polar's upload flow. `POST /` plans a multipart upload and answers a signed URL per
+ * part; the client PUTs each part's bytes there (`/uploads/<grant>`, no token: the URL is the
+ * grant) and completes with `POST /{id}/uploaded`. Product media and avatars are then public
+ * at `/public/<id>/<name>`; downloadables only reach customers through their benefit.
+ */
+export function fileRoutes({ orm, config }: AppDependencies): Router {
+  const router = new Router({ prefix: '/v1/files' });
+  const storage = localDiskStorage(config.files.storageDir);
+  const { secret } = authSettings(config);
+
+  router.get('/', scope('files:read'), async (ctx) => {
+    const caller = callerOf(ctx);
+    const page = readPage(ctx);
+    const ids = readQueryIds(ctx, 'ids');
+    if (!organizationFilterMatches(ctx, caller)) {
+      ctx.body = listResource([], 0, page);
+      return;
+    }
+    const [files, total] = await listFiles(orm.em, caller.organizationId, { ids }, page);
+    ctx.body = listResource(files.map(fileWire), total, page);
+  });
+
+  router.post('/', scope('files:write'), async (ctx) => {
+    const caller = callerOf(ctx);
+    const input = parseBody(ctx, fileCreateInput);
+    refuseForeignOrganization(input, caller);
+    const { file, uploadId, parts } = await createFile(
+      orm.em,
+      storage,
+      caller.organizationId,
+      input,
+      secret,
+    );
+    ctx.status = 201;
+    ctx.body = fileUploadWire(file, { id: uploadId, parts });
+  });
+
+  router.post('/:id/uploaded', scope('files:write'), async (ctx) => {
+    const id = readIdParam(ctx);
+    const input = parseBody(ctx, fileUploadCompletedInput);
+    const file = await completeUpload(orm.em, storage, callerOf(ctx).organizationId, id, input);
+    ctx.body = fileWire(file);
+  });
+
+  router.patch('/:id', scope('files:write'), async (ctx) => {
+    const id = readIdParam(ctx);
+    const input = parseBody(ctx, filePatchInput);
+    ctx.body = fileWire(await updateFile(orm.em, callerOf(ctx).organizationId, id, input));
+  });
+
+  router.delete('/:id', scope('files:write'), async (ctx) => {
+    const id = readIdParam(ctx);
+    await deleteFile(orm.em, storage, callerOf(ctx).organizationId, id);
+    ctx.status = 204;
+  });
+
+  // Browsers upload straight from other origins, as to S3; the URL itself is the credential.
+  router.options('/uploads/:grant', (ctx) => {
+    allowAnyOrigin(ctx);
+    ctx.set('Access-Control-Allow-Methods', 'PUT');
+    ctx.set('Access-Control-Allow-Headers', 'Content-Type');
+    ctx.set('Access-Control-Max-Age', '3600');
+    ctx.status = 204;
+  });
+
+  router.put('/uploads/:grant', async (ctx) => {
+    allowAnyOrigin(ctx);
+    const grant = readPartGrant(secret, ctx.params.grant ?? '');
+    if (!grant) throw notPermitted('The upload URL is invalid or has expired.');
+    // The JSON and form parser ran first and consumed such a body: the bytes are no longer here.
+    if (ctx.request.rawBody !== undefined) {
+      throw new ApiError(
+        415,
+        'UnsupportedMediaType',
+        'Send the part as application/octet-stream (or without a Content-Type).',
+      );
+    }
+    const { number, chunkStart, chunkEnd } = grant.part;
+    const declared = ctx.get('content-length');
+    if (declared && Number(declared) !== chunkEnd - chunkStart) {
+      // The body is left unread: the connection cannot carry another request.
+      ctx.set('Connection', 'close');
+      throw invalidField(['body'], `Part ${number} must be ${chunkEnd - chunkStart} bytes.`);
+    }
+    const { etag } = await uploadPart(orm.em, storage, grant, ctx.req);
+    ctx.set('ETag', etag);
+    ctx.status = 200;
+    ctx.body = '';
+  });
+
+  router.get('/public/:id/:name', async (ctx) => {
+    const id = ctx.params.id ?? '';
+    if (!isUuid(id)) throw resourceNotFound('File not found');
+    const { file, size, stream } = await readPublicFile(orm.em, storage, id);
+    ctx.type = file.mimeType;
+    ctx.length = size;
+    if (file.checksumEtag) ctx.set('ETag', file.checksumEtag);
+    ctx.set('Cache-Control', 'public, max-age=3600');
+    ctx.set('Content-Disposition', `inline; filename*=UTF-8''${encodeURIComponent(file.name)}`);
+    // An SVG is a document: served from the API's origin it must not run scripts there.
+    ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; sandbox");
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.body = stream;
+  });
+
+  return router;
+}
+
+function allowAnyOrigin(ctx: Context) {
+  ctx.set('Access-Control-Allow-Origin', '*');
+  ctx.set('Access-Control-Expose-Headers', 'ETag');
+}

@@ -1,0 +1,179 @@
+import { z } from 'zod';
+import { loadConfig } from '../../config/env.ts';
+import type { StoredFile } from '../../db/entities/index.ts';
+import { humanReadableSize } from '../../domain/files.ts';
+import { isoDateTime, isoDateTimeOrNull } from '../http/wire.ts';
+
+const sha256Base64 = z
+  .string()
+  .regex(/^[A-Za-z0-9+/]{43}=$/, 'A base64-encoded SHA-256 digest (44 characters).');
+
+// Media and avatars are served to anyone with a Content-Type taken from here, so only images.
+const imageMimeType = z
+  .string()
+  .regex(
+    /^image\/(jpeg|png|gif|webp|svg\+xml)$/,
+    'Only images are supported for this type of file.',
+  );
+const megabytes = (count: number) => count * 1024 * 1024;
+
+const fileCreateFields = {
+  organization_id: z.uuid().nullable().optional(),
+  name: z.string().trim().min(1).max(255),
+  mime_type: z.string().regex(/^[\w.+-]+\/[\w.+-]+$/, 'A MIME type such as application/pdf.'),
+  size: z.number().int().min(1),
+  checksum_sha256_base64: sha256Base64.nullable().optional(),
+  version: z.string().max(255).nullable().optional(),
+  upload: z.object({
+    parts: z
+      .array(
+        z.object({
+          number: z.number().int().min(1).max(10_000),
+          chunk_start: z.number().int().min(0),
+          chunk_end: z.number().int().min(1),
+          checksum_sha256_base64: sha256Base64.nullable().optional(),
+        }),
+      )
+      .min(1)
+      .max(10_000),
+  }),
+};
+
+/** Polar's `FileCreate`: the file's size and MIME type and its plan of parts, by service. */
+export const fileCreateInput = z.discriminatedUnion('service', [
+  z.object({ ...fileCreateFields, service: z.literal('downloadable') }),
+  z.object({
+    ...fileCreateFields,
+    service: z.literal('product_media'),
+    mime_type: imageMimeType,
+    size: z.number().int().min(1).max(megabytes(10)),
+  }),
+  z.object({
+    ...fileCreateFields,
+    service: z.literal('organization_avatar'),
+    mime_type: imageMimeType,
+    size: z.number().int().min(1).max(megabytes(1)),
+  }),
+]);
+export type FileCreateInput = z.infer<typeof fileCreateInput>;
+
+/** Polar's `FileUploadCompleted`: the upload's id and path and each part's ETag. */
+export const fileUploadCompletedInput = z.object({
+  id: z.string().min(1),
+  path: z.string().min(1),
+  parts: z
+    .array(
+      z.object({
+        number: z.number().int().min(1),
+        checksum_etag: z.string().trim().min(1),
+        checksum_sha256_base64: z.string().nullable(),
+      }),
+    )
+    .min(1),
+});
+export type FileUploadCompletedInput = z.infer<typeof fileUploadCompletedInput>;
+
+/** Polar's `FilePatch`. */
+export const filePatchInput = z.object({
+  name: z.string().trim().min(1).max(255).nullable().optional(),
+  version: z.string().max(255).nullable().optional(),
+});
+export type FilePatchInput = z.infer<typeof filePatchInput>;
+
+// Read on first use, from the environment as the API reads it: answers link to this API.
+let filesBase: string | undefined;
+
+/** This API's `/v1/files/` under its public URL (`TOLLGATE_PUBLIC_URL`). */
+export function filesBaseUrl(): string {
+  filesBase ??= new URL('v1/files/', `${loadConfig().api.publicUrl.replace(/\/$/, '')}/`).href;
+  return filesBase;
+}
+
+/** Where anyone can fetch a product media or avatar file, without credentials. */
+export const filePublicUrl = (file: StoredFile) =>
+  `${filesBaseUrl()}public/${file.id}/${encodeURIComponent(file.name)}`;
+
+/** The fields every file shape shares (Polar's `S3File` plus `version`). */
+function storedFileFields(file: StoredFile) {
+  return {
+    id: file.id,
+    organization_id: file.organization.id,
+    name: file.name,
+    path: file.path,
+    mime_type: file.mimeType,
+    size: file.size,
+    storage_version: file.storageVersion ?? null,
+    checksum_etag: file.checksumEtag ?? null,
+    checksum_sha256_base64: file.checksumSha256Base64 ?? null,
+    checksum_sha256_hex: file.checksumSha256Hex ?? null,
+    last_modified_at: isoDateTimeOrNull(file.lastModifiedAt),
+    version: file.version ?? null,
+    size_readable: humanReadableSize(file.size),
+  };
+}
+
+const readFields = (file: StoredFile) => ({
+  ...storedFileFields(file),
+  is_uploaded: file.isUploaded,
+  created_at: isoDateTime(file.createdAt),
+});
+
+/** A downloadable as /v1 answers it (Polar's `DownloadableFileRead`): no public URL. */
+export function downloadableWire(file: StoredFile) {
+  return { ...readFields(file), service: 'downloadable' as const };
+}
+
+/** A product media file (Polar's `ProductMediaFileRead`), with the URL anyone may fetch. */
+export function productMediaWire(file: StoredFile) {
+  return {
+    ...readFields(file),
+    service: 'product_media' as const,
+    public_url: filePublicUrl(file),
+  };
+}
+
+/** An organization avatar (Polar's `OrganizationAvatarFileRead`). */
+export function organizationAvatarWire(file: StoredFile) {
+  return {
+    ...readFields(file),
+    service: 'organization_avatar' as const,
+    public_url: filePublicUrl(file),
+  };
+}
+
+/** A file as /v1 answers it (Polar's `FileRead`): the shape its service calls for. */
+export function fileWire(file: StoredFile) {
+  switch (file.service) {
+    case 'product_media':
+      return productMediaWire(file);
+    case 'organization_avatar':
+      return organizationAvatarWire(file);
+    default:
+      return downloadableWire(file);
+  }
+}
+export type FileWire = ReturnType<typeof fileWire>;
+
+/** One part's signed upload target (Polar's `S3FileUploadPart`). */
+export interface PartUploadTarget {
+  number: number;
+  chunk_start: number;
+  chunk_end: number;
+  checksum_sha256_base64?: string;
+  url: string;
+  expires_at: string;
+  headers?: Record<string, string>;
+}
+
+/** A new file and where to PUT its parts (Polar's `FileUpload`). */
+export function fileUploadWire(
+  file: StoredFile,
+  upload: { id: string; parts: PartUploadTarget[] },
+) {
+  return {
+    ...storedFileFields(file),
+    is_uploaded: file.isUploaded,
+    service: file.service,
+    upload: { id: upload.id, path: file.path, parts: upload.parts },
+  };
+}

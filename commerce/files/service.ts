@@ -1,0 +1,278 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import type { EntityManager } from '@mikro-orm/core';
+import { invalidField } from '../../api/errors.ts';
+import { Organization, StoredFile } from '../../db/entities/index.ts';
+import { uploadPlanProblem } from '../../domain/files.ts';
+import { newId } from '../../domain/ids.ts';
+import { notPermitted, resourceNotFound } from '../http/errors.ts';
+import type { Page } from '../http/listing.ts';
+import { isoDateTime } from '../http/wire.ts';
+import {
+  type FileCreateInput,
+  type FilePatchInput,
+  type FileUploadCompletedInput,
+  filesBaseUrl,
+  type PartUploadTarget,
+} from './schemas.ts';
+import { type FileStorage, type PlannedPart, UploadRejected } from './storage.ts';
+
+/** How long a part's upload URL stays valid (Polar's presigned S3 URLs: one hour). */
+export const partUrlLifetimeMs = 60 * 60 * 1000;
+
+/**
+ * The right to PUT one part of one file: what a part's upload URL carries, signed, since the
+ * client PUTs without its token (as to S3's presigned URLs).
+ */
+export interface PartGrant {
+  fileId: string;
+  part: PlannedPart;
+  /** Epoch milliseconds. */
+  expiresAt: number;
+}
+
+// A key of its own for part URLs, so nothing else signed with the auth secret passes as one.
+const grantKey = (secret: string) =>
+  createHmac('sha256', secret).update('tollgate file part upload').digest();
+const grantSignature = (secret: string, payload: string) =>
+  createHmac('sha256', grantKey(secret)).update(payload).digest();
+
+/** `<payload>.<signature>`, both base64url: the last path segment of a part's upload URL. */
+export function signPartGrant(secret: string, grant: PartGrant): string {
+  const { part } = grant;
+  const payload = Buffer.from(
+    JSON.stringify([
+      grant.fileId,
+      part.number,
+      part.chunkStart,
+      part.chunkEnd,
+      part.sha256Base64,
+      grant.expiresAt,
+    ]),
+  ).toString('base64url');
+  return `${payload}.${grantSignature(secret, payload).toString('base64url')}`;
+}
+
+/** The grant a part URL carries, or null when it is malformed, forged or expired. */
+export function readPartGrant(secret: string, token: string, now = Date.now()): PartGrant | null {
+  const [payload, signature, ...rest] = token.split('.');
+  if (!payload || !signature || rest.length) return null;
+  const expected = grantSignature(secret, payload);
+  const given = Buffer.from(signature, 'base64url');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+  const [fileId, number, chunkStart, chunkEnd, sha256Base64, expiresAt] = JSON.parse(
+    Buffer.from(payload, 'base64url').toString('utf8'),
+  );
+  if (expiresAt <= now) return null;
+  return { fileId, part: { number, chunkStart, chunkEnd, sha256Base64 }, expiresAt };
+}
+
+/** A file's one multipart upload is named after the file. */
+export const uploadIdOf = (file: StoredFile) => file.id;
+
+/**
+ * Registers a file and its upload plan; answers the file with a signed upload URL per part.
+ * The declared whole-file checksum is kept, as Polar does, and checked when the upload completes.
+ */
+export async function createFile(
+  em: EntityManager,
+  storage: FileStorage,
+  organizationId: string,
+  input: FileCreateInput,
+  secret: string,
+  now = Date.now(),
+): Promise<{ file: StoredFile; uploadId: string; parts: PartUploadTarget[] }> {
+  const problem = uploadPlanProblem(input.size, input.upload.parts);
+  if (problem) throw invalidField(['body', 'upload', 'parts', ...problem.at], problem.message);
+  const plan: PlannedPart[] = input.upload.parts.map((part) => ({
+    number: part.number,
+    chunkStart: part.chunk_start,
+    chunkEnd: part.chunk_end,
+    sha256Base64: part.checksum_sha256_base64 ?? null,
+  }));
+  const file = await em.transactional(async (tx) => {
+    const id = newId();
+    const checksum = input.checksum_sha256_base64 ?? null;
+    const created = tx.create(StoredFile, {
+      id,
+      organization: tx.getReference(Organization, organizationId),
+      name: input.name,
+      // Keyed by organization, then file: renaming the file never moves its bytes.
+      path: `${organizationId}/${id}`,
+      mimeType: input.mime_type,
+      size: input.size,
+      service: input.service,
+      version: input.version ?? null,
+      checksumSha256Base64: checksum,
+      checksumSha256Hex: checksum && Buffer.from(checksum, 'base64').toString('hex'),
+      isUploaded: false,
+    });
+    await tx.flush();
+    // Inside the transaction: a plan the storage cannot record leaves no file behind.
+    await storage.startUpload(created.path, plan);
+    return created;
+  });
+  const expiresAt = now + partUrlLifetimeMs;
+  const parts = plan.map((part) => ({
+    number: part.number,
+    chunk_start: part.chunkStart,
+    chunk_end: part.chunkEnd,
+    ...(part.sha256Base64 && { checksum_sha256_base64: part.sha256Base64 }),
+    url: `${filesBaseUrl()}uploads/${signPartGrant(secret, { fileId: file.id, part, expiresAt })}`,
+    expires_at: isoDateTime(new Date(expiresAt)),
+  }));
+  return { file, uploadId: uploadIdOf(file), parts };
+}
+
+/** Stores one part PUT to its signed URL; answers the part's ETag. */
+export async function uploadPart(
+  em: EntityManager,
+  storage: FileStorage,
+  grant: PartGrant,
+  body: Readable,
+): Promise<{ etag: string }> {
+  const file = await em.findOne(StoredFile, { id: grant.fileId, deletedAt: null });
+  if (!file) throw resourceNotFound('File not found');
+  if (file.isUploaded) throw notPermitted('The file is already uploaded.');
+  try {
+    return await storage.writePart(file.path, grant.part, body);
+  } catch (error) {
+    if (error instanceof UploadRejected) throw invalidField(['body'], error.message);
+    throw error;
+  }
+}
+
+/** The caller's file, not deleted; any other id is "not found". */
+export async function getFile(
+  em: EntityManager,
+  organizationId: string,
+  id: string,
+): Promise<StoredFile> {
+  const file = await em.findOne(StoredFile, {
+    id,
+    organization: organizationId,
+    deletedAt: null,
+  });
+  if (!file) throw resourceNotFound('File not found');
+  return file;
+}
+
+/**
+ * Joins the uploaded parts into the file and records its checksums (SHA-256 as base64 and hex,
+ * and the S3-style multipart ETag). Parts that do not add up to the declared file answer 422
+ * and leave the file not uploaded.
+ */
+export async function completeUpload(
+  em: EntityManager,
+  storage: FileStorage,
+  organizationId: string,
+  id: string,
+  input: FileUploadCompletedInput,
+): Promise<StoredFile> {
+  return em.transactional(async (tx) => {
+    const file = await getFile(tx, organizationId, id);
+    if (file.isUploaded) throw notPermitted('The file is already uploaded.');
+    if (input.id !== uploadIdOf(file)) {
+      throw invalidField(['body', 'id'], 'This is not the id of the upload of this file.');
+    }
+    if (input.path !== file.path) {
+      throw invalidField(['body', 'path'], 'This is not the path of this file.');
+    }
+    const parts = input.parts.map((part) => ({
+      number: part.number,
+      etag: part.checksum_etag,
+      sha256Base64: part.checksum_sha256_base64,
+    }));
+    try {
+      const stored = await storage.completeUpload(file.path, parts, {
+        size: file.size,
+        sha256Base64: file.checksumSha256Base64 ?? null,
+      });
+      file.checksumEtag = stored.etag;
+      file.checksumSha256Base64 = stored.sha256Base64;
+      file.checksumSha256Hex = stored.sha256Hex;
+      file.lastModifiedAt = stored.lastModifiedAt;
+      file.isUploaded = true;
+    } catch (error) {
+      if (error instanceof UploadRejected)
+        throw invalidField(rejectionLoc(error, input), error.message);
+      throw error;
+    }
+    return file;
+  });
+}
+
+/** Where in the completion request a rejection points: the part at fault when there is one. */
+function rejectionLoc(error: UploadRejected, input: FileUploadCompletedInput): (string | number)[] {
+  const index = input.parts.findIndex((part) => part.number === error.partNumber);
+  if (index < 0) return ['body', 'parts'];
+  const field = error.reason === 'etag_mismatch' ? 'checksum_etag' : 'checksum_sha256_base64';
+  return error.reason === 'missing_part'
+    ? ['body', 'parts', index]
+    : ['body', 'parts', index, field];
+}
+
+/** The caller's uploaded files, newest first, optionally only those with the given ids. */
+export async function listFiles(
+  em: EntityManager,
+  organizationId: string,
+  filters: { ids: string[] },
+  page: Page,
+): Promise<[StoredFile[], number]> {
+  return em.findAndCount(
+    StoredFile,
+    {
+      organization: organizationId,
+      deletedAt: null,
+      isUploaded: true,
+      ...(filters.ids.length > 0 && { id: { $in: filters.ids } }),
+    },
+    { orderBy: { createdAt: 'desc', id: 'desc' }, limit: page.limit, offset: page.offset },
+  );
+}
+
+/** Renames a file or sets its version; null leaves a field as it is (as Polar does). */
+export function updateFile(
+  em: EntityManager,
+  organizationId: string,
+  id: string,
+  input: FilePatchInput,
+): Promise<StoredFile> {
+  return em.transactional(async (tx) => {
+    const file = await getFile(tx, organizationId, id);
+    if (input.name) file.name = input.name;
+    if (input.version != null) file.version = input.version;
+    return file;
+  });
+}
+
+/** Marks the file deleted and removes its bytes (the row stays for what referred to it). */
+export async function deleteFile(
+  em: EntityManager,
+  storage: FileStorage,
+  organizationId: string,
+  id: string,
+): Promise<void> {
+  const file = await em.transactional(async (tx) => {
+    const found = await getFile(tx, organizationId, id);
+    found.deletedAt = new Date();
+    return found;
+  });
+  await storage.remove(file.path);
+}
+
+/**
+ * A product media or avatar file's bytes for anyone (its `public_url`); downloadables, files
+ * not uploaded and deleted ones are "not found".
+ */
+export async function readPublicFile(em: EntityManager, storage: FileStorage, id: string) {
+  const file = await em.findOne(StoredFile, {
+    id,
+    deletedAt: null,
+    isUploaded: true,
+    service: { $in: ['product_media', 'organization_avatar'] },
+  });
+  const content = file && (await storage.read(file.path));
+  if (!file || !content) throw resourceNotFound('File not found');
+  return { file, ...content };
+}

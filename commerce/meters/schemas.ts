@@ -1,0 +1,98 @@
+import { z } from 'zod';
+import type { Meter } from '../../db/entities/index.ts';
+import { metadataInput } from '../../domain/metadata.ts';
+import {
+  aggregationFunctions,
+  filterConjunctions,
+  filterOperators,
+  type MeterAggregation,
+  type MeterFilter,
+  type MeterFilterClause,
+} from '../../domain/meter-filter.ts';
+import { isoDateTime, isoDateTimeOrNull } from '../http/wire.ts';
+
+// Clause values are stored in PostgreSQL-friendly ranges: text up to 1000 characters, int4.
+const int32 = { min: -2_147_483_648, max: 2_147_483_647 };
+
+const filterClauseInput: z.ZodType<MeterFilterClause> = z.object({
+  property: z.string().min(1),
+  operator: z.enum(filterOperators),
+  value: z.union(
+    [z.string().max(1000), z.number().int().min(int32.min).max(int32.max), z.boolean()],
+    {
+      error: 'Expected a string of at most 1000 characters, a 32-bit integer or a boolean.',
+    },
+  ),
+});
+
+const isNestedFilter = (value: unknown) =>
+  typeof value === 'object' && value !== null && ('clauses' in value || 'conjunction' in value);
+
+/**
+ * A clause or a nested filter, told apart by shape (`clauses`/`conjunction` keys) so that errors
+ * point at the faulty field (`filter.clauses.0.operator`) rather than at the whole union.
+ */
+const filterItemInput = z.unknown().transform((value, ctx): MeterFilterClause | MeterFilter => {
+  const parsed = (isNestedFilter(value) ? meterFilterInput : filterClauseInput).safeParse(value);
+  if (parsed.success) return parsed.data;
+  for (const issue of parsed.error.issues) ctx.addIssue(issue as z.core.$ZodRawIssue);
+  return z.NEVER;
+});
+
+/** A meter filter as sellers send it, validated at every level of nesting. */
+export const meterFilterInput: z.ZodType<MeterFilter> = z.object({
+  conjunction: z.enum(filterConjunctions),
+  clauses: z.array(filterItemInput),
+});
+
+const propertyFunctions = aggregationFunctions.filter((func) => func !== 'count') as [
+  Exclude<MeterAggregation['func'], 'count'>,
+  ...Exclude<MeterAggregation['func'], 'count'>[],
+];
+
+/** `count` takes no property; every other function aggregates one. */
+export const meterAggregationInput: z.ZodType<MeterAggregation> = z.discriminatedUnion('func', [
+  z
+    .object({
+      func: z.literal('count'),
+      property: z.never({ error: 'A count aggregation takes no property.' }).optional(),
+    })
+    .transform(() => ({ func: 'count' as const })),
+  z.object({ func: z.enum(propertyFunctions), property: z.string().min(1) }),
+]);
+
+export const meterCreateInput = z.object({
+  name: z.string().trim().min(3),
+  filter: meterFilterInput,
+  aggregation: meterAggregationInput,
+  metadata: metadataInput.optional(),
+  organization_id: z.uuid().nullable().optional(),
+});
+export type MeterCreateInput = z.infer<typeof meterCreateInput>;
+
+export const meterUpdateInput = z.object({
+  name: z.string().trim().min(3).nullable().optional(),
+  filter: meterFilterInput.nullable().optional(),
+  aggregation: meterAggregationInput.nullable().optional(),
+  is_archived: z.boolean().nullable().optional(),
+  metadata: metadataInput.optional(),
+});
+export type MeterUpdateInput = z.infer<typeof meterUpdateInput>;
+
+export const meterListQuery = z.object({ query: z.string().optional() }).loose();
+
+/** A usage meter as /v1 answers it (Polar's `Meter`); filter and aggregation are stored in wire form. */
+export function meterWire(meter: Meter) {
+  return {
+    id: meter.id,
+    created_at: isoDateTime(meter.createdAt),
+    modified_at: isoDateTimeOrNull(meter.modifiedAt),
+    metadata: meter.metadata,
+    name: meter.name,
+    filter: meter.filter,
+    aggregation: meter.aggregation,
+    organization_id: meter.organization.id,
+    archived_at: isoDateTimeOrNull(meter.archivedAt),
+  };
+}
+export type MeterWire = ReturnType<typeof meterWire>;

@@ -1,0 +1,86 @@
+import type { EntityManager, FilterQuery } from '@mikro-orm/core';
+import { Meter } from '../../db/entities/index.ts';
+import { resourceNotFound } from '../http/errors.ts';
+import type { Page } from '../http/listing.ts';
+import type { MeterCreateInput, MeterUpdateInput } from './schemas.ts';
+
+export interface MeterListFilter {
+  query?: string;
+  isArchived?: boolean;
+  /** `?metadata[key]=value`: each key must match one of its values (compared as text). */
+  metadata: Record<string, string[]>;
+}
+
+/** One page of the organization's meters, with the total count of matching ones. */
+export function listMeters(
+  em: EntityManager,
+  organizationId: string,
+  filter: MeterListFilter,
+  page: Page,
+  orderBy: Record<string, 'asc' | 'desc'>[],
+): Promise<[Meter[], number]> {
+  const where: FilterQuery<Meter> = { organization: organizationId };
+  // The query matches literally: LIKE wildcards in it are escaped.
+  if (filter.query) where.name = { $ilike: `%${filter.query.replace(/[\\%_]/g, '\\$&')}%` };
+  if (filter.isArchived !== undefined) {
+    where.archivedAt = filter.isArchived ? { $ne: null } : null;
+  }
+  const metadata = Object.entries(filter.metadata);
+  if (metadata.length) {
+    where.metadata = Object.fromEntries(metadata.map(([key, values]) => [key, { $in: values }]));
+  }
+  return em.findAndCount(Meter, where, {
+    orderBy: [...orderBy, { id: 'asc' }],
+    limit: page.limit,
+    offset: page.offset,
+  });
+}
+
+/** The organization's meter; another organization's id is not found, like an unknown one. */
+export async function getMeter(em: EntityManager, organizationId: string, id: string) {
+  const meter = await em.findOne(Meter, { id, organization: organizationId });
+  if (!meter) throw resourceNotFound('Meter not found');
+  return meter;
+}
+
+export function createMeter(
+  em: EntityManager,
+  organizationId: string,
+  input: MeterCreateInput,
+): Promise<Meter> {
+  return em.transactional(async (tx) =>
+    tx.create(Meter, {
+      organization: organizationId,
+      name: input.name,
+      filter: input.filter,
+      aggregation: input.aggregation,
+      metadata: input.metadata ?? {},
+    }),
+  );
+}
+
+/**
+ * Applies a seller's update; absent or null fields keep their value. `is_archived` stamps or
+ * clears `archived_at`. Polar refuses a new filter or aggregation once a metered price has billed
+ * events; Tollgate always allows the change (it applies to quantities computed afterwards).
+ */
+export function updateMeter(
+  em: EntityManager,
+  organizationId: string,
+  id: string,
+  input: MeterUpdateInput,
+): Promise<Meter> {
+  return em.transactional(async (tx) => {
+    const meter = await getMeter(tx, organizationId, id);
+    if (input.name) meter.name = input.name;
+    if (input.filter) meter.filter = input.filter;
+    if (input.aggregation) meter.aggregation = input.aggregation;
+    if (input.metadata) meter.metadata = input.metadata;
+    if (input.is_archived != null && input.is_archived !== (meter.archivedAt != null)) {
+      meter.archivedAt = input.is_archived ? new Date() : null;
+    }
+    // Stamped now so the answer carries it (the flush's own stamp comes after serialization).
+    meter.modifiedAt = new Date();
+    return meter;
+  });
+}
