@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { RuntimeConfig } from '../config/env.ts';
 import type { Logger } from '../config/logger.ts';
 import type { StripeClient } from '../config/stripe.ts';
+import type { ChangeListener } from '../db/change-notifications.ts';
 import type { Orm } from '../db/orm.ts';
 
 /** What the routes share; built once by the server (or a test) and passed to each router. */
@@ -11,4 +12,6 @@ export interface AppDependencies {
   orm: Orm;
   temporal: Client;
   stripe: StripeClient;
+  /** Announced data changes, for caches; absent in apps built without one (nothing is cached). */
+  changes?: ChangeListener;
 }

@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import { loadRuntimeConfig, type RuntimeConfig } from '../config/env.ts';
 import { createLogger } from '../config/logger.ts';
 import { createStripeClient } from '../config/stripe.ts';
+import { ChangeListener } from '../db/change-notifications.ts';
 import { openOrm } from '../db/orm.ts';
 import { connectTemporal } from '../temporal/client.ts';
 import { createApp } from './app.ts';
@@ -15,7 +16,9 @@ export async function startApiServer(
   const orm = await openOrm(config.database.url);
   const temporal = await connectTemporal(config.temporal);
   const stripe = createStripeClient(config.stripe);
-  const app = createApp({ config, logger, orm, temporal, stripe });
+  const changes = new ChangeListener(config.database.url, logger);
+  await changes.start();
+  const app = createApp({ config, logger, orm, temporal, stripe, changes });
   const server = await new Promise<Server>((resolve, reject) => {
     const listening = app.listen(listen.port, listen.host, () => resolve(listening));
     listening.once('error', reject);
@@ -26,6 +29,7 @@ export async function startApiServer(
     await new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeAllConnections();
     await temporal.connection.close();
+    await changes.close();
     await orm.close();
   };
   return { server, url: `http://${listen.host}:${port}`, config, logger, orm, temporal, close };

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { SDKError } from '@polar-sh/sdk/models/errors/sdkerror.js';
+import { announceChange } from '../../db/change-notifications.ts';
 import { OrganizationAccessToken } from '../../db/entities/index.ts';
 import { hashToken } from '../http/caller.ts';
 import { callV1, polarClient, startCommerceApi, type TestApi } from '../testing.ts';
@@ -158,6 +159,8 @@ describe('organization access tokens (/v1/organization-access-tokens)', () => {
         { id: body.organization_access_token.id },
         { expiresAt: new Date(Date.now() - 1000) },
       );
+    // A change made behind the API's back must be announced, as its services do.
+    await announceChange(api.orm.em.fork(), 'accessToken', hashToken(body.token));
     await assert.rejects(polar.organizations.get({ id: owner.organizationId }), invalidToken);
   });
 

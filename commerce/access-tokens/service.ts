@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/core';
+import { announceChange } from '../../db/change-notifications.ts';
 import { OrganizationAccessToken } from '../../db/entities/index.ts';
 import { hashToken, organizationTokenPrefix } from '../http/caller.ts';
 import { resourceNotFound } from '../http/errors.ts';
@@ -64,15 +65,22 @@ export async function updateAccessToken(
   id: string,
   input: AccessTokenUpdateInput,
 ) {
-  const token = await findAccessToken(em, organizationId, id);
-  if (input.comment) token.comment = input.comment;
-  if (input.scopes) token.scopes = [...new Set(input.scopes)];
-  await em.flush();
-  return token;
+  return em.transactional(async (tx) => {
+    const token = await findAccessToken(tx, organizationId, id);
+    if (input.comment) token.comment = input.comment;
+    if (input.scopes) token.scopes = [...new Set(input.scopes)];
+    await tx.flush();
+    // Processes holding the token's old scopes drop them when this commits.
+    await announceChange(tx, 'accessToken', token.tokenHash);
+    return token;
+  });
 }
 
 /** Revoking deletes the row: the next request with the token answers 401 invalid_token. */
 export async function revokeAccessToken(em: EntityManager, organizationId: string, id: string) {
-  const token = await findAccessToken(em, organizationId, id);
-  await em.remove(token).flush();
+  await em.transactional(async (tx) => {
+    const token = await findAccessToken(tx, organizationId, id);
+    await tx.remove(token).flush();
+    await announceChange(tx, 'accessToken', token.tokenHash);
+  });
 }

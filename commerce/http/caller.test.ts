@@ -7,6 +7,7 @@ import { SDKError } from '@polar-sh/sdk/models/errors/sdkerror.js';
 import Koa from 'koa';
 import type { AppDependencies } from '../../api/dependencies.ts';
 import { errorResponses } from '../../api/middleware/errors.ts';
+import { announceChange } from '../../db/change-notifications.ts';
 import { Organization, OrganizationAccessToken } from '../../db/entities/index.ts';
 import {
   dashboardOrigin,
@@ -90,6 +91,8 @@ describe('/v1 callers', () => {
           { tokenHash: hashToken(seller.token) },
           { lastUsedAt: twoMinutesAgo },
         );
+      // A change made behind the API's back must be announced, as its services do.
+      await announceChange(api.orm.em.fork(), 'accessToken', hashToken(seller.token));
       await seller.polar.organizations.get({ id: seller.organizationId });
       const laterUse = await lastUsedAt();
       assert.ok(laterUse && laterUse > twoMinutesAgo);

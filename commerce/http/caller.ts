@@ -10,6 +10,7 @@ import { Member, OrganizationAccessToken } from '../../db/entities/index.ts';
 import type { Orm } from '../../db/orm.ts';
 import { splitRoles } from '../../domain/permissions.ts';
 import { commerceError } from './errors.ts';
+import { ReadCache } from './read-cache.ts';
 import { allScopes, grants, type Scope } from './scopes.ts';
 
 export const organizationTokenPrefix = 'polar_oat_';
@@ -43,10 +44,17 @@ const pendingIdentification = new WeakMap<Context, () => Promise<CommerceState>>
  * session's active organization. Members may read; owners and admins may also write. Cookie
  * requests that change things must come from a trusted origin (CSRF).
  */
-export function identifyCaller({ orm, config }: AppDependencies): Middleware {
+export function identifyCaller({ orm, config, changes }: AppDependencies): Middleware {
   const settings = authSettings(config);
+  // Tokens are read on every request and change rarely: kept per process for a minute at most,
+  // dropped at once when one is revoked or changed anywhere (see db/change-notifications.ts).
+  const tokens = new ReadCache<StoredToken | null>(changes, 'accessToken', {
+    maxAgeMs: 60_000,
+    maxKeysPerScope: 1,
+    maxScopes: 10_000,
+  });
   return (ctx, next) => {
-    pendingIdentification.set(ctx, () => identify(ctx, orm, settings));
+    pendingIdentification.set(ctx, () => identify(ctx, orm, tokens, settings));
     return next();
   };
 }
@@ -55,24 +63,62 @@ export function identifyCaller({ orm, config }: AppDependencies): Middleware {
  * Any Authorization header makes the request a token request: a value that is not a live
  * organization token is refused, never retried as the session cookie the browser also sent.
  */
-function identify(ctx: Context, orm: Orm, settings: AuthSettings): Promise<CommerceState> {
+function identify(
+  ctx: Context,
+  orm: Orm,
+  tokens: ReadCache<StoredToken | null>,
+  settings: AuthSettings,
+): Promise<CommerceState> {
   const authorization = ctx.get('authorization');
-  if (authorization) return tokenCaller(orm, authorization);
+  if (authorization) return tokenCaller(orm, tokens, authorization);
   return sessionCaller(ctx, orm, settings);
 }
 
-async function tokenCaller(orm: Orm, authorization: string): Promise<CommerceState> {
-  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
-  if (!bearer?.startsWith(organizationTokenPrefix)) return invalidCredentials;
+/** What a request needs of an organization access token row. */
+interface StoredToken {
+  id: string;
+  organizationId: string;
+  scopes: Set<string>;
+  expiresAt: number | null;
+  /** Updated in place when this process writes it, so the cached copy throttles writes too. */
+  lastUsedAt: number | null;
+}
+
+async function loadToken(orm: Orm, tokenHash: string): Promise<StoredToken | null> {
   const token = await orm.em.findOne(
     OrganizationAccessToken,
-    { tokenHash: hashToken(bearer) },
+    { tokenHash },
     { fields: ['organization', 'scopes', 'expiresAt', 'lastUsedAt'] },
   );
+  if (!token) return null;
+  return {
+    id: token.id,
+    organizationId: token.organization.id,
+    scopes: new Set(token.scopes),
+    expiresAt: token.expiresAt?.getTime() ?? null,
+    lastUsedAt: token.lastUsedAt?.getTime() ?? null,
+  };
+}
+
+async function tokenCaller(
+  orm: Orm,
+  tokens: ReadCache<StoredToken | null>,
+  authorization: string,
+): Promise<CommerceState> {
+  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
+  if (!bearer?.startsWith(organizationTokenPrefix)) return invalidCredentials;
+  const tokenHash = hashToken(bearer);
+  const token = await tokens.read(
+    tokenHash,
+    '',
+    () => loadToken(orm, tokenHash),
+    (found) => found !== null,
+  );
   const now = Date.now();
-  if (!token || (token.expiresAt && token.expiresAt.getTime() <= now)) return invalidCredentials;
-  if (!token.lastUsedAt || now - token.lastUsedAt.getTime() > lastUsedWriteInterval) {
-    // Conditional, so concurrent requests of one token write it once.
+  if (!token || (token.expiresAt !== null && token.expiresAt <= now)) return invalidCredentials;
+  if (token.lastUsedAt === null || now - token.lastUsedAt > lastUsedWriteInterval) {
+    token.lastUsedAt = now;
+    // Conditional, so concurrent requests of one token (in any process) write it once.
     const staleBefore = new Date(now - lastUsedWriteInterval);
     await orm.em.nativeUpdate(
       OrganizationAccessToken,
@@ -83,9 +129,9 @@ async function tokenCaller(orm: Orm, authorization: string): Promise<CommerceSta
   return {
     caller: {
       kind: 'organization_token',
-      organizationId: token.organization.id,
+      organizationId: token.organizationId,
       tokenId: token.id,
-      scopes: new Set(token.scopes),
+      scopes: token.scopes,
     },
     invalidToken: false,
   };

@@ -1,0 +1,82 @@
+import type { ChangeListener, ChangeTopic } from '../../db/change-notifications.ts';
+
+interface Entry<Value> {
+  value: Value;
+  storedAt: number;
+}
+
+/**
+ * A per-process cache of read results, grouped by scope (an organization, a token hash) and
+ * dropped per scope when a change to it is announced (db/change-notifications.ts). It serves
+ * only while the change listener is connected.
+ *
+ * A read racing a change must not store what it read before the change: `read` notes the
+ * scope's generation before loading and stores only if no change arrived meanwhile.
+ */
+export class ReadCache<Value> {
+  private readonly entries = new Map<string, Map<string, Entry<Value>>>();
+  private readonly generations = new Map<string, number>();
+  private readonly listener: ChangeListener | undefined;
+  private readonly maxAgeMs: number;
+  private readonly maxKeysPerScope: number;
+  private readonly maxScopes: number;
+
+  constructor(
+    listener: ChangeListener | undefined,
+    topic: ChangeTopic,
+    limits: { maxAgeMs: number; maxKeysPerScope: number; maxScopes: number },
+  ) {
+    this.listener = listener;
+    this.maxAgeMs = limits.maxAgeMs;
+    this.maxKeysPerScope = limits.maxKeysPerScope;
+    this.maxScopes = limits.maxScopes;
+    listener?.onChange((changed, scope) => {
+      if (changed === topic) this.invalidate(scope);
+    });
+    listener?.onReset(() => this.entries.clear());
+  }
+
+  /**
+   * The cached value of `key` in `scope`, or what `load` answers, stored when still current and
+   * `worthKeeping` (e.g. not for unknown tokens, which anyone can make up by the million).
+   */
+  async read(
+    scope: string,
+    key: string,
+    load: () => Promise<Value>,
+    worthKeeping: (value: Value) => boolean = () => true,
+  ): Promise<Value> {
+    if (!this.listener?.connected) return load();
+    const cached = this.entries.get(scope)?.get(key);
+    if (cached && Date.now() - cached.storedAt < this.maxAgeMs) return cached.value;
+    const generation = this.generations.get(scope) ?? 0;
+    const value = await load();
+    const current = (this.generations.get(scope) ?? 0) === generation;
+    if (current && this.listener.connected && worthKeeping(value)) {
+      let scoped = this.entries.get(scope);
+      if (!scoped) {
+        // Bounded: the most recent scopes and keys only (a Map iterates oldest first).
+        if (this.entries.size >= this.maxScopes) dropOldest(this.entries);
+        this.entries.set(scope, (scoped = new Map()));
+      }
+      if (scoped.size >= this.maxKeysPerScope) dropOldest(scoped);
+      scoped.set(key, { value, storedAt: Date.now() });
+    }
+    return value;
+  }
+
+  /**
+   * Drops a scope. Announced changes arrive here from PostgreSQL after commit; the process
+   * that made a change also calls this itself once its transaction committed, so its own next
+   * read cannot beat the notification.
+   */
+  invalidate(scope: string) {
+    this.generations.set(scope, (this.generations.get(scope) ?? 0) + 1);
+    this.entries.delete(scope);
+  }
+}
+
+function dropOldest(map: Map<string, unknown>) {
+  const oldest = map.keys().next();
+  if (!oldest.done) map.delete(oldest.value);
+}
