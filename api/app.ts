@@ -29,6 +29,11 @@ export function createApp(dependencies: AppDependencies): Koa {
   app.use(errorResponses(dependencies.logger));
   // Every request gets its own identity map, so entities never leak between requests.
   app.use((_ctx, next) => RequestContext.create(dependencies.orm.em, next));
+  // File parts are raw bytes streamed to storage, whatever Content-Type they carry.
+  app.use((ctx, next) => {
+    ctx.disableBodyParser = ctx.path.startsWith('/v1/files/uploads/');
+    return next();
+  });
   app.use(
     bodyParser({
       enableTypes: ['json', 'form'],

@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import type { Server } from 'node:http';
 import { loadRuntimeConfig, type RuntimeConfig } from '../config/env.ts';
 import { createLogger } from '../config/logger.ts';
@@ -35,8 +36,32 @@ export async function startApiServer(
   return { server, url: `http://${listen.host}:${port}`, config, logger, orm, temporal, close };
 }
 
-if (import.meta.main) {
+/**
+ * `node api/server.ts`: the API in `config.api.processes` processes sharing one port (node's
+ * cluster module balances connections). They share nothing but the database and Temporal.
+ */
+async function main() {
   const config = loadRuntimeConfig();
+  if (cluster.isPrimary && config.api.processes > 1) {
+    let stopping = false;
+    for (let index = 0; index < config.api.processes; index++) cluster.fork();
+    cluster.on('exit', (worker, code) => {
+      // One process dying takes the API down whole, so a supervisor restarts it cleanly.
+      if (!stopping) {
+        console.error(`api process ${worker.process.pid} exited with ${code}; stopping`);
+        process.exitCode = 1;
+        stopping = true;
+        for (const other of Object.values(cluster.workers ?? {})) other?.kill('SIGTERM');
+      }
+    });
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      process.once(signal, () => {
+        stopping = true;
+        for (const worker of Object.values(cluster.workers ?? {})) worker?.kill(signal);
+      });
+    }
+    return;
+  }
   const api = await startApiServer(config);
   api.logger.info({ url: api.url }, 'api listening');
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
@@ -46,3 +71,5 @@ if (import.meta.main) {
     });
   }
 }
+
+if (import.meta.main) await main();

@@ -7,7 +7,7 @@
  *   node bench/catalog.ts [seconds=10] [--cpu-prof]
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { createAccessToken } from '../commerce/access-tokens/service.ts';
 import { allScopes } from '../commerce/http/scopes.ts';
@@ -26,6 +26,7 @@ if (!(durationSeconds > 0))
 const productCount = 10_000;
 const customerCount = 100_000;
 const connections = 50;
+const apiProcesses = availableParallelism();
 const warmupSeconds = 2;
 const targets = { listProductsP99Ms: 20, customerStateP99Ms: 20, createCustomersPerSecond: 1000 };
 
@@ -140,7 +141,9 @@ try {
   const loadBefore = loadavg();
   say('starting the test stack');
   const stack = await run.startStack();
+  // As deployed: one API process per core (the production default).
   const apiUrl = await run.startApi(stack, join(workDir, 'tollgate-api.log'), {
+    TOLLGATE_API_PROCESSES: String(apiProcesses),
     ...(cpuProfile ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${join(workDir, 'api')}` } : {}),
   });
   say(`seeding ${productCount} products and ${customerCount} customers`);
@@ -213,7 +216,7 @@ try {
     join(resultsDir, 'catalog.json'),
     `${JSON.stringify(
       {
-        settings: `NODE_ENV=test LOG_LEVEL=warn, ${connections} connections, ${durationSeconds} s after ${warmupSeconds} s warm-up`,
+        settings: `NODE_ENV=test LOG_LEVEL=warn, ${apiProcesses} API processes, ${connections} connections, ${durationSeconds} s after ${warmupSeconds} s warm-up`,
         dataset: { products: productCount, customers: customerCount, seedSeconds },
         targets,
         results,

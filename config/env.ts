@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 
@@ -36,6 +37,12 @@ const environmentSchema = z.object({
   TOLLGATE_FILES_DIR: z.string().min(1).default('files'),
   TOLLGATE_API_HOST: z.string().min(1).default('127.0.0.1'),
   TOLLGATE_API_PORT: port(3000),
+  /** API processes sharing the port; production defaults to one per CPU core. */
+  TOLLGATE_API_PROCESSES: z.coerce
+    .number({ message: 'a whole number of processes, at least 1' })
+    .int('a whole number of processes, at least 1')
+    .min(1, 'a whole number of processes, at least 1')
+    .optional(),
   TOLLGATE_PUBLIC_URL: url(
     ['http', 'https'],
     'an http(s) URL such as http://localhost:3000',
@@ -197,7 +204,7 @@ export interface Config {
   env: Environment['NODE_ENV'];
   logLevel: Environment['LOG_LEVEL'];
   dataDir: string;
-  api: { host: string; port: number; publicUrl: string };
+  api: { host: string; port: number; publicUrl: string; processes: number };
   /** Where uploaded files' bytes live (TOLLGATE_FILES_DIR, relative to the data folder). */
   files: { storageDir: string };
   database: { url: string | undefined; embeddedPort: number };
@@ -268,6 +275,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       host: env.TOLLGATE_API_HOST,
       port: env.TOLLGATE_API_PORT,
       publicUrl: env.TOLLGATE_PUBLIC_URL ?? `http://localhost:${env.TOLLGATE_API_PORT}`,
+      processes:
+        env.TOLLGATE_API_PROCESSES ?? (env.NODE_ENV === 'production' ? availableParallelism() : 1),
     },
     files: { storageDir: resolve(projectRoot, env.TOLLGATE_DATA_DIR, env.TOLLGATE_FILES_DIR) },
     database: { url: env.DATABASE_URL, embeddedPort: env.TOLLGATE_EMBEDDED_POSTGRES_PORT },

@@ -4,8 +4,8 @@ import type { AppDependencies } from '../../api/dependencies.ts';
 import { parseBody } from '../../api/validation.ts';
 import { callerOf, scope } from '../http/caller.ts';
 import { notPermitted } from '../http/errors.ts';
-import { listResource, organizationFilterMatches, readPage, readSorting } from '../http/listing.ts';
-import { readIdParam, refuseForeignOrganization } from '../http/wire.ts';
+import { listPage, readPage, readSorting } from '../http/listing.ts';
+import { parseCreateBody, readIdParam } from '../http/wire.ts';
 import {
   accessTokenCreateInput,
   accessTokenSortFields,
@@ -39,18 +39,18 @@ export function accessTokenRoutes({ orm }: AppDependencies): Router {
     const caller = requirePerson(ctx);
     const page = readPage(ctx);
     const sorting = readSorting(ctx, accessTokenSortFields, 'created_at');
-    if (!organizationFilterMatches(ctx, caller)) {
-      ctx.body = listResource([], 0, page);
-      return;
-    }
-    const [tokens, total] = await listAccessTokens(orm.em, caller.organizationId, page, sorting);
-    ctx.body = listResource(tokens.map(accessTokenWire), total, page);
+    ctx.body = await listPage(
+      ctx,
+      caller,
+      page,
+      () => listAccessTokens(orm.em, caller.organizationId, page, sorting),
+      (tokens) => tokens.map(accessTokenWire),
+    );
   });
 
   router.post('/', scope('organization_access_tokens:write'), async (ctx) => {
     const caller = requirePerson(ctx);
-    const input = parseBody(ctx, accessTokenCreateInput);
-    refuseForeignOrganization(input, caller);
+    const input = parseCreateBody(ctx, accessTokenCreateInput, caller);
     const { accessToken, token } = await createAccessToken(orm.em, {
       organizationId: caller.organizationId,
       comment: input.comment,

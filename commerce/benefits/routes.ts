@@ -7,8 +7,8 @@ import { parseBody, parseQuery } from '../../api/validation.ts';
 import { benefitTypes } from '../../db/entities/benefit.ts';
 import { callerOf, scope } from '../http/caller.ts';
 import {
+  listPage,
   listResource,
-  organizationFilterMatches,
   readMetadataFilter,
   readPage,
   readQueryBoolean,
@@ -17,7 +17,7 @@ import {
   readSorting,
   type SortCriterion,
 } from '../http/listing.ts';
-import { readIdParam, refuseForeignOrganization } from '../http/wire.ts';
+import { parseCreateBody, readIdParam } from '../http/wire.ts';
 import {
   benefitCreateInput,
   benefitGrantSortFields,
@@ -50,25 +50,19 @@ export function benefitRoutes({ orm, config }: AppDependencies): Router {
     const sorting = readSorting(ctx, benefitSortFields, '-created_at');
     const metadata = readMetadataFilter(ctx);
     const page = readPage(ctx);
-    if (!organizationFilterMatches(ctx, caller)) {
-      ctx.body = listResource([], 0, page);
-      return;
-    }
     const filter = { types, query, metadata };
-    const [benefits, total] = await listBenefits(
-      orm.em,
-      caller.organizationId,
-      filter,
-      sorting,
+    ctx.body = await listPage(
+      ctx,
+      caller,
       page,
+      () => listBenefits(orm.em, caller.organizationId, filter, sorting, page),
+      (benefits) => benefits.map(benefitWire),
     );
-    ctx.body = listResource(benefits.map(benefitWire), total, page);
   });
 
   router.post('/', scope('benefits:write'), async (ctx) => {
     const caller = callerOf(ctx);
-    const input = parseBody(ctx, benefitCreateInput);
-    refuseForeignOrganization(input, caller);
+    const input = parseCreateBody(ctx, benefitCreateInput, caller);
     const benefit = await createBenefit(orm.em, caller.organizationId, input, guildTokenSecret);
     ctx.status = 201;
     ctx.body = benefitWire(benefit);
@@ -121,18 +115,13 @@ export function benefitGrantRoutes({ orm }: AppDependencies): Router {
     const filter = readGrantFilter(ctx);
     const sorting = readSorting(ctx, benefitGrantSortFields, '-created_at');
     const page = readPage(ctx);
-    if (!organizationFilterMatches(ctx, caller)) {
-      ctx.body = listResource([], 0, page);
-      return;
-    }
-    const [grants, total] = await listBenefitGrants(
-      orm.em,
-      caller.organizationId,
-      filter,
-      sorting,
+    ctx.body = await listPage(
+      ctx,
+      caller,
       page,
+      () => listBenefitGrants(orm.em, caller.organizationId, filter, sorting, page),
+      (grants) => grants.map(benefitGrantWire),
     );
-    ctx.body = listResource(grants.map(benefitGrantWire), total, page);
   });
 
   return router;

@@ -1,4 +1,4 @@
-import { type EntityManager, type FilterQuery, raw } from '@mikro-orm/core';
+import type { EntityManager, FilterQuery } from '@mikro-orm/core';
 import { invalidField } from '../../api/errors.ts';
 import type { BenefitType } from '../../db/entities/benefit.ts';
 import {
@@ -10,7 +10,13 @@ import {
 } from '../../db/entities/index.ts';
 import { discordGuildIdOf } from '../../domain/benefit-properties.ts';
 import { notPermitted, resourceNotFound } from '../http/errors.ts';
-import { orderBy, type Page, type SortCriterion } from '../http/listing.ts';
+import {
+  likePattern,
+  metadataConditions,
+  orderBy,
+  type Page,
+  type SortCriterion,
+} from '../http/listing.ts';
 import { appendEvent } from '../outbox.ts';
 import {
   type BenefitCreateInput,
@@ -23,13 +29,6 @@ import {
 
 type BenefitSortField = (typeof benefitSortFields)[number];
 type BenefitGrantSortField = (typeof benefitGrantSortFields)[number];
-
-/** `?metadata[key]=value` filters: the stored value, read as text, is one of the wanted ones. */
-function metadataConditions(metadata: Record<string, string[]>) {
-  return Object.entries(metadata).map(([key, values]) => ({
-    [raw((alias) => `${alias}.metadata ->> ?`, [key])]: { $in: values },
-  }));
-}
 
 export interface BenefitListFilter {
   types: BenefitType[];
@@ -49,7 +48,7 @@ export async function listBenefits(
     organization: organizationId,
     deletedAt: null,
     ...(filter.types.length > 0 && { type: { $in: filter.types } }),
-    ...(filter.query && { description: { $ilike: `%${escapeLike(filter.query)}%` } }),
+    ...(filter.query && { description: { $ilike: likePattern(filter.query) } }),
     $and: metadataConditions(filter.metadata),
   };
   return em.findAndCount(Benefit, where, {
@@ -61,8 +60,6 @@ export async function listBenefits(
     offset: page.offset,
   });
 }
-
-const escapeLike = (text: string) => text.replace(/[\\%_]/g, (character) => `\\${character}`);
 
 /** A live benefit of the organization; deleted ones and other organizations' are not found. */
 export async function getBenefit(

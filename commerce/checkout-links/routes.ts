@@ -3,18 +3,11 @@ import type { AppDependencies } from '../../api/dependencies.ts';
 import { parseBody } from '../../api/validation.ts';
 import type { CheckoutLink } from '../../db/entities/index.ts';
 import { callerOf, scope } from '../http/caller.ts';
-import {
-  listResource,
-  orderBy,
-  organizationFilterMatches,
-  readPage,
-  readQueryIds,
-  readSorting,
-} from '../http/listing.ts';
+import { listPage, readPage, readQueryIds, readSorting } from '../http/listing.ts';
 import { readIdParam } from '../http/wire.ts';
 import {
   checkoutLinkCreateInput,
-  checkoutLinkSortColumns,
+  checkoutLinkSortFields,
   checkoutLinkUpdateInput,
 } from './schemas.ts';
 import {
@@ -25,8 +18,6 @@ import {
   serializeCheckoutLinks,
   updateCheckoutLink,
 } from './service.ts';
-
-const sortFields = Object.keys(checkoutLinkSortColumns) as (keyof typeof checkoutLinkSortColumns)[];
 
 /**
  * /v1/checkout-links: shareable links that each open a new checkout for their products. The
@@ -43,20 +34,15 @@ export function checkoutLinkRoutes({ orm, config }: AppDependencies): Router {
   router.get('/', scope('checkout_links:read'), async (ctx) => {
     const caller = callerOf(ctx);
     const page = readPage(ctx);
-    const productIds = readQueryIds(ctx, 'product_id');
-    const sorting = orderBy(readSorting(ctx, sortFields, 'created_at'), checkoutLinkSortColumns);
-    if (!organizationFilterMatches(ctx, caller)) {
-      ctx.body = listResource([], 0, page);
-      return;
-    }
-    const [links, total] = await listCheckoutLinks(
-      orm.em,
-      caller.organizationId,
-      productIds,
+    const filter = { productIds: readQueryIds(ctx, 'product_id') };
+    const sorting = readSorting(ctx, checkoutLinkSortFields, 'created_at');
+    ctx.body = await listPage(
+      ctx,
+      caller,
       page,
-      sorting,
+      () => listCheckoutLinks(orm.em, caller.organizationId, filter, sorting, page),
+      (links) => serializeCheckoutLinks(orm.em, links, publicUrl),
     );
-    ctx.body = listResource(await serializeCheckoutLinks(orm.em, links, publicUrl), total, page);
   });
 
   router.post('/', scope('checkout_links:write'), async (ctx) => {

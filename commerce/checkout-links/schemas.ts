@@ -44,12 +44,12 @@ export const checkoutLinkUpdateInput = z.object({
 });
 export type CheckoutLinkUpdateInput = z.infer<typeof checkoutLinkUpdateInput>;
 
-export const checkoutLinkSortColumns = {
-  created_at: 'createdAt',
-  label: 'label',
-  success_url: 'successUrl',
-  allow_discount_codes: 'allowDiscountCodes',
-} as const;
+export const checkoutLinkSortFields = [
+  'created_at',
+  'label',
+  'success_url',
+  'allow_discount_codes',
+] as const;
 
 /** Where following the link leads: the redirect that opens a new checkout for its products. */
 export const checkoutLinkUrl = (publicUrl: string, clientSecret: string) =>

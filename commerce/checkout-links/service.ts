@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { type EntityManager, type FilterQuery, raw } from '@mikro-orm/core';
-import { RequestValidationError, type ValidationIssue } from '../../api/errors.ts';
+import type { EntityManager, FilterQuery } from '@mikro-orm/core';
+import type { ValidationIssue } from '../../api/errors.ts';
 import {
   CheckoutLink,
   CheckoutLinkProduct,
@@ -9,23 +9,23 @@ import {
   Product,
   ProductPrice,
 } from '../../db/entities/index.ts';
-import { resourceNotFound } from '../http/errors.ts';
-import type { Page } from '../http/listing.ts';
+import { invalidFields, resourceNotFound } from '../http/errors.ts';
+import { linkedToAny, orderBy, type Page, type SortCriterion } from '../http/listing.ts';
 import { serializeProducts } from '../products/service.ts';
 import {
   type CheckoutLinkCreateInput,
   type CheckoutLinkUpdateInput,
   checkoutLinkProductWire,
+  type checkoutLinkSortFields,
   checkoutLinkWire,
 } from './schemas.ts';
+
+type CheckoutLinkSortField = (typeof checkoutLinkSortFields)[number];
 
 const clientSecretPrefix = 'tollgate_cl_';
 
 /** The link's public path segment: 32 random bytes, URL-safe. */
 const newClientSecret = () => `${clientSecretPrefix}${randomBytes(32).toString('base64url')}`;
-
-const refuse = (issues: ValidationIssue[]) =>
-  new RequestValidationError(issues, 'PolarRequestValidationError');
 
 /**
  * The organization's products by id, in the order given; unknown (or foreign), archived and
@@ -52,7 +52,7 @@ async function offeredProducts(
       issues.push({ loc: at(index), msg: 'Product is listed twice.', type: 'value_error' });
     }
   });
-  if (issues.length) throw refuse(issues);
+  if (issues.length) throw invalidFields(issues);
   return ids.map((id) => byId.get(id) as Product);
 }
 
@@ -64,10 +64,11 @@ async function productOfPrice(em: EntityManager, organizationId: string, priceId
     { id: priceId, product: { organization: organizationId } },
     { populate: ['product'] },
   );
-  if (!price) throw refuse([{ loc, msg: 'Price does not exist.', type: 'value_error' }]);
-  if (price.isArchived) throw refuse([{ loc, msg: 'Price is archived.', type: 'value_error' }]);
+  if (!price) throw invalidFields([{ loc, msg: 'Price does not exist.', type: 'value_error' }]);
+  if (price.isArchived)
+    throw invalidFields([{ loc, msg: 'Price is archived.', type: 'value_error' }]);
   if (price.product.isArchived) {
-    throw refuse([{ loc, msg: 'Product is archived.', type: 'value_error' }]);
+    throw invalidFields([{ loc, msg: 'Product is archived.', type: 'value_error' }]);
   }
   return price.product;
 }
@@ -81,7 +82,7 @@ async function applicableDiscount(
   em: EntityManager,
   organizationId: string,
   discountId: string,
-  productIds: string[],
+  products: Product[],
 ): Promise<Discount> {
   const discount = await em.findOne(Discount, {
     id: discountId,
@@ -91,9 +92,11 @@ async function applicableDiscount(
   const restrictions = discount ? await em.find(DiscountProduct, { discount }) : [];
   const applies =
     restrictions.length === 0 ||
-    restrictions.some((restriction) => productIds.includes(restriction.product.id));
+    restrictions.some((restriction) =>
+      products.some((product) => product.id === restriction.product.id),
+    );
   if (!discount || !applies) {
-    throw refuse([
+    throw invalidFields([
       {
         loc: ['body', 'discount_id'],
         msg: 'Discount does not exist or is not applicable to this product.',
@@ -110,12 +113,12 @@ function checkTrial(link: CheckoutLink, products: Product[]) {
   if (trialInterval == null && trialIntervalCount == null) return;
   const missing = trialInterval == null ? 'trial_interval' : 'trial_interval_count';
   if (trialInterval == null || trialIntervalCount == null) {
-    throw refuse([
+    throw invalidFields([
       { loc: ['body', missing], msg: 'Field required with a trial.', type: 'missing' },
     ]);
   }
   if (!products.some((product) => product.recurringInterval != null)) {
-    throw refuse([
+    throw invalidFields([
       {
         loc: ['body', 'trial_interval'],
         msg: 'A trial needs a recurring product.',
@@ -135,7 +138,7 @@ function productsOfCreate(
     (key) => input[key] !== undefined,
   );
   if (sent.length !== 1) {
-    throw refuse([
+    throw invalidFields([
       {
         loc: ['body', sent[1] ?? 'products'],
         msg: 'Send exactly one of products, product_id and product_price_id.',
@@ -168,12 +171,7 @@ export function createCheckoutLink(
   return em.transactional(async (tx) => {
     const products = await productsOfCreate(tx, organizationId, input);
     const discount = input.discount_id
-      ? await applicableDiscount(
-          tx,
-          organizationId,
-          input.discount_id,
-          products.map((product) => product.id),
-        )
+      ? await applicableDiscount(tx, organizationId, input.discount_id, products)
       : null;
     const link = tx.create(CheckoutLink, {
       organization: organizationId,
@@ -242,12 +240,7 @@ export function updateCheckoutLink(
     }
     if (input.discount_id !== undefined) {
       link.discount = input.discount_id
-        ? await applicableDiscount(
-            tx,
-            organizationId,
-            input.discount_id,
-            products.map((product) => product.id),
-          )
+        ? await applicableDiscount(tx, organizationId, input.discount_id, products)
         : null;
     }
     if (input.label !== undefined) link.label = input.label;
@@ -286,23 +279,24 @@ export function deleteCheckoutLink(em: EntityManager, organizationId: string, id
 export function listCheckoutLinks(
   em: EntityManager,
   organizationId: string,
-  productIds: string[],
+  filter: { productIds: string[] },
+  sorting: SortCriterion<CheckoutLinkSortField>[],
   page: Page,
-  orderBy: Record<string, 'asc' | 'desc'>[],
 ): Promise<[CheckoutLink[], number]> {
-  const where: FilterQuery<CheckoutLink> = { organization: organizationId, deletedAt: null };
-  if (productIds.length) {
-    const placeholders = productIds.map(() => '?').join(', ');
-    const offers = raw(
-      (alias) =>
-        `exists (select 1 from checkout_link_products clp where clp.checkout_link_id = ${alias}.id ` +
-        `and clp.product_id in (${placeholders}))`,
-      productIds,
-    );
-    Object.assign(where, { [offers]: [] });
-  }
+  const where: FilterQuery<CheckoutLink> = {
+    organization: organizationId,
+    deletedAt: null,
+    ...(filter.productIds.length > 0 &&
+      linkedToAny('checkout_link_products', 'checkout_link_id', 'product_id', filter.productIds)),
+  };
+  const columns = {
+    created_at: 'createdAt',
+    label: 'label',
+    success_url: 'successUrl',
+    allow_discount_codes: 'allowDiscountCodes',
+  };
   return em.findAndCount(CheckoutLink, where, {
-    orderBy: [...orderBy, { id: 'asc' }],
+    orderBy: [...orderBy(sorting, columns), { id: 'asc' }],
     limit: page.limit,
     offset: page.offset,
   });
@@ -326,7 +320,7 @@ export async function serializeCheckoutLinks(
   );
   const products = [...new Map(rows.map((row) => [row.product.id, row.product])).values()];
   const offered = new Map(
-    (await serializeProducts(em, products)).map((product) => [
+    (await serializeProducts(em, products, publicUrl)).map((product) => [
       product.id,
       checkoutLinkProductWire(product),
     ]),

@@ -4,14 +4,8 @@ import type { AppDependencies } from '../../api/dependencies.ts';
 import { parseBody, parseQuery } from '../../api/validation.ts';
 import { customFieldTypes } from '../../db/entities/custom-field.ts';
 import { callerOf, scope } from '../http/caller.ts';
-import {
-  listResource,
-  organizationFilterMatches,
-  readPage,
-  readQueryList,
-  readSorting,
-} from '../http/listing.ts';
-import { readIdParam, refuseForeignOrganization } from '../http/wire.ts';
+import { listPage, readPage, readQueryList, readSorting } from '../http/listing.ts';
+import { parseCreateBody, readIdParam } from '../http/wire.ts';
 import {
   customFieldCreateInput,
   customFieldListQuery,
@@ -37,24 +31,18 @@ export function customFieldRoutes({ orm }: AppDependencies): Router {
     const types = readQueryList(ctx, 'type', z.enum(customFieldTypes));
     const sorting = readSorting(ctx, customFieldSortFields, 'slug');
     const page = readPage(ctx);
-    if (!organizationFilterMatches(ctx, caller)) {
-      ctx.body = listResource([], 0, page);
-      return;
-    }
-    const [fields, total] = await listCustomFields(
-      orm.em,
-      caller.organizationId,
-      { query, types },
-      sorting,
+    ctx.body = await listPage(
+      ctx,
+      caller,
       page,
+      () => listCustomFields(orm.em, caller.organizationId, { query, types }, sorting, page),
+      (fields) => fields.map(customFieldWire),
     );
-    ctx.body = listResource(fields.map(customFieldWire), total, page);
   });
 
   router.post('/', scope('custom_fields:write'), async (ctx) => {
     const caller = callerOf(ctx);
-    const input = parseBody(ctx, customFieldCreateInput);
-    refuseForeignOrganization(input, caller);
+    const input = parseCreateBody(ctx, customFieldCreateInput, caller);
     const field = await createCustomField(orm.em, caller.organizationId, input);
     ctx.status = 201;
     ctx.body = customFieldWire(field);

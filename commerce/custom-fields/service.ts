@@ -7,7 +7,7 @@ import { invalidField } from '../../api/errors.ts';
 import type { CustomFieldType } from '../../db/entities/custom-field.ts';
 import { CustomField } from '../../db/entities/index.ts';
 import { resourceNotFound } from '../http/errors.ts';
-import { orderBy, type Page, type SortCriterion } from '../http/listing.ts';
+import { likePattern, orderBy, type Page, type SortCriterion } from '../http/listing.ts';
 import type {
   CustomFieldCreateInput,
   CustomFieldUpdateInput,
@@ -21,8 +21,6 @@ export interface CustomFieldListFilter {
   query: string | null | undefined;
   types: CustomFieldType[];
 }
-
-const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, '\\$&')}%`;
 
 /** A page of the organization's custom fields, with the total count. */
 export function listCustomFields(

@@ -7,13 +7,13 @@ import { parseBody, parseParams, parseQuery } from '../../api/validation.ts';
 import type { Customer } from '../../db/entities/index.ts';
 import { callerOf, scope } from '../http/caller.ts';
 import {
-  listResource,
+  listPage,
   organizationFilterMatches,
   readMetadataFilter,
   readPage,
   readSorting,
 } from '../http/listing.ts';
-import { readIdParam, refuseForeignOrganization } from '../http/wire.ts';
+import { parseCreateBody, readIdParam } from '../http/wire.ts';
 import {
   customerCreateInput,
   customerListQuery,
@@ -66,19 +66,19 @@ export function customerRoutes({ orm }: AppDependencies): Router {
     const page = readPage(ctx);
     const sorting = readSorting(ctx, customerSortFields, '-created_at');
     const { email, query } = parseQuery(ctx, customerListQuery);
-    if (!organizationFilterMatches(ctx, caller)) {
-      ctx.body = listResource([], 0, page);
-      return;
-    }
-    const filter = { email, query, metadata: readMetadataFilter(ctx), sorting };
-    const [customers, total] = await listCustomers(orm.em, caller.organizationId, filter, page);
-    ctx.body = listResource(customers.map(customerWire), total, page);
+    const filter = { email, query, metadata: readMetadataFilter(ctx) };
+    ctx.body = await listPage(
+      ctx,
+      caller,
+      page,
+      () => listCustomers(orm.em, caller.organizationId, filter, sorting, page),
+      (customers) => customers.map(customerWire),
+    );
   });
 
   router.post('/', scope('customers:write'), async (ctx) => {
     const caller = callerOf(ctx);
-    const input = parseBody(ctx, customerCreateInput);
-    refuseForeignOrganization(input, caller);
+    const input = parseCreateBody(ctx, customerCreateInput, caller);
     const customer = await createCustomer(orm.em, caller.organizationId, input);
     ctx.status = 201;
     ctx.body = customerWire(customer);
@@ -94,49 +94,38 @@ export function customerRoutes({ orm }: AppDependencies): Router {
       : [];
   });
 
-  router.get('/external/:external_id', scope('customers:read'), async (ctx) => {
-    ctx.body = customerWire(
-      await getCustomer(orm.em, callerOf(ctx).organizationId, byExternalId(ctx)),
-    );
-  });
+  // A customer answers alike by its id and by the seller's external id for it.
+  const addressings = [
+    {
+      path: '/external/:external_id',
+      lookupOf: byExternalId,
+      updateInput: customerUpdateByExternalIdInput,
+    },
+    { path: '/:id', lookupOf: byId, updateInput: customerUpdateInput },
+  ];
+  for (const { path, lookupOf, updateInput } of addressings) {
+    router.get(path, scope('customers:read'), async (ctx) => {
+      const customer = await getCustomer(orm.em, callerOf(ctx).organizationId, lookupOf(ctx));
+      ctx.body = customerWire(customer);
+    });
 
-  router.patch('/external/:external_id', scope('customers:write'), async (ctx) => {
-    const lookup = byExternalId(ctx);
-    const input = parseBody(ctx, customerUpdateByExternalIdInput);
-    const customer = await updateCustomer(orm.em, callerOf(ctx).organizationId, lookup, input);
-    ctx.body = customerWire(customer);
-  });
+    router.patch(path, scope('customers:write'), async (ctx) => {
+      const lookup = lookupOf(ctx);
+      const input = parseBody(ctx, updateInput);
+      const customer = await updateCustomer(orm.em, callerOf(ctx).organizationId, lookup, input);
+      ctx.body = customerWire(customer);
+    });
 
-  router.delete('/external/:external_id', scope('customers:write'), async (ctx) => {
-    await deleteCustomer(orm.em, callerOf(ctx).organizationId, byExternalId(ctx));
-    ctx.status = 204;
-  });
+    router.delete(path, scope('customers:write'), async (ctx) => {
+      await deleteCustomer(orm.em, callerOf(ctx).organizationId, lookupOf(ctx));
+      ctx.status = 204;
+    });
 
-  router.get('/external/:external_id/state', scope('customers:read'), async (ctx) => {
-    const state = await getCustomerState(orm.em, callerOf(ctx).organizationId, byExternalId(ctx));
-    ctx.body = customerStateWire(state);
-  });
-
-  router.get('/:id', scope('customers:read'), async (ctx) => {
-    ctx.body = customerWire(await getCustomer(orm.em, callerOf(ctx).organizationId, byId(ctx)));
-  });
-
-  router.patch('/:id', scope('customers:write'), async (ctx) => {
-    const lookup = byId(ctx);
-    const input = parseBody(ctx, customerUpdateInput);
-    const customer = await updateCustomer(orm.em, callerOf(ctx).organizationId, lookup, input);
-    ctx.body = customerWire(customer);
-  });
-
-  router.delete('/:id', scope('customers:write'), async (ctx) => {
-    await deleteCustomer(orm.em, callerOf(ctx).organizationId, byId(ctx));
-    ctx.status = 204;
-  });
-
-  router.get('/:id/state', scope('customers:read'), async (ctx) => {
-    const state = await getCustomerState(orm.em, callerOf(ctx).organizationId, byId(ctx));
-    ctx.body = customerStateWire(state);
-  });
+    router.get(`${path}/state`, scope('customers:read'), async (ctx) => {
+      const state = await getCustomerState(orm.em, callerOf(ctx).organizationId, lookupOf(ctx));
+      ctx.body = customerStateWire(state);
+    });
+  }
 
   // Customer balances (credit from refunds and adjustments) are not kept yet: always zero.
   router.get('/:id/balance', scope('customers:read'), async (ctx) => {

@@ -1,12 +1,18 @@
 import { type EntityDictionary, type FilterQuery, LockMode, raw } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { RequestValidationError, type ValidationIssue } from '../../api/errors.ts';
+import type { ValidationIssue } from '../../api/errors.ts';
 import type { Address, TaxId } from '../../db/entities/customer.ts';
 import { BenefitGrant, Customer, OutboxEvent } from '../../db/entities/index.ts';
 import { newId } from '../../domain/ids.ts';
 import { validateTaxId } from '../../domain/tax-ids.ts';
-import { resourceNotFound } from '../http/errors.ts';
-import { orderBy, type Page, type SortCriterion } from '../http/listing.ts';
+import { invalidFields, resourceNotFound } from '../http/errors.ts';
+import {
+  likePattern,
+  metadataConditions,
+  orderBy,
+  type Page,
+  type SortCriterion,
+} from '../http/listing.ts';
 import { appendEvent, type CommerceEventType } from '../outbox.ts';
 import {
   type CustomerCreateInput,
@@ -43,7 +49,6 @@ export interface CustomerListFilter {
   email?: string;
   query?: string;
   metadata: Record<string, string[]>;
-  sorting: SortCriterion<(typeof customerSortFields)[number]>[];
 }
 
 /**
@@ -51,9 +56,6 @@ export interface CustomerListFilter {
  * expression is exactly the trigram index's (`customers_search_index`) so the search uses it.
  */
 const searchText = `lower("email" || chr(10) || coalesce("name", '') || chr(10) || coalesce("external_id", ''))`;
-
-/** `text` as a LIKE pattern matching it anywhere, its wildcards taken literally. */
-const containing = (text: string) => `%${text.toLowerCase().replace(/[\\%_]/g, '\\$&')}%`;
 
 /**
  * A page of the organization's live customers. `email` matches exactly but case-insensitively;
@@ -63,21 +65,22 @@ export async function listCustomers(
   em: EntityManager,
   organizationId: string,
   filter: CustomerListFilter,
+  sorting: SortCriterion<(typeof customerSortFields)[number]>[],
   page: Page,
 ): Promise<[Customer[], number]> {
   const conditions: FilterQuery<Customer>[] = [{ organization: organizationId, deletedAt: null }];
   if (filter.email) conditions.push({ [raw('lower("email")')]: filter.email.toLowerCase() });
-  if (filter.query)
-    conditions.push({ [raw(`${searchText} like ?`, [containing(filter.query)])]: [] });
-  for (const [key, values] of Object.entries(filter.metadata)) {
-    conditions.push({ [raw('"metadata" ->> ?', [key])]: { $in: values } });
+  if (filter.query) {
+    const pattern = likePattern(filter.query.toLowerCase());
+    conditions.push({ [raw(`${searchText} like ?`, [pattern])]: [] });
   }
+  conditions.push(...metadataConditions(filter.metadata));
   return em.findAndCount(
     Customer,
     { $and: conditions },
     {
       orderBy: [
-        ...orderBy(filter.sorting, { created_at: 'createdAt', email: 'email', name: 'name' }),
+        ...orderBy(sorting, { created_at: 'createdAt', email: 'email', name: 'name' }),
         { id: 'asc' },
       ],
       limit: page.limit,
@@ -122,14 +125,11 @@ async function refusingDuplicates<T>(write: () => Promise<T>): Promise<T> {
     const { code, constraint } = error as { code?: string; constraint?: string };
     const issue = constraint ? duplicateMessages[constraint] : undefined;
     if (code === '23505' && issue) {
-      throw new RequestValidationError([issue], 'PolarRequestValidationError');
+      throw invalidFields([issue]);
     }
     throw error;
   }
 }
-
-const invalid = (issues: ValidationIssue[]) =>
-  new RequestValidationError(issues, 'PolarRequestValidationError');
 
 /**
  * A tax id validated against the billing country: without an address there is no country to
@@ -137,7 +137,7 @@ const invalid = (issues: ValidationIssue[]) =>
  */
 function validatedTaxId(value: string, billingAddress: Address | null): TaxId {
   if (!billingAddress) {
-    throw invalid([
+    throw invalidFields([
       {
         loc: ['body', 'billing_address'],
         msg: 'Country is required to validate tax ID.',
@@ -146,7 +146,8 @@ function validatedTaxId(value: string, billingAddress: Address | null): TaxId {
     ]);
   }
   const taxId = validateTaxId(value, billingAddress.country);
-  if (!taxId) throw invalid([{ loc: ['body', 'tax_id'], msg: 'Invalid tax ID.', type: 'invalid' }]);
+  if (!taxId)
+    throw invalidFields([{ loc: ['body', 'tax_id'], msg: 'Invalid tax ID.', type: 'invalid' }]);
   return taxId;
 }
 
@@ -232,7 +233,7 @@ export function updateCustomer(
           customer.externalId = input.external_id;
         }
       }
-      if (issues.length) throw invalid(issues);
+      if (issues.length) throw invalidFields(issues);
 
       if (input.email && input.email !== customer.email) {
         if (input.email.toLowerCase() !== customer.email.toLowerCase()) {

@@ -3,8 +3,8 @@ import type { AppDependencies } from '../../api/dependencies.ts';
 import { parseBody, parseQuery } from '../../api/validation.ts';
 import type { Discount } from '../../db/entities/index.ts';
 import { callerOf, scope } from '../http/caller.ts';
-import { listResource, organizationFilterMatches, readPage, readSorting } from '../http/listing.ts';
-import { readIdParam, refuseForeignOrganization } from '../http/wire.ts';
+import { listPage, readPage, readSorting } from '../http/listing.ts';
+import { parseCreateBody, readIdParam } from '../http/wire.ts';
 import {
   discountCreateInput,
   discountListQuery,
@@ -25,7 +25,7 @@ export function discountRoutes({ orm }: AppDependencies): Router {
   const router = new Router({ prefix: '/v1/discounts' });
 
   /** One discount as answered, with its products. */
-  const answer = async (discount: Discount) => {
+  const serializeOne = async (discount: Discount) => {
     const [wire] = await serializeDiscounts(orm.em, [discount]);
     return wire;
   };
@@ -35,38 +35,34 @@ export function discountRoutes({ orm }: AppDependencies): Router {
     const { query } = parseQuery(ctx, discountListQuery);
     const sorting = readSorting(ctx, discountSortFields, '-created_at');
     const page = readPage(ctx);
-    if (!organizationFilterMatches(ctx, caller)) {
-      ctx.body = listResource([], 0, page);
-      return;
-    }
-    const [discounts, total] = await listDiscounts(
-      orm.em,
-      caller.organizationId,
-      { query },
-      sorting,
+    ctx.body = await listPage(
+      ctx,
+      caller,
       page,
+      () => listDiscounts(orm.em, caller.organizationId, { query }, sorting, page),
+      (discounts) => serializeDiscounts(orm.em, discounts),
     );
-    ctx.body = listResource(await serializeDiscounts(orm.em, discounts), total, page);
   });
 
   router.post('/', scope('discounts:write'), async (ctx) => {
     const caller = callerOf(ctx);
-    const input = parseBody(ctx, discountCreateInput);
-    refuseForeignOrganization(input, caller);
+    const input = parseCreateBody(ctx, discountCreateInput, caller);
     const discount = await createDiscount(orm.em, caller.organizationId, input);
     ctx.status = 201;
-    ctx.body = await answer(discount);
+    ctx.body = await serializeOne(discount);
   });
 
   router.get('/:id', scope('discounts:read'), async (ctx) => {
     const id = readIdParam(ctx);
-    ctx.body = await answer(await getDiscount(orm.em, callerOf(ctx).organizationId, id));
+    ctx.body = await serializeOne(await getDiscount(orm.em, callerOf(ctx).organizationId, id));
   });
 
   router.patch('/:id', scope('discounts:write'), async (ctx) => {
     const id = readIdParam(ctx);
     const input = parseBody(ctx, discountUpdateInput);
-    ctx.body = await answer(await updateDiscount(orm.em, callerOf(ctx).organizationId, id, input));
+    ctx.body = await serializeOne(
+      await updateDiscount(orm.em, callerOf(ctx).organizationId, id, input),
+    );
   });
 
   router.delete('/:id', scope('discounts:write'), async (ctx) => {

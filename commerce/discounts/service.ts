@@ -6,7 +6,13 @@ import {
 import { invalidField } from '../../api/errors.ts';
 import { Discount, DiscountProduct, Product } from '../../db/entities/index.ts';
 import { resourceNotFound } from '../http/errors.ts';
-import { orderBy, type Page, type SortCriterion } from '../http/listing.ts';
+import {
+  escapeLike,
+  likePattern,
+  orderBy,
+  type Page,
+  type SortCriterion,
+} from '../http/listing.ts';
 import {
   type DiscountCreateInput,
   type DiscountUpdateInput,
@@ -17,8 +23,6 @@ import {
 } from './schemas.ts';
 
 type DiscountSortField = (typeof discountSortFields)[number];
-
-const escapeLike = (text: string) => text.replace(/[\\%_]/g, '\\$&');
 
 /** Discounts as /v1 answers them, with the products each is limited to, in one more query. */
 export async function serializeDiscounts(
@@ -48,7 +52,7 @@ export function listDiscounts(
   sorting: SortCriterion<DiscountSortField>[],
   page: Page,
 ): Promise<[Discount[], number]> {
-  const pattern = filter.query && `%${escapeLike(filter.query)}%`;
+  const pattern = filter.query && likePattern(filter.query);
   const where: FilterQuery<Discount> = {
     organization: organizationId,
     deletedAt: null,

@@ -123,9 +123,15 @@ describe('files (/v1/files)', () => {
     // bytes of this run in a folder of its own.
     const port = await freePort();
     storageDir = await mkdtemp(join(tmpdir(), 'tollgate-files-'));
-    process.env.TOLLGATE_PUBLIC_URL = `http://127.0.0.1:${port}`;
-    process.env.TOLLGATE_FILES_DIR = storageDir;
-    api = await startApiServer(loadRuntimeConfig(), { host: '127.0.0.1', port });
+    const config = loadRuntimeConfig();
+    api = await startApiServer(
+      {
+        ...config,
+        api: { ...config.api, publicUrl: `http://127.0.0.1:${port}` },
+        files: { ...config.files, storageDir },
+      },
+      { host: '127.0.0.1', port },
+    );
     seller = await createSeller(api);
     other = await createSeller(api);
   });
@@ -326,14 +332,36 @@ describe('files (/v1/files)', () => {
       duplex: 'half',
     } as RequestInit);
     assert.equal(streamed.status, 422);
-    // A JSON body would be taken by the API's body parser: the part must come as raw bytes.
-    const json = await fetch(url, {
+    assert.equal((await storedFile(upload.id)).isUploaded, false);
+  });
+
+  it('takes a part as raw bytes whatever its Content-Type', async () => {
+    const bytes = Buffer.from('{"twenty": "bytes!"}');
+    const upload = await seller.polar.files.create({
+      service: 'downloadable',
+      name: 'settings.json',
+      mimeType: 'application/json',
+      size: bytes.length,
+      upload: { parts: [{ number: 1, chunkStart: 0, chunkEnd: bytes.length }] },
+    });
+    // The API's JSON parser leaves upload URLs alone: the part's bytes reach the storage.
+    const put = await fetch(upload.upload.parts[0]?.url ?? '', {
       method: 'PUT',
       headers: { 'content-type': 'application/json' },
-      body: '{"twenty": "bytes!"}',
+      body: bytes,
     });
-    assert.equal(json.status, 415);
-    assert.equal((await storedFile(upload.id)).isUploaded, false);
+    assert.equal(put.status, 200);
+    const file = await seller.polar.files.uploaded({
+      id: upload.id,
+      fileUploadCompleted: {
+        id: upload.upload.id,
+        path: upload.upload.path,
+        parts: [
+          { number: 1, checksumEtag: put.headers.get('etag') ?? '', checksumSha256Base64: null },
+        ],
+      },
+    });
+    assert.equal(file.checksumSha256Hex, sha256(bytes).digest('hex'));
   });
 
   it('refuses to complete a file whose bytes do not match its declared checksum', async () => {

@@ -2,21 +2,16 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { authSettings } from '../../api/auth/settings.ts';
 import type { AppDependencies } from '../../api/dependencies.ts';
-import { ApiError, invalidField } from '../../api/errors.ts';
+import { invalidField } from '../../api/errors.ts';
 import { parseBody } from '../../api/validation.ts';
 import { isUuid } from '../../domain/ids.ts';
 import { callerOf, scope } from '../http/caller.ts';
 import { notPermitted, resourceNotFound } from '../http/errors.ts';
-import {
-  listResource,
-  organizationFilterMatches,
-  readPage,
-  readQueryIds,
-} from '../http/listing.ts';
-import { readIdParam, refuseForeignOrganization } from '../http/wire.ts';
+import { listPage, readPage, readQueryIds } from '../http/listing.ts';
+import { parseCreateBody, readIdParam } from '../http/wire.ts';
 import {
   fileCreateInput,
-  filePatchInput,
+  fileUpdateInput,
   fileUploadCompletedInput,
   fileUploadWire,
   fileWire,
@@ -43,29 +38,31 @@ export function fileRoutes({ orm, config }: AppDependencies): Router {
   const router = new Router({ prefix: '/v1/files' });
   const storage = localDiskStorage(config.files.storageDir);
   const { secret } = authSettings(config);
+  const { publicUrl } = config.api;
 
   router.get('/', scope('files:read'), async (ctx) => {
     const caller = callerOf(ctx);
     const page = readPage(ctx);
-    const ids = readQueryIds(ctx, 'ids');
-    if (!organizationFilterMatches(ctx, caller)) {
-      ctx.body = listResource([], 0, page);
-      return;
-    }
-    const [files, total] = await listFiles(orm.em, caller.organizationId, { ids }, page);
-    ctx.body = listResource(files.map(fileWire), total, page);
+    const filter = { ids: readQueryIds(ctx, 'ids') };
+    ctx.body = await listPage(
+      ctx,
+      caller,
+      page,
+      () => listFiles(orm.em, caller.organizationId, filter, page),
+      (files) => files.map((file) => fileWire(file, publicUrl)),
+    );
   });
 
   router.post('/', scope('files:write'), async (ctx) => {
     const caller = callerOf(ctx);
-    const input = parseBody(ctx, fileCreateInput);
-    refuseForeignOrganization(input, caller);
+    const input = parseCreateBody(ctx, fileCreateInput, caller);
     const { file, uploadId, parts } = await createFile(
       orm.em,
       storage,
       caller.organizationId,
       input,
       secret,
+      publicUrl,
     );
     ctx.status = 201;
     ctx.body = fileUploadWire(file, { id: uploadId, parts });
@@ -75,13 +72,14 @@ export function fileRoutes({ orm, config }: AppDependencies): Router {
     const id = readIdParam(ctx);
     const input = parseBody(ctx, fileUploadCompletedInput);
     const file = await completeUpload(orm.em, storage, callerOf(ctx).organizationId, id, input);
-    ctx.body = fileWire(file);
+    ctx.body = fileWire(file, publicUrl);
   });
 
   router.patch('/:id', scope('files:write'), async (ctx) => {
     const id = readIdParam(ctx);
-    const input = parseBody(ctx, filePatchInput);
-    ctx.body = fileWire(await updateFile(orm.em, callerOf(ctx).organizationId, id, input));
+    const input = parseBody(ctx, fileUpdateInput);
+    const file = await updateFile(orm.em, callerOf(ctx).organizationId, id, input);
+    ctx.body = fileWire(file, publicUrl);
   });
 
   router.delete('/:id', scope('files:write'), async (ctx) => {
@@ -103,14 +101,6 @@ export function fileRoutes({ orm, config }: AppDependencies): Router {
     allowAnyOrigin(ctx);
     const grant = readPartGrant(secret, ctx.params.grant ?? '');
     if (!grant) throw notPermitted('The upload URL is invalid or has expired.');
-    // The JSON and form parser ran first and consumed such a body: the bytes are no longer here.
-    if (ctx.request.rawBody !== undefined) {
-      throw new ApiError(
-        415,
-        'UnsupportedMediaType',
-        'Send the part as application/octet-stream (or without a Content-Type).',
-      );
-    }
     const { number, chunkStart, chunkEnd } = grant.part;
     const declared = ctx.get('content-length');
     if (declared && Number(declared) !== chunkEnd - chunkStart) {

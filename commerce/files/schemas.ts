@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { loadConfig } from '../../config/env.ts';
 import type { StoredFile } from '../../db/entities/index.ts';
 import { humanReadableSize } from '../../domain/files.ts';
 import { isoDateTime, isoDateTimeOrNull } from '../http/wire.ts';
@@ -74,24 +73,19 @@ export const fileUploadCompletedInput = z.object({
 export type FileUploadCompletedInput = z.infer<typeof fileUploadCompletedInput>;
 
 /** Polar's `FilePatch`. */
-export const filePatchInput = z.object({
+export const fileUpdateInput = z.object({
   name: z.string().trim().min(1).max(255).nullable().optional(),
   version: z.string().max(255).nullable().optional(),
 });
-export type FilePatchInput = z.infer<typeof filePatchInput>;
+export type FileUpdateInput = z.infer<typeof fileUpdateInput>;
 
-// Read on first use, from the environment as the API reads it: answers link to this API.
-let filesBase: string | undefined;
-
-/** This API's `/v1/files/` under its public URL (`TOLLGATE_PUBLIC_URL`). */
-export function filesBaseUrl(): string {
-  filesBase ??= new URL('v1/files/', `${loadConfig().api.publicUrl.replace(/\/$/, '')}/`).href;
-  return filesBase;
-}
+/** This API's `/v1/files/` under its public URL (`config.api.publicUrl`): answers link here. */
+export const filesBaseUrl = (publicUrl: string) =>
+  new URL('v1/files/', `${publicUrl.replace(/\/$/, '')}/`).href;
 
 /** Where anyone can fetch a product media or avatar file, without credentials. */
-export const filePublicUrl = (file: StoredFile) =>
-  `${filesBaseUrl()}public/${file.id}/${encodeURIComponent(file.name)}`;
+export const filePublicUrl = (file: StoredFile, publicUrl: string) =>
+  `${filesBaseUrl(publicUrl)}public/${file.id}/${encodeURIComponent(file.name)}`;
 
 /** The fields every file shape shares (Polar's `S3File` plus `version`). */
 function storedFileFields(file: StoredFile) {
@@ -124,30 +118,30 @@ export function downloadableWire(file: StoredFile) {
 }
 
 /** A product media file (Polar's `ProductMediaFileRead`), with the URL anyone may fetch. */
-export function productMediaWire(file: StoredFile) {
+export function productMediaWire(file: StoredFile, publicUrl: string) {
   return {
     ...readFields(file),
     service: 'product_media' as const,
-    public_url: filePublicUrl(file),
+    public_url: filePublicUrl(file, publicUrl),
   };
 }
 
 /** An organization avatar (Polar's `OrganizationAvatarFileRead`). */
-export function organizationAvatarWire(file: StoredFile) {
+export function organizationAvatarWire(file: StoredFile, publicUrl: string) {
   return {
     ...readFields(file),
     service: 'organization_avatar' as const,
-    public_url: filePublicUrl(file),
+    public_url: filePublicUrl(file, publicUrl),
   };
 }
 
 /** A file as /v1 answers it (Polar's `FileRead`): the shape its service calls for. */
-export function fileWire(file: StoredFile) {
+export function fileWire(file: StoredFile, publicUrl: string) {
   switch (file.service) {
     case 'product_media':
-      return productMediaWire(file);
+      return productMediaWire(file, publicUrl);
     case 'organization_avatar':
-      return organizationAvatarWire(file);
+      return organizationAvatarWire(file, publicUrl);
     default:
       return downloadableWire(file);
   }

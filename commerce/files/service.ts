@@ -10,7 +10,7 @@ import type { Page } from '../http/listing.ts';
 import { isoDateTime } from '../http/wire.ts';
 import {
   type FileCreateInput,
-  type FilePatchInput,
+  type FileUpdateInput,
   type FileUploadCompletedInput,
   filesBaseUrl,
   type PartUploadTarget,
@@ -80,6 +80,7 @@ export async function createFile(
   organizationId: string,
   input: FileCreateInput,
   secret: string,
+  publicUrl: string,
   now = Date.now(),
 ): Promise<{ file: StoredFile; uploadId: string; parts: PartUploadTarget[] }> {
   const problem = uploadPlanProblem(input.size, input.upload.parts);
@@ -118,7 +119,7 @@ export async function createFile(
     chunk_start: part.chunkStart,
     chunk_end: part.chunkEnd,
     ...(part.sha256Base64 && { checksum_sha256_base64: part.sha256Base64 }),
-    url: `${filesBaseUrl()}uploads/${signPartGrant(secret, { fileId: file.id, part, expiresAt })}`,
+    url: `${filesBaseUrl(publicUrl)}uploads/${signPartGrant(secret, { fileId: file.id, part, expiresAt })}`,
     expires_at: isoDateTime(new Date(expiresAt)),
   }));
   return { file, uploadId: uploadIdOf(file), parts };
@@ -216,7 +217,7 @@ function rejectionLoc(error: UploadRejected, input: FileUploadCompletedInput): (
 export async function listFiles(
   em: EntityManager,
   organizationId: string,
-  filters: { ids: string[] },
+  filter: { ids: string[] },
   page: Page,
 ): Promise<[StoredFile[], number]> {
   return em.findAndCount(
@@ -225,7 +226,7 @@ export async function listFiles(
       organization: organizationId,
       deletedAt: null,
       isUploaded: true,
-      ...(filters.ids.length > 0 && { id: { $in: filters.ids } }),
+      ...(filter.ids.length > 0 && { id: { $in: filter.ids } }),
     },
     { orderBy: { createdAt: 'desc', id: 'desc' }, limit: page.limit, offset: page.offset },
   );
@@ -236,7 +237,7 @@ export function updateFile(
   em: EntityManager,
   organizationId: string,
   id: string,
-  input: FilePatchInput,
+  input: FileUpdateInput,
 ): Promise<StoredFile> {
   return em.transactional(async (tx) => {
     const file = await getFile(tx, organizationId, id);

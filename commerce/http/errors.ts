@@ -1,4 +1,4 @@
-import { ApiError } from '../../api/errors.ts';
+import { ApiError, RequestValidationError, type ValidationIssue } from '../../api/errors.ts';
 
 /**
  * The error classes of the commerce API. The name is the `error` literal Polar's SDK matches to
@@ -21,3 +21,7 @@ export function commerceError(name: CommerceErrorName, detail?: string): ApiErro
 export const resourceNotFound = (detail?: string) => commerceError('ResourceNotFound', detail);
 
 export const notPermitted = (detail?: string) => commerceError('NotPermitted', detail);
+
+/** Business-rule refusals of several fields, answered together (Polar's 422, as `invalidField`). */
+export const invalidFields = (issues: ValidationIssue[]) =>
+  new RequestValidationError(issues, 'PolarRequestValidationError');

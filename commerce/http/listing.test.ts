@@ -8,6 +8,7 @@ import { RequestValidationError } from '../../api/errors.ts';
 import { callV1, createSeller, type Seller, startCommerceApi, type TestApi } from '../testing.ts';
 import type { CommerceCaller } from './caller.ts';
 import {
+  likePattern,
   listResource,
   orderBy,
   organizationFilterMatches,
@@ -150,6 +151,18 @@ describe('list queries', () => {
       const plain = contextFor('/v1/x?metadata[a]b]=1&metadata[]=2&metadatas[c]=3');
       assert.deepEqual(readMetadataFilter(plain), { 'a]b': ['1'] });
     });
+
+    const searches: [query: string, pattern: string][] = [
+      ['gold', '%gold%'],
+      ['50%', '%50\\%%'],
+      ['snake_case', '%snake\\_case%'],
+      ['C:\\path', '%C:\\\\path%'],
+    ];
+    for (const [query, pattern] of searches) {
+      it(`searches "${query}" with the LIKE pattern ${pattern}`, () => {
+        assert.equal(likePattern(query), pattern);
+      });
+    }
 
     it('matches the organization filter against the caller only', () => {
       const caller: CommerceCaller = {

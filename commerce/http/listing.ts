@@ -1,3 +1,4 @@
+import { raw } from '@mikro-orm/core';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { invalidField, RequestValidationError } from '../../api/errors.ts';
@@ -38,6 +39,24 @@ export function listResource<T>(items: T[], totalCount: number, page: Page): Lis
     items,
     pagination: { total_count: totalCount, max_page: Math.ceil(totalCount / page.limit) },
   };
+}
+
+/**
+ * One page of a list as the caller may see it: `read` answers the page's rows and how many
+ * match, `serialize` their wire shapes. A list whose `organization_id` filter names only other
+ * organizations is empty, read from nothing. Read the other query parameters first: bad input
+ * answers 422 whatever the organization filter.
+ */
+export async function listPage<Row, Wire>(
+  ctx: Context,
+  caller: CommerceCaller,
+  page: Page,
+  read: () => Promise<[Row[], number]>,
+  serialize: (rows: Row[]) => Wire[] | Promise<Wire[]>,
+): Promise<ListResource<Wire>> {
+  if (!organizationFilterMatches(ctx, caller)) return listResource([], 0, page);
+  const [rows, total] = await read();
+  return listResource(await serialize(rows), total, page);
 }
 
 /** Every value of a query parameter that may repeat (`?product_id=a&product_id=b`). */
@@ -84,6 +103,44 @@ export function readMetadataFilter(ctx: Context): Record<string, string[]> {
     filter[key] = Array.isArray(value) ? value : [value];
   }
   return filter;
+}
+
+/**
+ * `readMetadataFilter`'s filter as MikroORM conditions (for `$and`): under each key, the stored
+ * JSON value read as text is one of the wanted ones.
+ */
+export function metadataConditions(filter: Record<string, string[]>) {
+  return Object.entries(filter).map(([key, values]) => ({
+    [raw((alias) => `${alias}.metadata ->> ?`, [key])]: { $in: values },
+  }));
+}
+
+/** `text` with LIKE's wildcards (`%`, `_`) and its escape (`\`) taken literally. */
+export const escapeLike = (text: string) => text.replace(/[\\%_]/g, '\\$&');
+
+/** A LIKE pattern matching `text` anywhere (a `?query=` search), its wildcards taken literally. */
+export const likePattern = (text: string) => `%${escapeLike(text)}%`;
+
+/** `?, ?, …` for `count` parameters of an `in (…)` list. */
+export const placeholders = (count: number) => Array.from({ length: count }, () => '?').join(', ');
+
+/**
+ * A MikroORM condition: a row of the link table `table` joins the entity (`ownerColumn`) to one
+ * of `ids` (`targetColumn`), e.g. products offering one of the benefits asked for.
+ */
+export function linkedToAny(
+  table: string,
+  ownerColumn: string,
+  targetColumn: string,
+  ids: string[],
+) {
+  const linked = raw(
+    (alias) =>
+      `exists (select 1 from ${table} link where link.${ownerColumn} = ${alias}.id ` +
+      `and link.${targetColumn} in (${placeholders(ids.length)}))`,
+    ids,
+  );
+  return { [linked]: [] };
 }
 
 /**

@@ -57,7 +57,8 @@ export class ReadCache<Value> {
       if (!scoped) {
         // Bounded: the most recent scopes and keys only (a Map iterates oldest first).
         if (this.entries.size >= this.maxScopes) dropOldest(this.entries);
-        this.entries.set(scope, (scoped = new Map()));
+        scoped = new Map();
+        this.entries.set(scope, scoped);
       }
       if (scoped.size >= this.maxKeysPerScope) dropOldest(scoped);
       scoped.set(key, { value, storedAt: Date.now() });

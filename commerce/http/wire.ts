@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { invalidField } from '../../api/errors.ts';
-import { parseParams } from '../../api/validation.ts';
+import { parseBody, parseParams } from '../../api/validation.ts';
 import type { CommerceCaller } from './caller.ts';
 
 /** A datetime as Polar sends it: ISO 8601 in UTC with its offset (`…Z`). */
@@ -37,4 +37,15 @@ export function refuseForeignOrganization(
   if (named !== caller.organizationId) {
     throw invalidField(['body', 'organization_id'], 'Organization not found.');
   }
+}
+
+/** A create request's body, parsed with `schema`; it may name no organization but the caller's. */
+export function parseCreateBody<Schema extends z.ZodType<{ organization_id?: string | null }>>(
+  ctx: Context,
+  schema: Schema,
+  caller: CommerceCaller,
+): z.infer<Schema> {
+  const input = parseBody(ctx, schema);
+  refuseForeignOrganization(input, caller);
+  return input;
 }

@@ -3,20 +3,21 @@ import type { AppDependencies } from '../../api/dependencies.ts';
 import { parseBody, parseQuery } from '../../api/validation.ts';
 import { callerOf, scope } from '../http/caller.ts';
 import {
-  listResource,
-  orderBy,
-  organizationFilterMatches,
+  listPage,
   readMetadataFilter,
   readPage,
   readQueryBoolean,
   readSorting,
 } from '../http/listing.ts';
-import { readIdParam, refuseForeignOrganization } from '../http/wire.ts';
-import { meterCreateInput, meterListQuery, meterUpdateInput, meterWire } from './schemas.ts';
+import { parseCreateBody, readIdParam } from '../http/wire.ts';
+import {
+  meterCreateInput,
+  meterListQuery,
+  meterSortFields,
+  meterUpdateInput,
+  meterWire,
+} from './schemas.ts';
 import { createMeter, getMeter, listMeters, updateMeter } from './service.ts';
-
-const sortColumns = { created_at: 'createdAt', name: 'name' } as const;
-const sortFields = Object.keys(sortColumns) as (keyof typeof sortColumns)[];
 
 /** /v1/meters: the organization's usage meters (what counts, and how it adds up). */
 export function meterRoutes({ orm }: AppDependencies): Router {
@@ -26,24 +27,24 @@ export function meterRoutes({ orm }: AppDependencies): Router {
     const caller = callerOf(ctx);
     const { query } = parseQuery(ctx, meterListQuery);
     const page = readPage(ctx);
-    const sorting = orderBy(readSorting(ctx, sortFields, 'name'), sortColumns);
+    const sorting = readSorting(ctx, meterSortFields, 'name');
     const filter = {
       query,
       isArchived: readQueryBoolean(ctx, 'is_archived'),
       metadata: readMetadataFilter(ctx),
     };
-    if (!organizationFilterMatches(ctx, caller)) {
-      ctx.body = listResource([], 0, page);
-      return;
-    }
-    const [meters, total] = await listMeters(orm.em, caller.organizationId, filter, page, sorting);
-    ctx.body = listResource(meters.map(meterWire), total, page);
+    ctx.body = await listPage(
+      ctx,
+      caller,
+      page,
+      () => listMeters(orm.em, caller.organizationId, filter, sorting, page),
+      (meters) => meters.map(meterWire),
+    );
   });
 
   router.post('/', scope('meters:write'), async (ctx) => {
     const caller = callerOf(ctx);
-    const input = parseBody(ctx, meterCreateInput);
-    refuseForeignOrganization(input, caller);
+    const input = parseCreateBody(ctx, meterCreateInput, caller);
     ctx.status = 201;
     ctx.body = meterWire(await createMeter(orm.em, caller.organizationId, input));
   });

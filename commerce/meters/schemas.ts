@@ -80,6 +80,7 @@ export const meterUpdateInput = z.object({
 export type MeterUpdateInput = z.infer<typeof meterUpdateInput>;
 
 export const meterListQuery = z.object({ query: z.string().optional() }).loose();
+export const meterSortFields = ['created_at', 'name'] as const;
 
 /** A usage meter as /v1 answers it (Polar's `Meter`); filter and aggregation are stored in wire form. */
 export function meterWire(meter: Meter) {

@@ -1,8 +1,16 @@
 import type { EntityManager, FilterQuery } from '@mikro-orm/core';
 import { Meter } from '../../db/entities/index.ts';
 import { resourceNotFound } from '../http/errors.ts';
-import type { Page } from '../http/listing.ts';
-import type { MeterCreateInput, MeterUpdateInput } from './schemas.ts';
+import {
+  likePattern,
+  metadataConditions,
+  orderBy,
+  type Page,
+  type SortCriterion,
+} from '../http/listing.ts';
+import type { MeterCreateInput, MeterUpdateInput, meterSortFields } from './schemas.ts';
+
+type MeterSortField = (typeof meterSortFields)[number];
 
 export interface MeterListFilter {
   query?: string;
@@ -16,21 +24,19 @@ export function listMeters(
   em: EntityManager,
   organizationId: string,
   filter: MeterListFilter,
+  sorting: SortCriterion<MeterSortField>[],
   page: Page,
-  orderBy: Record<string, 'asc' | 'desc'>[],
 ): Promise<[Meter[], number]> {
-  const where: FilterQuery<Meter> = { organization: organizationId };
-  // The query matches literally: LIKE wildcards in it are escaped.
-  if (filter.query) where.name = { $ilike: `%${filter.query.replace(/[\\%_]/g, '\\$&')}%` };
-  if (filter.isArchived !== undefined) {
-    where.archivedAt = filter.isArchived ? { $ne: null } : null;
-  }
-  const metadata = Object.entries(filter.metadata);
-  if (metadata.length) {
-    where.metadata = Object.fromEntries(metadata.map(([key, values]) => [key, { $in: values }]));
-  }
+  const where: FilterQuery<Meter> = {
+    organization: organizationId,
+    ...(filter.query && { name: { $ilike: likePattern(filter.query) } }),
+    ...(filter.isArchived !== undefined && {
+      archivedAt: filter.isArchived ? { $ne: null } : null,
+    }),
+    $and: metadataConditions(filter.metadata),
+  };
   return em.findAndCount(Meter, where, {
-    orderBy: [...orderBy, { id: 'asc' }],
+    orderBy: [...orderBy(sorting, { created_at: 'createdAt', name: 'name' }), { id: 'asc' }],
     limit: page.limit,
     offset: page.offset,
   });

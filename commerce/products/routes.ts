@@ -3,41 +3,41 @@ import type { AppDependencies } from '../../api/dependencies.ts';
 import { parseBody, parseQuery } from '../../api/validation.ts';
 import { callerOf, scope } from '../http/caller.ts';
 import {
-  listResource,
-  organizationFilterMatches,
+  listPage,
   readMetadataFilter,
   readPage,
   readQueryBoolean,
   readQueryIds,
   readSorting,
 } from '../http/listing.ts';
-import { readIdParam, refuseForeignOrganization } from '../http/wire.ts';
+import { parseCreateBody, readIdParam } from '../http/wire.ts';
 import {
   productBenefitsInput,
   productCreateInput,
   productListQuery,
+  productSortFields,
   productUpdateInput,
 } from './schemas.ts';
 import {
   createProduct,
   getProduct,
   listProducts,
-  productSortFields,
   serializeProducts,
   updateProduct,
   updateProductBenefits,
 } from './service.ts';
 
 /** /v1/products: the organization's products and their prices, benefits, medias and fields. */
-export function productRoutes({ orm }: AppDependencies): Router {
+export function productRoutes({ orm, config }: AppDependencies): Router {
   const router = new Router({ prefix: '/v1/products' });
+  const { publicUrl } = config.api;
 
   router.get('/', scope('products:read'), async (ctx) => {
     const caller = callerOf(ctx);
     const page = readPage(ctx);
     const sorting = readSorting(ctx, productSortFields, '-created_at');
     const { query } = parseQuery(ctx, productListQuery);
-    const filters = {
+    const filter = {
       ids: readQueryIds(ctx, 'id'),
       query,
       isArchived: readQueryBoolean(ctx, 'is_archived'),
@@ -45,44 +45,39 @@ export function productRoutes({ orm }: AppDependencies): Router {
       benefitIds: readQueryIds(ctx, 'benefit_id'),
       metadata: readMetadataFilter(ctx),
     };
-    if (!organizationFilterMatches(ctx, caller)) {
-      ctx.body = listResource([], 0, page);
-      return;
-    }
-    const [products, total] = await listProducts(
-      orm.em,
-      caller.organizationId,
-      filters,
-      sorting,
+    ctx.body = await listPage(
+      ctx,
+      caller,
       page,
+      () => listProducts(orm.em, caller.organizationId, filter, sorting, page),
+      (products) => serializeProducts(orm.em, products, publicUrl),
     );
-    ctx.body = listResource(await serializeProducts(orm.em, products), total, page);
   });
 
   router.post('/', scope('products:write'), async (ctx) => {
     const caller = callerOf(ctx);
-    const input = parseBody(ctx, productCreateInput);
-    refuseForeignOrganization(input, caller);
-    ctx.body = await createProduct(orm.em, caller.organizationId, input);
+    const input = parseCreateBody(ctx, productCreateInput, caller);
+    ctx.body = await createProduct(orm.em, caller.organizationId, input, publicUrl);
     ctx.status = 201;
   });
 
   router.get('/:id', scope('products:read'), async (ctx) => {
     const product = await getProduct(orm.em, callerOf(ctx).organizationId, readIdParam(ctx));
-    const [wire] = await serializeProducts(orm.em, [product]);
+    const [wire] = await serializeProducts(orm.em, [product], publicUrl);
     ctx.body = wire;
   });
 
   router.patch('/:id', scope('products:write'), async (ctx) => {
     const id = readIdParam(ctx);
     const input = parseBody(ctx, productUpdateInput);
-    ctx.body = await updateProduct(orm.em, callerOf(ctx).organizationId, id, input);
+    ctx.body = await updateProduct(orm.em, callerOf(ctx).organizationId, id, input, publicUrl);
   });
 
   router.post('/:id/benefits', scope('products:write'), async (ctx) => {
     const id = readIdParam(ctx);
     const { benefits } = parseBody(ctx, productBenefitsInput);
-    ctx.body = await updateProductBenefits(orm.em, callerOf(ctx).organizationId, id, benefits);
+    const organizationId = callerOf(ctx).organizationId;
+    ctx.body = await updateProductBenefits(orm.em, organizationId, id, benefits, publicUrl);
   });
 
   return router;

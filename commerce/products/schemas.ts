@@ -140,6 +140,12 @@ export type ProductUpdateInput = z.infer<typeof productUpdateInput>;
 export const productBenefitsInput = z.object({ benefits: z.array(z.uuid()) });
 
 export const productListQuery = z.object({ query: z.string().trim().min(1).optional() }).loose();
+export const productSortFields = [
+  'created_at',
+  'name',
+  'price_amount_type',
+  'price_amount',
+] as const;
 
 /** What `priceWire` reads of a price: the entity, or the same fields read from a row. */
 export type PriceFields = Pick<

@@ -1,5 +1,5 @@
 import { type EntityManager, type FilterQuery, raw } from '@mikro-orm/core';
-import { RequestValidationError, type ValidationIssue } from '../../api/errors.ts';
+import type { ValidationIssue } from '../../api/errors.ts';
 import {
   Benefit,
   CustomField,
@@ -16,8 +16,15 @@ import { isStaticPrice, type PriceListEntry, priceListViolations } from '../../d
 import { benefitWire } from '../benefits/schemas.ts';
 import { customFieldWire } from '../custom-fields/schemas.ts';
 import { productMediaWire } from '../files/schemas.ts';
-import { resourceNotFound } from '../http/errors.ts';
-import type { Page, SortCriterion } from '../http/listing.ts';
+import { invalidFields, resourceNotFound } from '../http/errors.ts';
+import {
+  likePattern,
+  linkedToAny,
+  metadataConditions,
+  type Page,
+  placeholders,
+  type SortCriterion,
+} from '../http/listing.ts';
 import { appendEvent } from '../outbox.ts';
 import {
   type ExistingPriceInput,
@@ -28,10 +35,10 @@ import {
   type ProductUpdateInput,
   priceWire,
   productBaseWire,
+  type productSortFields,
 } from './schemas.ts';
 
-/** `?, ?, …` for `count` parameters of an `in (…)` list. */
-const placeholders = (count: number) => Array.from({ length: count }, () => '?').join(', ');
+type ProductSortField = (typeof productSortFields)[number];
 
 interface PriceRow {
   id: string;
@@ -108,7 +115,7 @@ async function linkTargets<Target extends { id: string }>(
  * the links to benefits, medias and custom fields, then each linked entity once. Prices and links
  * are read as rows: a page of 100 products would otherwise hydrate hundreds of entities.
  */
-export async function serializeProducts(em: EntityManager, products: Product[]) {
+export async function serializeProducts(em: EntityManager, products: Product[], publicUrl: string) {
   if (products.length === 0) return [];
   const ids = products.map((product) => product.id);
   const inProducts = placeholders(ids.length);
@@ -169,7 +176,7 @@ export async function serializeProducts(em: EntityManager, products: Product[]) 
       ...productBaseWire(product),
       prices: ordered.map((price): PriceWire => priceWire(price, product)),
       benefits: linked('benefit', benefits).map(({ target }) => benefitWire(target)),
-      medias: linked('media', files).map(({ target }) => productMediaWire(target)),
+      medias: linked('media', files).map(({ target }) => productMediaWire(target, publicUrl)),
       attached_custom_fields: linked('custom_field', customFields).map(({ link, target }) => ({
         custom_field_id: target.id,
         custom_field: customFieldWire(target),
@@ -191,15 +198,7 @@ export async function getProduct(
   return product;
 }
 
-export const productSortFields = [
-  'created_at',
-  'name',
-  'price_amount_type',
-  'price_amount',
-] as const;
-export type ProductSortField = (typeof productSortFields)[number];
-
-export interface ProductFilters {
+export interface ProductListFilter {
   ids: string[];
   /** Part of the name, any case. */
   query?: string;
@@ -245,38 +244,25 @@ function productSortKey(field: ProductSortField): string {
   }
 }
 
-const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, '\\$&')}%`;
-
-/** One page of the organization's products matching `filters`, and how many match. */
+/** One page of the organization's products matching `filter`, and how many match. */
 export function listProducts(
   em: EntityManager,
   organizationId: string,
-  filters: ProductFilters,
+  filter: ProductListFilter,
   sorting: SortCriterion<ProductSortField>[],
   page: Page,
 ) {
   const conditions: FilterQuery<Product>[] = [{ organization: organizationId }];
-  if (filters.ids.length) conditions.push({ id: { $in: filters.ids } });
-  if (filters.query) conditions.push({ name: { $ilike: likePattern(filters.query) } });
-  if (filters.isArchived !== undefined) conditions.push({ isArchived: filters.isArchived });
-  if (filters.isRecurring !== undefined) {
-    conditions.push({ recurringInterval: filters.isRecurring ? { $ne: null } : null });
+  if (filter.ids.length) conditions.push({ id: { $in: filter.ids } });
+  if (filter.query) conditions.push({ name: { $ilike: likePattern(filter.query) } });
+  if (filter.isArchived !== undefined) conditions.push({ isArchived: filter.isArchived });
+  if (filter.isRecurring !== undefined) {
+    conditions.push({ recurringInterval: filter.isRecurring ? { $ne: null } : null });
   }
-  if (filters.benefitIds.length) {
-    conditions.push({
-      [raw(
-        (alias) =>
-          `exists (select 1 from product_benefits pb where pb.product_id = ${alias}.id ` +
-          `and pb.benefit_id in (${placeholders(filters.benefitIds.length)}))`,
-        filters.benefitIds,
-      )]: [],
-    });
+  if (filter.benefitIds.length) {
+    conditions.push(linkedToAny('product_benefits', 'product_id', 'benefit_id', filter.benefitIds));
   }
-  for (const [key, values] of Object.entries(filters.metadata)) {
-    conditions.push({
-      [raw((alias) => `${alias}.metadata ->> ?`, [key])]: { $in: values },
-    });
-  }
+  conditions.push(...metadataConditions(filter.metadata));
   return em.findAndCount(
     Product,
     { $and: conditions },
@@ -301,9 +287,7 @@ class IssueList {
     this.issues.push({ loc: ['body', ...loc], msg, type: 'value_error' });
   }
   throwIfAny() {
-    if (this.issues.length) {
-      throw new RequestValidationError(this.issues, 'PolarRequestValidationError');
-    }
+    if (this.issues.length) throw invalidFields(this.issues);
   }
 }
 
@@ -497,7 +481,31 @@ function attachCustomFields(
   });
 }
 
-const trialOnOneTimeMessage = 'Trial configuration is only supported on recurring products.';
+/** Flushes the product and records `type` carrying its /v1 shape, the answer too. */
+async function recordProduct(
+  tx: EntityManager,
+  product: Product,
+  type: 'product.created' | 'product.updated',
+  publicUrl: string,
+): Promise<ProductWire> {
+  await tx.flush();
+  const [wire] = (await serializeProducts(tx, [product], publicUrl)) as [ProductWire];
+  appendEvent(tx, product.organization.id, type, wire);
+  return wire;
+}
+
+/** A trial (either of its fields) is refused on a one-time product. */
+function checkTrialOnRecurring(
+  issues: IssueList,
+  recurring: boolean,
+  input: Pick<ProductUpdateInput, 'trial_interval' | 'trial_interval_count'>,
+) {
+  if (recurring || (input.trial_interval == null && input.trial_interval_count == null)) return;
+  issues.add(
+    [input.trial_interval != null ? 'trial_interval' : 'trial_interval_count'],
+    'Trial configuration is only supported on recurring products.',
+  );
+}
 
 /**
  * Creates a product with its prices, medias and custom fields after checking every reference
@@ -507,16 +515,12 @@ export function createProduct(
   em: EntityManager,
   organizationId: string,
   input: ProductCreateInput,
+  publicUrl: string,
 ) {
   return em.transactional(async (tx) => {
     const issues = new IssueList();
     const recurring = input.recurring_interval !== null;
-    if (!recurring && (input.trial_interval != null || input.trial_interval_count != null)) {
-      issues.add(
-        [input.trial_interval != null ? 'trial_interval' : 'trial_interval_count'],
-        trialOnOneTimeMessage,
-      );
-    }
+    checkTrialOnRecurring(issues, recurring, input);
     const prices = await resolvePrices(
       tx,
       organizationId,
@@ -545,10 +549,7 @@ export function createProduct(
     prices.createPrices(product);
     attachMedias(tx, product, medias);
     attachCustomFields(tx, product, customFields);
-    await tx.flush();
-    const [wire] = await serializeProducts(tx, [product]);
-    appendEvent(tx, organizationId, 'product.created', wire as ProductWire);
-    return wire as ProductWire;
+    return recordProduct(tx, product, 'product.created', publicUrl);
   });
 }
 
@@ -562,6 +563,7 @@ export function updateProduct(
   organizationId: string,
   id: string,
   input: ProductUpdateInput,
+  publicUrl: string,
 ) {
   return em.transactional(async (tx) => {
     const product = await getProduct(tx, organizationId, id);
@@ -573,12 +575,7 @@ export function updateProduct(
     ) {
       issues.add(['recurring_interval'], 'Recurring interval cannot be changed.');
     }
-    if (!recurring && (input.trial_interval != null || input.trial_interval_count != null)) {
-      issues.add(
-        [input.trial_interval != null ? 'trial_interval' : 'trial_interval_count'],
-        trialOnOneTimeMessage,
-      );
-    }
+    checkTrialOnRecurring(issues, recurring, input);
     const livePrices = input.prices
       ? await tx.find(ProductPrice, { product, isArchived: false })
       : [];
@@ -618,10 +615,7 @@ export function updateProduct(
     }
     // The event carries the state after the change, so stamp the modification time now.
     product.modifiedAt = new Date();
-    await tx.flush();
-    const [wire] = await serializeProducts(tx, [product]);
-    appendEvent(tx, organizationId, 'product.updated', wire as ProductWire);
-    return wire as ProductWire;
+    return recordProduct(tx, product, 'product.updated', publicUrl);
   });
 }
 
@@ -635,6 +629,7 @@ export function updateProductBenefits(
   organizationId: string,
   id: string,
   benefitIds: string[],
+  publicUrl: string,
 ) {
   return em.transactional(async (tx) => {
     const product = await getProduct(tx, organizationId, id);
@@ -667,9 +662,6 @@ export function updateProductBenefits(
     benefitIds.forEach((benefitId, order) => {
       tx.create(ProductBenefit, { product, benefit: byId.get(benefitId) as Benefit, order });
     });
-    await tx.flush();
-    const [wire] = await serializeProducts(tx, [product]);
-    appendEvent(tx, organizationId, 'product.updated', wire as ProductWire);
-    return wire as ProductWire;
+    return recordProduct(tx, product, 'product.updated', publicUrl);
   });
 }
