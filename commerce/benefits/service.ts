@@ -1,5 +1,6 @@
 import type { EntityManager, FilterQuery } from '@mikro-orm/core';
 import { invalidField } from '../../api/errors.ts';
+import { announceChange } from '../../db/change-notifications.ts';
 import type { BenefitType } from '../../db/entities/benefit.ts';
 import {
   Benefit,
@@ -184,6 +185,8 @@ export function updateBenefit(
     }
     benefit.modifiedAt = new Date();
     appendEvent(tx, organizationId, 'benefit.updated', benefitWire(benefit));
+    // Products embed their benefits.
+    await announceChange(tx, 'catalog', organizationId);
     return benefit;
   });
 }
@@ -207,6 +210,7 @@ export function deleteBenefit(em: EntityManager, organizationId: string, id: str
       { revokedAt: now, modifiedAt: now },
     );
     appendEvent(tx, organizationId, 'benefit.updated', benefitWire(benefit));
+    await announceChange(tx, 'catalog', organizationId);
   });
 }
 

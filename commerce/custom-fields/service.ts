@@ -4,6 +4,7 @@ import {
   UniqueConstraintViolationException,
 } from '@mikro-orm/core';
 import { invalidField } from '../../api/errors.ts';
+import { announceChange } from '../../db/change-notifications.ts';
 import type { CustomFieldType } from '../../db/entities/custom-field.ts';
 import { CustomField } from '../../db/entities/index.ts';
 import { resourceNotFound } from '../http/errors.ts';
@@ -136,6 +137,8 @@ export function updateCustomField(
       if (input.name) field.name = input.name;
       if (input.properties) field.properties = input.properties;
       if (input.metadata) field.metadata = input.metadata;
+      // Products embed the custom fields they ask for.
+      await announceChange(tx, 'catalog', organizationId);
       return field;
     }),
   );
@@ -150,5 +153,6 @@ export function deleteCustomField(
   return em.transactional(async (tx) => {
     const field = await getCustomField(tx, organizationId, id);
     await tx.nativeDelete(CustomField, { id: field.id });
+    await announceChange(tx, 'catalog', organizationId);
   });
 }

@@ -2,6 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { EntityManager } from '@mikro-orm/core';
 import { invalidField } from '../../api/errors.ts';
+import { announceChange } from '../../db/change-notifications.ts';
 import { Organization, StoredFile } from '../../db/entities/index.ts';
 import { uploadPlanProblem } from '../../domain/files.ts';
 import { newId } from '../../domain/ids.ts';
@@ -243,6 +244,8 @@ export function updateFile(
     const file = await getFile(tx, organizationId, id);
     if (input.name) file.name = input.name;
     if (input.version != null) file.version = input.version;
+    // Products embed their media files.
+    await announceChange(tx, 'catalog', organizationId);
     return file;
   });
 }
@@ -257,6 +260,7 @@ export async function deleteFile(
   const file = await em.transactional(async (tx) => {
     const found = await getFile(tx, organizationId, id);
     found.deletedAt = new Date();
+    await announceChange(tx, 'catalog', organizationId);
     return found;
   });
   await storage.remove(file.path);

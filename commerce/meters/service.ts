@@ -1,4 +1,5 @@
 import type { EntityManager, FilterQuery } from '@mikro-orm/core';
+import { announceChange } from '../../db/change-notifications.ts';
 import { Meter } from '../../db/entities/index.ts';
 import { resourceNotFound } from '../http/errors.ts';
 import {
@@ -87,6 +88,8 @@ export function updateMeter(
     }
     // Stamped now so the answer carries it (the flush's own stamp comes after serialization).
     meter.modifiedAt = new Date();
+    // Metered prices embed their meter's name.
+    await announceChange(tx, 'catalog', organizationId);
     return meter;
   });
 }

@@ -10,6 +10,7 @@ import {
   readQueryIds,
   readSorting,
 } from '../http/listing.ts';
+import { ReadCache } from '../http/read-cache.ts';
 import { parseCreateBody, readIdParam } from '../http/wire.ts';
 import {
   productBenefitsInput,
@@ -28,9 +29,18 @@ import {
 } from './service.ts';
 
 /** /v1/products: the organization's products and their prices, benefits, medias and fields. */
-export function productRoutes({ orm, config }: AppDependencies): Router {
+export function productRoutes({ orm, config, changes }: AppDependencies): Router {
   const router = new Router({ prefix: '/v1/products' });
   const { publicUrl } = config.api;
+  // Catalogs are read far more than written: answers are kept per organization, as JSON bytes,
+  // until any change to its catalog is announced (db/change-notifications.ts).
+  const answers = new ReadCache<Buffer>(changes, 'catalog', {
+    maxAgeMs: 5 * 60_000,
+    maxKeysPerScope: 100,
+    maxScopes: 1000,
+  });
+  const cachedJson = (organizationId: string, key: string, answer: () => Promise<unknown>) =>
+    answers.read(organizationId, key, async () => Buffer.from(JSON.stringify(await answer())));
 
   router.get('/', scope('products:read'), async (ctx) => {
     const caller = callerOf(ctx);
@@ -45,12 +55,15 @@ export function productRoutes({ orm, config }: AppDependencies): Router {
       benefitIds: readQueryIds(ctx, 'benefit_id'),
       metadata: readMetadataFilter(ctx),
     };
-    ctx.body = await listPage(
-      ctx,
-      caller,
-      page,
-      () => listProducts(orm.em, caller.organizationId, filter, sorting, page),
-      (products) => serializeProducts(orm.em, products, publicUrl),
+    ctx.type = 'json';
+    ctx.body = await cachedJson(caller.organizationId, `list?${ctx.querystring}`, () =>
+      listPage(
+        ctx,
+        caller,
+        page,
+        () => listProducts(orm.em, caller.organizationId, filter, sorting, page),
+        (products) => serializeProducts(orm.em, products, publicUrl),
+      ),
     );
   });
 
@@ -62,9 +75,14 @@ export function productRoutes({ orm, config }: AppDependencies): Router {
   });
 
   router.get('/:id', scope('products:read'), async (ctx) => {
-    const product = await getProduct(orm.em, callerOf(ctx).organizationId, readIdParam(ctx));
-    const [wire] = await serializeProducts(orm.em, [product], publicUrl);
-    ctx.body = wire;
+    const { organizationId } = callerOf(ctx);
+    const id = readIdParam(ctx);
+    ctx.type = 'json';
+    ctx.body = await cachedJson(organizationId, `get ${id}`, async () => {
+      const product = await getProduct(orm.em, organizationId, id);
+      const [wire] = await serializeProducts(orm.em, [product], publicUrl);
+      return wire;
+    });
   });
 
   router.patch('/:id', scope('products:write'), async (ctx) => {

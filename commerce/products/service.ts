@@ -1,5 +1,6 @@
 import { type EntityManager, type FilterQuery, raw } from '@mikro-orm/core';
 import type { ValidationIssue } from '../../api/errors.ts';
+import { announceChange } from '../../db/change-notifications.ts';
 import {
   Benefit,
   CustomField,
@@ -491,6 +492,7 @@ async function recordProduct(
   await tx.flush();
   const [wire] = (await serializeProducts(tx, [product], publicUrl)) as [ProductWire];
   appendEvent(tx, product.organization.id, type, wire);
+  await announceChange(tx, 'catalog', product.organization.id);
   return wire;
 }
 
