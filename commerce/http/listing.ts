@@ -17,20 +17,22 @@ export interface Page {
   offset: number;
 }
 
-const pageQuery = z.object({
-  page: z.coerce.number().int().min(1).default(1),
-  // Polar clamps a larger limit silently instead of refusing it.
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .default(10)
-    .transform((limit) => Math.min(limit, 100)),
-});
+const pageQuery = z
+  .object({
+    page: z.coerce.number().int().min(1).default(1),
+    // Polar clamps a larger limit silently instead of refusing it.
+    limit: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .default(10)
+      .transform((limit) => Math.min(limit, 100)),
+  })
+  .loose();
 
 /** `page` (from 1) and `limit` (1..100, default 10) of a list request. */
 export function readPage(ctx: Context): Page {
-  const { page, limit } = parseQuery(ctx, pageQuery.loose());
+  const { page, limit } = parseQuery(ctx, pageQuery);
   return { page, limit, offset: (page - 1) * limit };
 }
 
@@ -66,30 +68,40 @@ export function queryValues(ctx: Context, name: string): string[] {
   return Array.isArray(value) ? value : [value];
 }
 
+// Schemas are built once: zod makes building one far dearer than using it, per request.
+const listSchemas = new WeakMap<z.ZodType, z.ZodArray<z.ZodType>>();
+
 /** A repeatable query parameter parsed with `schema`, located in errors as `query.<name>`. */
 export function readQueryList<Schema extends z.ZodType>(
   ctx: Context,
   name: string,
   schema: Schema,
 ): z.infer<Schema>[] {
-  const parsed = z.array(schema).safeParse(queryValues(ctx, name));
+  let listSchema = listSchemas.get(schema);
+  if (!listSchema) {
+    listSchema = z.array(schema);
+    listSchemas.set(schema, listSchema);
+  }
+  const parsed = listSchema.safeParse(queryValues(ctx, name));
   if (!parsed.success) {
     throw RequestValidationError.fromZod(
       'query',
       parsed.error.issues.map((issue) => ({ ...issue, path: [name, ...issue.path] })),
     );
   }
-  return parsed.data;
+  return parsed.data as z.infer<Schema>[];
 }
 
 /** An optional `true`/`false` query parameter. */
+const queryBoolean = z.enum(['true', 'false']);
 export function readQueryBoolean(ctx: Context, name: string): boolean | undefined {
-  const [value] = readQueryList(ctx, name, z.enum(['true', 'false']));
+  const [value] = readQueryList(ctx, name, queryBoolean);
   return value === undefined ? undefined : value === 'true';
 }
 
 /** A uuid query filter (`?product_id=…`, repeatable). */
-export const readQueryIds = (ctx: Context, name: string) => readQueryList(ctx, name, z.uuid());
+const queryId = z.uuid();
+export const readQueryIds = (ctx: Context, name: string) => readQueryList(ctx, name, queryId);
 
 /**
  * `?metadata[key]=value` filters (deepObject style): each key must match one of its values.

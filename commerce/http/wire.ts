@@ -9,9 +9,17 @@ export const isoDateTime = (date: Date) => date.toISOString();
 export const isoDateTimeOrNull = (date: Date | null | undefined) =>
   date ? date.toISOString() : null;
 
+// One schema per parameter name, built once (building a zod schema costs more than using it).
+const idParamSchemas = new Map<string, z.ZodType<Record<string, string>>>();
+
 /** The `{id}` path parameter: a malformed uuid answers 422 at `path.id`, as in Polar. */
 export function readIdParam(ctx: Context, name = 'id'): string {
-  const params = parseParams(ctx.params as Record<string, string>, z.object({ [name]: z.uuid() }));
+  let schema = idParamSchemas.get(name);
+  if (!schema) {
+    schema = z.object({ [name]: z.uuid() }) as z.ZodType<Record<string, string>>;
+    idParamSchemas.set(name, schema);
+  }
+  const params = parseParams(ctx.params as Record<string, string>, schema);
   return params[name] as string;
 }
 
