@@ -9,6 +9,11 @@ export const changeTopics = {
   catalog: 'tollgate_catalog_changed',
   /** An organization access token was revoked or changed: the key is the token's hash. */
   accessToken: 'tollgate_access_token_changed',
+  /**
+   * What a customer has (state view: grants, meters, subscriptions): the key is
+   * `<organization id>/<customer id>`, or the organization id alone for many of its customers.
+   */
+  customerState: 'tollgate_customer_state_changed',
 } as const;
 export type ChangeTopic = keyof typeof changeTopics;
 

@@ -10,6 +10,7 @@ import {
   StoredFile,
 } from '../../db/entities/index.ts';
 import { discordGuildIdOf } from '../../domain/benefit-properties.ts';
+import { announceCustomerStateChange } from '../customers/service.ts';
 import { notPermitted, resourceNotFound } from '../http/errors.ts';
 import {
   likePattern,
@@ -211,6 +212,8 @@ export function deleteBenefit(em: EntityManager, organizationId: string, id: str
     );
     appendEvent(tx, organizationId, 'benefit.updated', benefitWire(benefit));
     await announceChange(tx, 'catalog', organizationId);
+    // Its grants were revoked, for however many customers.
+    await announceCustomerStateChange(tx, organizationId);
   });
 }
 

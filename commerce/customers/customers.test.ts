@@ -360,6 +360,36 @@ describe('customers (/v1/customers)', () => {
     assert.deepEqual(byExternalId, state);
   });
 
+  it('answers a state that follows every change, however often it was read before', async () => {
+    const created = await seller.polar.customers.create({ email: freshEmail(), name: 'Before' });
+    const benefit = await seller.polar.benefits.create({
+      type: 'custom',
+      description: 'Priority support',
+      properties: { note: 'Write to us' },
+    });
+    const em = api.orm.em.fork();
+    em.create(BenefitGrant, {
+      customer: created.id,
+      benefit: benefit.id,
+      grantedAt: new Date(),
+      properties: {},
+    });
+    await em.flush();
+    const read = () => seller.polar.customers.getState({ id: created.id });
+    assert.equal((await read()).grantedBenefits.length, 1);
+    assert.equal((await read()).name, 'Before');
+
+    await seller.polar.customers.update({ id: created.id, customerUpdate: { name: 'After' } });
+    assert.equal((await read()).name, 'After');
+
+    // Deleting the benefit revokes its grants: the state drops it at once.
+    await seller.polar.benefits.delete({ id: benefit.id });
+    assert.deepEqual((await read()).grantedBenefits, []);
+
+    await seller.polar.customers.delete({ id: created.id });
+    await assert.rejects(read(), ResourceNotFound);
+  });
+
   it('gets, updates and deletes by external id', async () => {
     const externalId = `user/${randomUUID()}`;
     const created = await seller.polar.customers.create({ email: freshEmail(), externalId });

@@ -13,6 +13,7 @@ import {
   readPage,
   readSorting,
 } from '../http/listing.ts';
+import { ReadCache } from '../http/read-cache.ts';
 import { parseCreateBody, readIdParam } from '../http/wire.ts';
 import {
   customerCreateInput,
@@ -58,8 +59,15 @@ async function* jsonArray(customers: AsyncIterable<Customer>) {
  * /v1/customers: the organization's buyers, by id or by the seller's external id, with their
  * current state (benefits, meters). Deleting is soft; a deleted customer is not found.
  */
-export function customerRoutes({ orm }: AppDependencies): Router {
+export function customerRoutes({ orm, changes }: AppDependencies): Router {
   const router = new Router({ prefix: '/v1/customers' });
+  // Apps ask for a customer's state on every page they gate: kept per customer, as JSON bytes,
+  // until a change to what it holds is announced (see announceCustomerStateChange).
+  const states = new ReadCache<Buffer>(changes, 'customerState', {
+    maxAgeMs: 5 * 60_000,
+    maxKeysPerScope: 10_000,
+    maxScopes: 1000,
+  });
 
   router.get('/', scope('customers:read'), async (ctx) => {
     const caller = callerOf(ctx);
@@ -122,8 +130,19 @@ export function customerRoutes({ orm }: AppDependencies): Router {
     });
 
     router.get(`${path}/state`, scope('customers:read'), async (ctx) => {
-      const state = await getCustomerState(orm.em, callerOf(ctx).organizationId, lookupOf(ctx));
-      ctx.body = customerStateWire(state);
+      const { organizationId } = callerOf(ctx);
+      const lookup = lookupOf(ctx);
+      const answer = async () =>
+        customerStateWire(await getCustomerState(orm.em, organizationId, lookup));
+      // Kept by customer id (what changes are announced by); by external id, read each time.
+      if ('id' in lookup) {
+        ctx.type = 'json';
+        ctx.body = await states.read(organizationId, lookup.id, async () =>
+          Buffer.from(JSON.stringify(await answer())),
+        );
+      } else {
+        ctx.body = await answer();
+      }
     });
   }
 

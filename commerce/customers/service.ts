@@ -1,6 +1,8 @@
+import type { EntityManager as CoreEntityManager } from '@mikro-orm/core';
 import { type EntityDictionary, type FilterQuery, LockMode, raw } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ValidationIssue } from '../../api/errors.ts';
+import { announceChange } from '../../db/change-notifications.ts';
 import type { Address, TaxId } from '../../db/entities/customer.ts';
 import { BenefitGrant, Customer, OutboxEvent } from '../../db/entities/index.ts';
 import { newId } from '../../domain/ids.ts';
@@ -252,6 +254,7 @@ export function updateCustomer(
       customer.modifiedAt = new Date();
       await tx.flush();
       appendEvent(tx, organizationId, 'customer.updated', customerWire(customer));
+      await announceCustomerStateChange(tx, organizationId, customer.id);
       return customer;
     }),
   );
@@ -277,6 +280,7 @@ export function deleteCustomer(
     );
     await tx.flush();
     appendEvent(tx, organizationId, 'customer.deleted', customerWire(customer));
+    await announceCustomerStateChange(tx, organizationId, customer.id);
     return customer;
   });
 }
@@ -306,6 +310,21 @@ type CustomerStateRow = EntityDictionary<Customer> & {
   granted_benefits: CustomerStateGrantRow[];
   active_meters: CustomerStateMeterRow[];
 };
+
+/**
+ * Tells every API process that what a customer has (its state view) changed, when the
+ * transaction commits; without `customerId`, for all customers of the organization. Every
+ * writer of what the state view reads (customers, grants, customer meters, subscriptions) calls
+ * it, or cached states go stale.
+ */
+export function announceCustomerStateChange(
+  em: CoreEntityManager,
+  organizationId: string,
+  customerId?: string,
+) {
+  const key = customerId ? `${organizationId}/${customerId}` : organizationId;
+  return announceChange(em, 'customerState', key);
+}
 
 /** What a live customer of the organization has now. */
 export async function getCustomerState(

@@ -30,8 +30,11 @@ export class ReadCache<Value> {
     this.maxAgeMs = limits.maxAgeMs;
     this.maxKeysPerScope = limits.maxKeysPerScope;
     this.maxScopes = limits.maxScopes;
-    listener?.onChange((changed, scope) => {
-      if (changed === topic) this.invalidate(scope);
+    listener?.onChange((changed, announced) => {
+      if (changed !== topic) return;
+      // `scope/key` names one entry; a bare scope, all of it.
+      const [scope = '', key] = announced.split('/', 2);
+      this.invalidate(scope, key);
     });
     listener?.onReset(() => this.entries.clear());
   }
@@ -67,13 +70,14 @@ export class ReadCache<Value> {
   }
 
   /**
-   * Drops a scope. Announced changes arrive here from PostgreSQL after commit; the process
+   * Drops a scope, or one key of it. Announced changes arrive here from PostgreSQL after commit; the process
    * that made a change also calls this itself once its transaction committed, so its own next
    * read cannot beat the notification.
    */
-  invalidate(scope: string) {
+  invalidate(scope: string, key?: string) {
     this.generations.set(scope, (this.generations.get(scope) ?? 0) + 1);
-    this.entries.delete(scope);
+    if (key === undefined) this.entries.delete(scope);
+    else this.entries.get(scope)?.delete(key);
   }
 }
 

@@ -336,6 +336,48 @@ describe('products and prices (/v1/products)', () => {
     assert.equal((await seller.polar.products.get({ id: product.id })).isArchived, true);
   });
 
+  it('answers reads that follow changes to what products embed (benefits, meters)', async () => {
+    const meter = await seller.polar.meters.create({
+      name: 'Seats in use',
+      filter: { conjunction: 'and', clauses: [] },
+      aggregation: { func: 'count' },
+    });
+    const benefit = await seller.polar.benefits.create({
+      type: 'custom',
+      description: 'Onboarding call',
+      properties: { note: null },
+    });
+    const product = await seller.polar.products.create({
+      name: `Team plan ${tag()}`,
+      recurringInterval: 'month',
+      prices: [{ amountType: 'metered_unit', meterId: meter.id, unitAmount: '0.25' }],
+    });
+    await seller.polar.products.updateBenefits({
+      id: product.id,
+      productBenefitsUpdate: { benefits: [benefit.id] },
+    });
+    const listed = async () => {
+      const page = await seller.polar.products.list({ id: product.id });
+      return page.result.items[0];
+    };
+    assert.equal((await listed())?.benefits[0]?.description, 'Onboarding call');
+    assert.equal((await seller.polar.products.get({ id: product.id })).benefits.length, 1);
+
+    await seller.polar.benefits.update({
+      id: benefit.id,
+      requestBody: { type: 'custom', description: 'Onboarding workshop' },
+    });
+    await seller.polar.meters.update({ id: meter.id, meterUpdate: { name: 'Active seats' } });
+    const after = await listed();
+    assert.equal(after?.benefits[0]?.description, 'Onboarding workshop');
+    const price = after?.prices[0];
+    assert.ok(price && 'meter' in price);
+    assert.equal(price.meter.name, 'Active seats');
+
+    await seller.polar.benefits.delete({ id: benefit.id });
+    assert.deepEqual((await seller.polar.products.get({ id: product.id })).benefits, []);
+  });
+
   it("hides an organization's products from another organization's token", async () => {
     const product = await seller.polar.products.create({
       name: 'Private product',
