@@ -26,7 +26,11 @@ if (!(durationSeconds > 0))
 const productCount = 10_000;
 const customerCount = 100_000;
 const connections = 50;
-const apiProcesses = availableParallelism();
+// As deployed: one API process per core (the production default); `--processes=N` to compare.
+const apiProcesses = Number(
+  /^--processes=(\d+)$/.exec(process.argv.find((a) => a.startsWith('--processes=')) ?? '')?.[1] ??
+    availableParallelism(),
+);
 const warmupSeconds = 2;
 const targets = { listProductsP99Ms: 20, customerStateP99Ms: 20, createCustomersPerSecond: 1000 };
 
@@ -141,7 +145,6 @@ try {
   const loadBefore = loadavg();
   say('starting the test stack');
   const stack = await run.startStack();
-  // As deployed: one API process per core (the production default).
   const apiUrl = await run.startApi(stack, join(workDir, 'tollgate-api.log'), {
     TOLLGATE_API_PROCESSES: String(apiProcesses),
     ...(cpuProfile ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${join(workDir, 'api')}` } : {}),
