@@ -22,4 +22,4 @@ COPY temporal ./temporal
 COPY workflows ./workflows
 USER node
 EXPOSE 3000
-CMD ["node", "api/server.ts"]
+CMD ["node", "--max-semi-space-size=32", "api/server.ts"]

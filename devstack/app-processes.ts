@@ -25,6 +25,14 @@ export async function startWorkerProcess(
   );
 }
 
+/**
+ * Node flags of every API process (also in package.json, the Dockerfile and docker-compose.yml).
+ * A larger young generation: each request allocates short-lived objects, and V8's default 16 MB
+ * semi-space made scavenges a large share of the API's time (bench/catalog: customer creation
+ * 1,100 to 1,700 per second, customer state p99 22 to 15 ms).
+ */
+export const apiNodeFlags = ['--max-semi-space-size=32'];
+
 /** Runs the API process (`api/server.ts`) and waits until it reports ready. */
 export async function startApiProcess(
   supervisor: Supervisor,
@@ -34,7 +42,7 @@ export async function startApiProcess(
   supervisor.spawn({
     name: 'api',
     command: process.execPath,
-    args: [join(projectRoot, 'api', 'server.ts')],
+    args: [...apiNodeFlags, join(projectRoot, 'api', 'server.ts')],
     env: { ...options.env, ...serviceEnvironment(addresses) },
     logFile: options.logFile,
   });
