@@ -4,11 +4,11 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { hashPassword as scryptHash, verifyPassword as scryptVerify } from 'better-auth/crypto';
 import { projectRoot } from '../config/env.ts';
-import { startApiProcess } from '../devstack/app-processes.ts';
 import { dropDatabase, ensureDatabase } from '../devstack/postgres.ts';
-import { findFreePort, Supervisor, waitUntilReady } from '../devstack/supervisor.ts';
-import { startTestStack, type TestStack } from '../devstack/test-stack.ts';
+import { findFreePort, waitUntilReady } from '../devstack/supervisor.ts';
+import type { TestStack } from '../devstack/test-stack.ts';
 import { hashPassword, verifyPassword } from '../domain/passwords.ts';
+import { benchRun } from './lib/bench-run.ts';
 import { type LoadOptions, type LoadSummary, runLoad } from './lib/run-load.ts';
 
 const options = process.argv.slice(2).filter((argument) => !argument.startsWith('--'));
@@ -19,43 +19,12 @@ if (!(durationSeconds > 0) || !(warmupSeconds >= 0)) {
   throw new Error('usage: node bench/auth.ts [seconds=10] [warmupSeconds=2] [--cpu-prof]');
 }
 
-const say = (line: string) => console.log(`[bench:auth] ${line}`);
+// Start-up, hashing, every load run with its warm-up and margins, and clean-up.
+const run = benchRun('auth', 300 + 6 * (durationSeconds + warmupSeconds + 45));
+const { say, loadAbort, failIfCrashed } = run;
 const workDir = join(projectRoot, '.data', 'bench-auth');
 const median = (values: number[]) =>
   [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
-
-// --- Everything this run starts, and its clean-up (on success, failure, Ctrl-C or time-out) ---
-
-let crashed: string | undefined;
-const processes = new Supervisor((service, code) => {
-  crashed = `${service} exited unexpectedly (code ${code})`;
-  say(crashed);
-});
-const failIfCrashed = () => {
-  if (crashed) throw new Error(crashed);
-};
-let stackStarting: Promise<TestStack> | undefined;
-/** Aborted on clean-up: kills a running load generator. */
-const loadAbort = new AbortController();
-let cleaningUp: Promise<void> | undefined;
-const cleanUp = () => {
-  cleaningUp ??= (async () => {
-    loadAbort.abort();
-    // Our processes (and the Better Auth database) before the stack whose services they use.
-    await processes.stopAll();
-    await stackStarting?.then((stack) => stack.stop()).catch(() => undefined);
-  })();
-  return cleaningUp;
-};
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => void cleanUp().then(() => process.exit(130)));
-}
-// Start-up, hashing, every load run with its warm-up and margins, and clean-up.
-const budgetSeconds = 300 + 6 * (durationSeconds + warmupSeconds + 45);
-setTimeout(() => {
-  say(`gave up after ${budgetSeconds} s`);
-  void cleanUp().then(() => process.exit(1));
-}, budgetSeconds * 1000).unref();
 
 // --- The password hash alone ---
 
@@ -132,26 +101,11 @@ const account = {
   password: 'correct horse battery staple',
 };
 
-async function startTollgate(stack: TestStack): Promise<string> {
-  const port = await findFreePort();
-  const url = `http://127.0.0.1:${port}`;
-  await startApiProcess(processes, stack.addresses, {
-    env: {
-      ...process.env,
-      ...stack.env,
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'warn',
-      TOLLGATE_API_HOST: '127.0.0.1',
-      TOLLGATE_API_PORT: String(port),
-      TOLLGATE_PUBLIC_URL: url,
-      TOLLGATE_AUTH_RATE_LIMIT: 'off',
-      TOLLGATE_SESSION_COOKIE_CACHE: 'off',
-      ...(cpuProfile ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${workDir}` } : {}),
-    },
-    url,
-    logFile: join(workDir, 'tollgate-api.log'),
+function startTollgate(stack: TestStack): Promise<string> {
+  return run.startApi(stack, join(workDir, 'tollgate-api.log'), {
+    TOLLGATE_SESSION_COOKIE_CACHE: 'off',
+    ...(cpuProfile ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${workDir}` } : {}),
   });
-  return url;
 }
 
 async function startBetterAuth(stack: TestStack): Promise<string> {
@@ -159,13 +113,13 @@ async function startBetterAuth(stack: TestStack): Promise<string> {
   databaseUrl.pathname = `/better_auth_bench_${Date.now()}_${process.pid}`;
   await ensureDatabase(databaseUrl.toString());
   // Registered before the server, so dropped after it stops.
-  processes.add({
+  run.add({
     name: 'Better Auth database',
     stop: () => dropDatabase(databaseUrl.toString()),
   });
   const port = await findFreePort();
   const url = `http://127.0.0.1:${port}`;
-  processes.spawn({
+  run.spawn({
     name: 'Better Auth',
     command: process.execPath,
     args: [join(import.meta.dirname, 'auth', 'better-auth-server.ts')],
@@ -302,8 +256,7 @@ try {
   );
 
   say('starting the test stack');
-  stackStarting = startTestStack(say);
-  const stack = await stackStarting;
+  const stack = await run.startStack();
   // One after the other: a failure then leaves nothing starting behind the clean-up.
   const servers = [
     await seedUser('Tollgate', await startTollgate(stack)),
@@ -383,5 +336,5 @@ try {
   process.exitCode = 1;
 } finally {
   say('cleaning up');
-  await cleanUp();
+  await run.cleanUp();
 }

@@ -9,11 +9,10 @@ import { generateSessionToken, sessionIdFromToken } from '../api/auth/session-to
 import { projectRoot } from '../config/env.ts';
 import { Invitation, Member, Organization, Session, User } from '../db/entities/index.ts';
 import { type Orm, openOrm } from '../db/orm.ts';
-import { startApiProcess } from '../devstack/app-processes.ts';
-import { findFreePort, Supervisor } from '../devstack/supervisor.ts';
-import { startTestStack, type TestStack } from '../devstack/test-stack.ts';
+import type { TestStack } from '../devstack/test-stack.ts';
 import { connectTemporal } from '../temporal/client.ts';
 import { workflowIds } from '../workflows/ids.ts';
+import { benchRun } from './lib/bench-run.ts';
 import { type LoadSummary, runLoad } from './lib/run-load.ts';
 
 const options = process.argv.slice(2).filter((argument) => !argument.startsWith('--'));
@@ -32,46 +31,14 @@ const listMembersLoad = { connections: 10, durationSeconds: 10, warmupSeconds: 2
 /** How many invitation workflows' histories are read for the timing breakdown. */
 const historySamples = 20;
 
-const say = (line: string) => console.log(`[bench:organizations] ${line}`);
+// Start-up, up to 0.5 s per invitation for both calls, list-members, and clean-up.
+const run = benchRun('organizations', 300 + 0.5 * invitationCount);
+const { say, loadAbort, failIfCrashed } = run;
 const workDir = join(projectRoot, '.data', 'bench-organizations');
-
-// --- Everything this run starts, and its clean-up (on success, failure, Ctrl-C or time-out) ---
-
-let crashed: string | undefined;
-const processes = new Supervisor((service, code) => {
-  crashed = `${service} exited unexpectedly (code ${code})`;
-  say(crashed);
-});
-let stackStarting: Promise<TestStack> | undefined;
 let orm: Orm | undefined;
 let temporal: Client | undefined;
-/** Aborted on clean-up: kills a running load generator. */
-const loadAbort = new AbortController();
-let cleaningUp: Promise<void> | undefined;
-const cleanUp = () => {
-  cleaningUp ??= (async () => {
-    loadAbort.abort();
-    await orm?.close().catch(() => undefined);
-    await temporal?.connection.close().catch(() => undefined);
-    // The API before the stack whose services it uses.
-    await processes.stopAll();
-    await stackStarting?.then((stack) => stack.stop()).catch(() => undefined);
-  })();
-  return cleaningUp;
-};
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => void cleanUp().then(() => process.exit(130)));
-}
-// Start-up, up to 0.5 s per invitation for both calls, list-members, and clean-up.
-const budgetSeconds = 300 + 0.5 * invitationCount;
-setTimeout(() => {
-  say(`gave up after ${budgetSeconds} s`);
-  void cleanUp().then(() => process.exit(1));
-}, budgetSeconds * 1000).unref();
-
-const failIfCrashed = () => {
-  if (crashed) throw new Error(crashed);
-};
+run.closeOnCleanUp(async () => orm?.close());
+run.closeOnCleanUp(async () => temporal?.connection.close());
 
 // --- HTTP ---
 
@@ -147,25 +114,11 @@ const fixed = (value: number, digits = 0) => value.toFixed(digits);
 // --- Set-up ---
 
 async function startApi(stack: TestStack) {
-  const port = await findFreePort();
-  apiUrl = `http://127.0.0.1:${port}`;
-  await startApiProcess(processes, stack.addresses, {
-    env: {
-      ...process.env,
-      ...stack.env,
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'warn',
-      TOLLGATE_API_HOST: '127.0.0.1',
-      TOLLGATE_API_PORT: String(port),
-      TOLLGATE_PUBLIC_URL: apiUrl,
-      TOLLGATE_AUTH_RATE_LIMIT: 'off',
-      // A week: no invitation expires during the run, and no reminder timer is set.
-      TOLLGATE_INVITATION_LIFETIME_SECONDS: String(7 * 24 * 3600),
-      TOLLGATE_INVITATION_REMINDER_SECONDS: '0',
-      ...(cpuProfile ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${join(workDir, 'api')}` } : {}),
-    },
-    url: apiUrl,
-    logFile: join(workDir, 'tollgate-api.log'),
+  apiUrl = await run.startApi(stack, join(workDir, 'tollgate-api.log'), {
+    // A week: no invitation expires during the run, and no reminder timer is set.
+    TOLLGATE_INVITATION_LIFETIME_SECONDS: String(7 * 24 * 3600),
+    TOLLGATE_INVITATION_REMINDER_SECONDS: '0',
+    ...(cpuProfile ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${join(workDir, 'api')}` } : {}),
   });
 }
 
@@ -519,8 +472,7 @@ try {
   // The worker inherits this process's environment: profiled with the API when asked.
   const nodeOptions = process.env.NODE_OPTIONS;
   if (cpuProfile) process.env.NODE_OPTIONS = `--cpu-prof --cpu-prof-dir=${join(workDir, 'worker')}`;
-  stackStarting = startTestStack(say);
-  const stack = await stackStarting;
+  const stack = await run.startStack();
   if (cpuProfile) process.env.NODE_OPTIONS = nodeOptions ?? '';
   await startApi(stack);
   orm = await openOrm(stack.addresses.databaseUrl);
@@ -605,5 +557,5 @@ try {
   process.exitCode = 1;
 } finally {
   say('cleaning up');
-  await cleanUp();
+  await run.cleanUp();
 }

@@ -1,5 +1,5 @@
 import { startApiProcess } from '../../devstack/app-processes.ts';
-import { findFreePort, Supervisor } from '../../devstack/supervisor.ts';
+import { findFreePort, type RunningService, Supervisor } from '../../devstack/supervisor.ts';
 import { startTestStack, type TestStack } from '../../devstack/test-stack.ts';
 
 /**
@@ -22,7 +22,7 @@ export function benchRun(name: string, budgetSeconds: number) {
     cleaningUp ??= (async () => {
       loadAbort.abort();
       for (const close of closers) await close().catch(() => undefined);
-      // The API before the stack whose services it uses.
+      // Our processes (the API, and what was spawned or added) before the stack they use.
       await processes.stopAll();
       await stackStarting?.then((stack) => stack.stop()).catch(() => undefined);
     })();
@@ -45,6 +45,10 @@ export function benchRun(name: string, budgetSeconds: number) {
     },
     /** Closed on clean-up, before the processes stop (database pools, Temporal clients). */
     closeOnCleanUp: (close: () => Promise<unknown>) => closers.push(close),
+    /** Stopped on clean-up with the processes, in reverse order: after what is added later. */
+    add: (service: RunningService) => processes.add(service),
+    /** A child process of the run: stopped on clean-up, its unexpected exit fails the run. */
+    spawn: (options: Parameters<Supervisor['spawn']>[0]) => processes.spawn(options),
     startStack: () => {
       stackStarting = startTestStack(say);
       return stackStarting;
