@@ -37,8 +37,11 @@ describe('docker-compose.yml', () => {
     const roles = ['api', 'worker', 'migrate'].map((name) => compose.services[name]);
     assert.equal(new Set(roles.map((service) => service?.image)).size, 1);
     for (const service of roles) {
-      const [runtime, entry] = service?.command ?? [];
+      // node, its flags if any, then the script.
+      const [runtime, ...rest] = service?.command ?? [];
+      const entry = rest.at(-1);
       assert.equal(runtime, 'node');
+      assert.ok(rest.slice(0, -1).every((flag) => flag.startsWith('--')));
       assert.ok(entry && existsSync(join(projectRoot, entry)), `${entry} exists`);
     }
   });
