@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { SDKError } from '@polar-sh/sdk/models/errors/sdkerror.js';
 import { announceChange } from '../../db/change-notifications.ts';
-import { OrganizationAccessToken } from '../../db/entities/index.ts';
+import { OrganizationAccessToken, Session } from '../../db/entities/index.ts';
 import { hashToken } from '../http/caller.ts';
 import { callV1, polarClient, startCommerceApi, type TestApi } from '../testing.ts';
 import { signedInMember, signedInOwner } from './testing.ts';
@@ -192,6 +192,28 @@ describe('organization access tokens (/v1/organization-access-tokens)', () => {
       organization_id: owner.organizationId,
     });
     assert.equal(own.status, 201);
+  });
+
+  it('are managed from a fresh session only: an owner signed in long ago signs in again', async () => {
+    const staleOwner = await signedInOwner(api);
+    const twoDaysAgo = new Date(Date.now() - 2 * 24 * 3600 * 1000);
+    await api.orm.em
+      .fork()
+      .nativeUpdate(
+        Session,
+        { user: staleOwner.userId },
+        { createdAt: twoDaysAgo, updatedAt: twoDaysAgo },
+      );
+    const refused = await staleOwner.call('POST', tokensPath, {
+      comment: 'Late',
+      scopes: ['organizations:read'],
+    });
+    assert.equal(refused.status, 403);
+    assert.equal(refused.body.error, 'NotPermitted');
+    assert.equal(await countTokens(staleOwner.organizationId), 0);
+    // Reading the organization needs no fresh session.
+    const organizationPath = `/v1/organizations/${staleOwner.organizationId}`;
+    assert.equal((await staleOwner.call('GET', organizationPath)).status, 200);
   });
 
   it('are managed by owners and admins only, never by a token', async () => {

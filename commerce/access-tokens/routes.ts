@@ -25,6 +25,10 @@ function requirePerson(ctx: Context) {
   if (caller.kind !== 'member') {
     throw notPermitted('Organization access tokens are managed from a signed-in session.');
   }
+  // A stolen, long-lived cookie must not mint credentials that outlive it (as in Polar).
+  if (!caller.freshSession) {
+    throw notPermitted('Sign in again to manage organization access tokens.');
+  }
   return caller;
 }
 

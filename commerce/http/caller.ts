@@ -18,7 +18,15 @@ export const organizationTokenPrefix = 'polar_oat_';
 /** Who is calling /v1, always on behalf of exactly one organization. */
 export type CommerceCaller =
   | { kind: 'organization_token'; organizationId: string; tokenId: string; scopes: Set<string> }
-  | { kind: 'member'; organizationId: string; userId: string; role: string; scopes: Set<string> };
+  | {
+      kind: 'member';
+      organizationId: string;
+      userId: string;
+      role: string;
+      scopes: Set<string>;
+      /** Signed in (or refreshed) within the fresh age: required for managing credentials. */
+      freshSession: boolean;
+    };
 
 export interface CommerceState {
   caller: CommerceCaller | null;
@@ -170,6 +178,8 @@ async function sessionCaller(
   );
   if (!member) return anonymous;
   const writer = splitRoles(member.role).some((role) => role === 'owner' || role === 'admin');
+  const lastActive = (active.session.updatedAt ?? active.session.createdAt).getTime();
+  const { freshAgeSeconds } = settings.session;
   return {
     caller: {
       kind: 'member',
@@ -177,6 +187,7 @@ async function sessionCaller(
       userId: active.user.id,
       role: member.role,
       scopes: new Set(writer ? allScopes : allScopes.filter((s) => s.endsWith(':read'))),
+      freshSession: freshAgeSeconds === 0 || Date.now() - lastActive < freshAgeSeconds * 1000,
     },
     invalidToken: false,
   };
