@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { seedDemoShop } from '../commerce/demo.ts';
 import { type Config, ConfigurationError, loadConfig, projectRoot } from '../config/env.ts';
 import { migrateToLatest, openOrm } from '../db/orm.ts';
 import { demoAccount, seedDemoData } from '../db/seed.ts';
@@ -58,6 +59,8 @@ try {
   const applied = await migrateToLatest(orm);
   if (applied.length) say(`Applied migrations: ${applied.join(', ')}`);
   await seedDemoData(orm);
+  const demoTokenFile = join(config.dataDir, 'demo-access-token');
+  await seedDemoShop(orm, { tokenFile: demoTokenFile, publicUrl: config.api.publicUrl });
   await orm.close();
 
   await buildDashboardIfStale(say);
@@ -92,6 +95,7 @@ Tollgate is ready (${seconds} s)
   Temporal Web UI  ${addresses.temporalUiUrl ?? '(external Temporal: see your cluster)'}
   Mail outbox      ${addresses.mailCaptureDir ? `${publicUrl}/api/dev/outbox` : '(sent through SMTP_URL)'}
   Demo sign-in     ${demoAccount.email} / ${demoAccount.password}
+  Demo /v1 token   ${relative(projectRoot, demoTokenFile)} (Polar SDK: serverURL ${publicUrl})
   Ops token        ${config.opsToken ? 'TOLLGATE_OPS_TOKEN' : relative(projectRoot, join(config.dataDir, 'ops-token'))}
   Logs             ${relative(projectRoot, logDir)}/
 

@@ -1,0 +1,48 @@
+import { writeFileSync } from 'node:fs';
+import { Member, Organization, User } from '../db/entities/index.ts';
+import type { Orm } from '../db/orm.ts';
+import { demoAccount } from '../db/seed.ts';
+import { createAccessToken } from './access-tokens/service.ts';
+import { allScopes } from './http/scopes.ts';
+import { productCreateInput } from './products/schemas.ts';
+import { createProduct } from './products/service.ts';
+
+export const demoOrganizationSlug = 'demo-shop';
+
+/**
+ * The demo user's shop, made once on a fresh database: an organization with a monthly plan and
+ * a one-time product, and an access token with every scope written to `tokenFile`, so that
+ * Polar's SDK can be pointed at the commerce API right away.
+ */
+export async function seedDemoShop(
+  orm: Orm,
+  { tokenFile, publicUrl }: { tokenFile: string; publicUrl: string },
+) {
+  const em = orm.em.fork();
+  if (await em.count(Organization, { slug: demoOrganizationSlug })) return;
+  const owner = await em.findOneOrFail(User, { email: demoAccount.email });
+  const organization = em.create(Organization, { name: 'Demo Shop', slug: demoOrganizationSlug });
+  em.create(Member, { organization, user: owner, role: 'owner' });
+  await em.flush();
+  for (const product of [
+    {
+      name: 'Pro plan',
+      description: 'Everything, billed monthly.',
+      recurring_interval: 'month',
+      prices: [{ amount_type: 'fixed', price_amount: 1900, price_currency: 'usd' }],
+    },
+    {
+      name: 'Lifetime license',
+      prices: [{ amount_type: 'fixed', price_amount: 14900, price_currency: 'usd' }],
+    },
+  ]) {
+    await createProduct(em, organization.id, productCreateInput.parse(product), publicUrl);
+  }
+  const { token } = await createAccessToken(em, {
+    organizationId: organization.id,
+    comment: 'Demo token (npm start)',
+    scopes: allScopes,
+    createdByUserId: owner.id,
+  });
+  writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
+}
