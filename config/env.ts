@@ -35,6 +35,17 @@ const environmentSchema = z.object({
     .default('info'),
   TOLLGATE_DATA_DIR: z.string().min(1).default('.data'),
   TOLLGATE_FILES_DIR: z.string().min(1).default('files'),
+  TOLLGATE_FILES_S3_ENDPOINT: url(
+    ['http', 'https'],
+    'the http(s) URL of an S3-compatible service, such as https://s3.eu-west-1.amazonaws.com',
+  ).optional(),
+  TOLLGATE_FILES_S3_BUCKET: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'an S3 bucket name such as tollgate-files')
+    .optional(),
+  TOLLGATE_FILES_S3_REGION: z.string().min(1).default('us-east-1'),
+  TOLLGATE_FILES_S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  TOLLGATE_FILES_S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
   TOLLGATE_API_HOST: z.string().min(1).default('127.0.0.1'),
   TOLLGATE_API_PORT: port(3000),
   /** API processes sharing the port; production defaults to one per CPU core. */
@@ -205,8 +216,11 @@ export interface Config {
   logLevel: Environment['LOG_LEVEL'];
   dataDir: string;
   api: { host: string; port: number; publicUrl: string; processes: number };
-  /** Where uploaded files' bytes live (TOLLGATE_FILES_DIR, relative to the data folder). */
-  files: { storageDir: string };
+  /**
+   * Where uploaded files' bytes live: TOLLGATE_FILES_DIR (relative to the data folder), or the
+   * S3-compatible bucket when TOLLGATE_FILES_S3_ENDPOINT is set (addressed path-style).
+   */
+  files: { storageDir: string; s3: S3FilesConfig | undefined };
   database: { url: string | undefined; embeddedPort: number };
   temporal: {
     address: string | undefined;
@@ -278,7 +292,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       processes:
         env.TOLLGATE_API_PROCESSES ?? (env.NODE_ENV === 'production' ? availableParallelism() : 1),
     },
-    files: { storageDir: resolve(projectRoot, env.TOLLGATE_DATA_DIR, env.TOLLGATE_FILES_DIR) },
+    files: {
+      storageDir: resolve(projectRoot, env.TOLLGATE_DATA_DIR, env.TOLLGATE_FILES_DIR),
+      s3: s3FilesConfig(env),
+    },
     database: { url: env.DATABASE_URL, embeddedPort: env.TOLLGATE_EMBEDDED_POSTGRES_PORT },
     temporal: {
       address: env.TEMPORAL_ADDRESS,
@@ -359,6 +376,40 @@ function socialProvider(
     );
   }
   return { clientId, clientSecret, baseUrl: env[`TOLLGATE_OAUTH_${prefix}_BASE_URL`] };
+}
+
+/** An S3-compatible bucket, addressed path-style (`<endpoint>/<bucket>/<key>`). */
+export interface S3FilesConfig {
+  endpoint: string;
+  bucket: string;
+  region: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+}
+
+/** The S3 bucket for files when an endpoint is set; it then needs a bucket and both keys. */
+function s3FilesConfig(env: Environment): S3FilesConfig | undefined {
+  const endpoint = env.TOLLGATE_FILES_S3_ENDPOINT;
+  if (!endpoint) return undefined;
+  const required = (
+    variable:
+      | 'TOLLGATE_FILES_S3_BUCKET'
+      | 'TOLLGATE_FILES_S3_ACCESS_KEY_ID'
+      | 'TOLLGATE_FILES_S3_SECRET_ACCESS_KEY',
+  ) => {
+    const value = env[variable];
+    if (value) return value;
+    throw new ConfigurationError(
+      `${variable} must be set when TOLLGATE_FILES_S3_ENDPOINT is (it is not set)`,
+    );
+  };
+  return {
+    endpoint,
+    bucket: required('TOLLGATE_FILES_S3_BUCKET'),
+    region: env.TOLLGATE_FILES_S3_REGION,
+    accessKeyId: required('TOLLGATE_FILES_S3_ACCESS_KEY_ID'),
+    secretAccessKey: required('TOLLGATE_FILES_S3_SECRET_ACCESS_KEY'),
+  };
 }
 
 /** `on` is the production limits, `off` none, and a number scales every limit by it. */

@@ -8,7 +8,7 @@ import { StartupError } from './supervisor.ts';
 
 const run = promisify(execFile);
 
-/** The two binaries that do not come from npm, pinned; built with Go when not installed. */
+/** The binaries that do not come from npm, pinned; built with Go when not installed. */
 export const goTools = {
   temporal: {
     module: 'github.com/temporalio/cli/cmd/temporal',
@@ -20,6 +20,12 @@ export const goTools = {
     module: 'github.com/stripe/stripe-mock',
     version: 'v0.197.0',
     pathVariable: 'STRIPE_MOCK_PATH',
+  },
+  /** An S3-compatible server over a folder, for the tests of S3 file storage. */
+  versitygw: {
+    module: 'github.com/versity/versitygw/cmd/versitygw',
+    version: 'v1.8.0',
+    pathVariable: 'VERSITYGW_PATH',
   },
 } as const;
 

@@ -9,6 +9,7 @@ import { callerOf, scope } from '../http/caller.ts';
 import { notPermitted, resourceNotFound } from '../http/errors.ts';
 import { listPage, readPage, readQueryIds } from '../http/listing.ts';
 import { parseCreateBody, readIdParam } from '../http/wire.ts';
+import { s3Storage } from './s3-storage.ts';
 import {
   fileCreateInput,
   fileUpdateInput,
@@ -21,6 +22,7 @@ import {
   createFile,
   deleteFile,
   listFiles,
+  partUrlLifetimeMs,
   readPartGrant,
   readPublicFile,
   updateFile,
@@ -36,7 +38,9 @@ import { localDiskStorage } from './storage.ts';
  */
 export function fileRoutes({ orm, config }: AppDependencies): Router {
   const router = new Router({ prefix: '/v1/files' });
-  const storage = localDiskStorage(config.files.storageDir);
+  const storage = config.files.s3
+    ? s3Storage(config.files.s3, partUrlLifetimeMs)
+    : localDiskStorage(config.files.storageDir);
   const { secret } = authSettings(config);
   const { publicUrl } = config.api;
 

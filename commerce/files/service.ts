@@ -72,7 +72,8 @@ export function readPartGrant(secret: string, token: string, now = Date.now()): 
 export const uploadIdOf = (file: StoredFile) => file.id;
 
 /**
- * Registers a file and its upload plan; answers the file with a signed upload URL per part.
+ * Registers a file and its upload plan; answers the file with a signed upload URL per part
+ * (the storage's own, such as S3's presigned URLs, when it takes the parts itself).
  * The declared whole-file checksum is kept, as Polar does, and checked when the upload completes.
  */
 export async function createFile(
@@ -92,7 +93,8 @@ export async function createFile(
     chunkEnd: part.chunk_end,
     sha256Base64: part.checksum_sha256_base64 ?? null,
   }));
-  const file = await em.transactional(async (tx) => {
+  const expiresAt = now + partUrlLifetimeMs;
+  const { file, directUrls } = await em.transactional(async (tx) => {
     const id = newId();
     const checksum = input.checksum_sha256_base64 ?? null;
     const created = tx.create(StoredFile, {
@@ -111,16 +113,17 @@ export async function createFile(
     });
     await tx.flush();
     // Inside the transaction: a plan the storage cannot record leaves no file behind.
-    await storage.startUpload(created.path, plan);
-    return created;
+    const urls = await storage.startUpload(created.path, plan);
+    return { file: created, directUrls: urls };
   });
-  const expiresAt = now + partUrlLifetimeMs;
-  const parts = plan.map((part) => ({
+  const parts = plan.map((part, index) => ({
     number: part.number,
     chunk_start: part.chunkStart,
     chunk_end: part.chunkEnd,
     ...(part.sha256Base64 && { checksum_sha256_base64: part.sha256Base64 }),
-    url: `${filesBaseUrl(publicUrl)}uploads/${signPartGrant(secret, { fileId: file.id, part, expiresAt })}`,
+    url:
+      directUrls?.[index] ??
+      `${filesBaseUrl(publicUrl)}uploads/${signPartGrant(secret, { fileId: file.id, part, expiresAt })}`,
     expires_at: isoDateTime(new Date(expiresAt)),
   }));
   return { file, uploadId: uploadIdOf(file), parts };

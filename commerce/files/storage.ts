@@ -60,7 +60,11 @@ export class UploadRejected extends Error {
  * the parts into the file only if every check passes (else the parts stay for another try).
  */
 export interface FileStorage {
-  startUpload(key: string, parts: PlannedPart[]): Promise<void>;
+  /**
+   * Records the plan. A storage that takes the parts itself (S3) answers, in plan order, the URL
+   * to PUT each part to (valid as long as the API's own part URLs); otherwise the API takes them.
+   */
+  startUpload(key: string, parts: PlannedPart[]): Promise<string[] | undefined>;
   /** Stores `part` (as planned) from `body`, which must be its length and match its checksum. */
   writePart(key: string, part: PlannedPart, body: Readable): Promise<{ etag: string }>;
   completeUpload(
@@ -110,6 +114,7 @@ export function localDiskStorage(root: string): FileStorage {
     async startUpload(key, parts) {
       await mkdir(uploadDir(key), { recursive: true });
       await writeFile(join(uploadDir(key), 'plan.json'), JSON.stringify(parts));
+      return undefined;
     },
 
     async writePart(key, part, body) {
