@@ -82,6 +82,34 @@ describe('change notifications', () => {
     assert.equal(await heard, null);
   });
 
+  it('are listened to again after the connection drops, caching nothing meanwhile', async () => {
+    const listener = new ChangeListener(database.url, logger);
+    await listener.start();
+    const cache = new ReadCache<number>(listener, 'catalog', {
+      maxAgeMs: 60_000,
+      maxKeysPerScope: 10,
+      maxScopes: 10,
+    });
+    let loads = 0;
+    const load = async () => ++loads;
+    await cache.read('org-e', 'page-1', load);
+    const droppedPid = listener.backendPid;
+    await orm.em.fork().getConnection().execute('select pg_terminate_backend(?)', [droppedPid]);
+    while (listener.connected) await sleep(10);
+    assert.equal(await cache.read('org-e', 'page-1', load), 2, 'dropped on disconnect');
+    assert.equal(await cache.read('org-e', 'page-1', load), 3, 'not kept while disconnected');
+
+    const deadline = Date.now() + 10_000;
+    while (!listener.connected && Date.now() < deadline) await sleep(50);
+    assert.ok(listener.connected, 'reconnected');
+    assert.notEqual(listener.backendPid, droppedPid);
+    const key = `org-${Date.now()}-after-reconnect`;
+    const heard = nextChange(listener, key);
+    await otherProcess.query('select pg_notify($1, $2)', [changeTopics.catalog, key]);
+    assert.equal(await heard, 'catalog');
+    await listener.close();
+  });
+
   describe('a read cache built on them', () => {
     const limits = { maxAgeMs: 60_000, maxKeysPerScope: 10, maxScopes: 10 };
 

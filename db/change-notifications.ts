@@ -41,6 +41,8 @@ const reconnectDelayMs = 1000;
  */
 export class ChangeListener {
   connected = false;
+  /** The PostgreSQL backend of the listening connection, while connected (for diagnostics). */
+  backendPid: number | undefined;
   private client: pg.Client | undefined;
   private closed = false;
   private readonly handlers: ChangeHandler[] = [];
@@ -76,6 +78,8 @@ export class ChangeListener {
     client.on('end', () => this.lost());
     await client.connect();
     for (const channel of Object.values(changeTopics)) await client.query(`listen ${channel}`);
+    const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
+    this.backendPid = rows[0]?.pid;
     this.connected = true;
     listenersHere.add(this);
   }

@@ -16,6 +16,8 @@ interface Entry<Value> {
 export class ReadCache<Value> {
   private readonly entries = new Map<string, Map<string, Entry<Value>>>();
   private readonly generations = new Map<string, number>();
+  /** Moves on whenever notifications may have been missed: reads begun before it store nothing. */
+  private epoch = 0;
   private readonly listener: ChangeListener | undefined;
   private readonly maxAgeMs: number;
   private readonly maxKeysPerScope: number;
@@ -36,7 +38,10 @@ export class ReadCache<Value> {
       const [scope = '', key] = announced.split('/', 2);
       this.invalidate(scope, key);
     });
-    listener?.onReset(() => this.entries.clear());
+    listener?.onReset(() => {
+      this.epoch++;
+      this.entries.clear();
+    });
   }
 
   /**
@@ -53,8 +58,9 @@ export class ReadCache<Value> {
     const cached = this.entries.get(scope)?.get(key);
     if (cached && Date.now() - cached.storedAt < this.maxAgeMs) return cached.value;
     const generation = this.generations.get(scope) ?? 0;
+    const epoch = this.epoch;
     const value = await load();
-    const current = (this.generations.get(scope) ?? 0) === generation;
+    const current = (this.generations.get(scope) ?? 0) === generation && this.epoch === epoch;
     if (current && this.listener.connected && worthKeeping(value)) {
       let scoped = this.entries.get(scope);
       if (!scoped) {
