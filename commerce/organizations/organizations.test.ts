@@ -43,6 +43,14 @@ describe('seller organization (/v1/organizations)', () => {
     assert.equal(page.result.pagination.totalCount, 1);
   });
 
+  it('takes Polar sorting criteria for the list and refuses unknown ones', async () => {
+    const sorted = await seller.polar.organizations.list({ sorting: ['-name', 'slug'] });
+    assert.equal(sorted.result.items.length, 1);
+    const refused = await callV1(api, seller.token, 'GET', '/v1/organizations/?sorting=size');
+    assert.equal(refused.status, 422);
+    assert.deepEqual(refused.body.detail[0].loc, ['query', 'sorting']);
+  });
+
   it('updates settings and socials, and records organization.updated', async () => {
     const updated = await seller.polar.organizations.update({
       id: seller.organizationId,

@@ -3,9 +3,14 @@ import type { AppDependencies } from '../../api/dependencies.ts';
 import { parseBody, parseQuery } from '../../api/validation.ts';
 import { callerOf, scope } from '../http/caller.ts';
 import { resourceNotFound } from '../http/errors.ts';
-import { listResource, readPage } from '../http/listing.ts';
+import { listResource, readPage, readSorting } from '../http/listing.ts';
 import { readIdParam } from '../http/wire.ts';
-import { organizationListQuery, organizationUpdateInput, organizationWire } from './schemas.ts';
+import {
+  organizationListQuery,
+  organizationSortFields,
+  organizationUpdateInput,
+  organizationWire,
+} from './schemas.ts';
 import { getOrganization, updateOrganization } from './service.ts';
 
 /**
@@ -18,6 +23,8 @@ export function organizationRoutes({ orm }: AppDependencies): Router {
   router.get('/', scope('organizations:read'), async (ctx) => {
     const { slug } = parseQuery(ctx, organizationListQuery);
     const page = readPage(ctx);
+    // Checked like every list's sorting, though a list of at most one is in every order.
+    readSorting(ctx, organizationSortFields, 'created_at');
     const organization = await getOrganization(orm.em, callerOf(ctx).organizationId);
     const matches = !slug || organization.slug === slug;
     const items = matches && page.page === 1 ? [organizationWire(organization)] : [];

@@ -37,6 +37,15 @@ export const organizationUpdateInput = z.object({
 });
 export type OrganizationUpdateInput = z.infer<typeof organizationUpdateInput>;
 
+/** Polar's sort criteria for organizations (each also `-` prefixed). */
+export const organizationSortFields = [
+  'created_at',
+  'slug',
+  'name',
+  'next_review_threshold',
+  'days_in_status',
+] as const;
+
 export const organizationListQuery = z.object({ slug: nullableText.optional() }).loose();
 
 /** The seller organization as /v1 answers it (Polar's `Organization`). */
