@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { hashPassword as scryptHash, verifyPassword as scryptVerify } from 'better-auth/crypto';
@@ -9,6 +9,7 @@ import { findFreePort, waitUntilReady } from '../devstack/supervisor.ts';
 import type { TestStack } from '../devstack/test-stack.ts';
 import { hashPassword, verifyPassword } from '../domain/passwords.ts';
 import { benchRun } from './lib/bench-run.ts';
+import { writeBenchResults } from './lib/results.ts';
 import { type LoadOptions, type LoadSummary, runLoad } from './lib/run-load.ts';
 
 const options = process.argv.slice(2).filter((argument) => !argument.startsWith('--'));
@@ -309,28 +310,19 @@ try {
   say(`load average after: ${loadAfter.map((value) => fixed(value, 2)).join(' ')}`);
   if (cpuProfile) say(`CPU profile of the API written to ${workDir} when it stops`);
 
-  const resultsDir = join(projectRoot, 'bench', 'results');
-  mkdirSync(resultsDir, { recursive: true });
-  writeFileSync(
-    join(resultsDir, 'auth.json'),
-    `${JSON.stringify(
-      {
-        durationSeconds,
-        warmupSeconds,
-        cpuProfile,
-        settings: {
-          tollgate: 'NODE_ENV=test LOG_LEVEL=warn TOLLGATE_AUTH_RATE_LIMIT=off cookie cache off',
-          betterAuth: '1.3.34 NODE_ENV=production, admin + apiKey plugins, rateLimit off',
-        },
-        scenarios: results,
-        passwordHashes: hashes,
-        loadAverage: { before: loadBefore, after: loadAfter },
-        measuredAt: new Date().toISOString(),
-      },
-      null,
-      2,
-    )}\n`,
-  );
+  writeBenchResults('auth', {
+    durationSeconds,
+    warmupSeconds,
+    cpuProfile,
+    settings: {
+      tollgate: 'NODE_ENV=test LOG_LEVEL=warn TOLLGATE_AUTH_RATE_LIMIT=off cookie cache off',
+      betterAuth: '1.3.34 NODE_ENV=production, admin + apiKey plugins, rateLimit off',
+    },
+    scenarios: results,
+    passwordHashes: hashes,
+    loadAverage: { before: loadBefore, after: loadAfter },
+    measuredAt: new Date().toISOString(),
+  });
 } catch (error) {
   say(`FAILED: ${error instanceof Error ? error.message : String(error)}`);
   process.exitCode = 1;

@@ -6,7 +6,7 @@
  *
  *   node bench/catalog.ts [seconds=10] [--cpu-prof]
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { createAccessToken } from '../commerce/access-tokens/service.ts';
@@ -15,6 +15,7 @@ import { projectRoot } from '../config/env.ts';
 import { Member, Organization, User } from '../db/entities/index.ts';
 import { openOrm } from '../db/orm.ts';
 import { benchRun } from './lib/bench-run.ts';
+import { writeBenchResults } from './lib/results.ts';
 import { type LoadOptions, type LoadSummary, runLoad } from './lib/run-load.ts';
 
 const options = process.argv.slice(2).filter((argument) => !argument.startsWith('--'));
@@ -213,25 +214,16 @@ try {
     `seeded in ${seedSeconds.toFixed(1)} s; load average before ${loadBefore.map((v) => v.toFixed(2)).join(' ')}, after ${loadAfter.map((v) => v.toFixed(2)).join(' ')}`,
   );
 
-  const resultsDir = join(projectRoot, 'bench', 'results');
-  mkdirSync(resultsDir, { recursive: true });
-  writeFileSync(
-    join(resultsDir, 'catalog.json'),
-    `${JSON.stringify(
-      {
-        settings: `NODE_ENV=test LOG_LEVEL=warn, ${apiProcesses} API processes, ${connections} connections, ${durationSeconds} s after ${warmupSeconds} s warm-up`,
-        dataset: { products: productCount, customers: customerCount, seedSeconds },
-        targets,
-        results,
-        met: verdicts,
-        cpuProfile,
-        loadAverage: { before: loadBefore, after: loadAfter },
-        measuredAt: new Date().toISOString(),
-      },
-      null,
-      2,
-    )}\n`,
-  );
+  writeBenchResults('catalog', {
+    settings: `NODE_ENV=test LOG_LEVEL=warn, ${apiProcesses} API processes, ${connections} connections, ${durationSeconds} s after ${warmupSeconds} s warm-up`,
+    dataset: { products: productCount, customers: customerCount, seedSeconds },
+    targets,
+    results,
+    met: verdicts,
+    cpuProfile,
+    loadAverage: { before: loadBefore, after: loadAfter },
+    measuredAt: new Date().toISOString(),
+  });
 } catch (error) {
   process.exitCode = 1;
   say(error instanceof Error ? (error.stack ?? error.message) : String(error));

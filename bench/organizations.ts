@@ -13,6 +13,7 @@ import type { TestStack } from '../devstack/test-stack.ts';
 import { connectTemporal } from '../temporal/client.ts';
 import { workflowIds } from '../workflows/ids.ts';
 import { benchRun } from './lib/bench-run.ts';
+import { writeBenchResults } from './lib/results.ts';
 import { type LoadSummary, runLoad } from './lib/run-load.ts';
 
 const options = process.argv.slice(2).filter((argument) => !argument.startsWith('--'));
@@ -533,25 +534,16 @@ try {
   if (cpuProfile)
     say(`CPU profiles of the API and the worker written to ${workDir} when they stop`);
 
-  const resultsDir = join(projectRoot, 'bench', 'results');
-  mkdirSync(resultsDir, { recursive: true });
-  writeFileSync(
-    join(resultsDir, 'organizations.json'),
-    `${JSON.stringify(
-      {
-        cpuProfile,
-        settings:
-          'NODE_ENV=test LOG_LEVEL=warn TOLLGATE_AUTH_RATE_LIMIT=off, invitation lifetime 7 days, ' +
-          'no reminder; invitees written to the database, owner signed up over HTTP',
-        invitations: summary,
-        listMembers: { members: listMembersTarget, ...listMembersLoad, ...listing },
-        loadAverage: { before: loadBefore, after: loadAfter },
-        measuredAt: new Date().toISOString(),
-      },
-      null,
-      2,
-    )}\n`,
-  );
+  writeBenchResults('organizations', {
+    cpuProfile,
+    settings:
+      'NODE_ENV=test LOG_LEVEL=warn TOLLGATE_AUTH_RATE_LIMIT=off, invitation lifetime 7 days, ' +
+      'no reminder; invitees written to the database, owner signed up over HTTP',
+    invitations: summary,
+    listMembers: { members: listMembersTarget, ...listMembersLoad, ...listing },
+    loadAverage: { before: loadBefore, after: loadAfter },
+    measuredAt: new Date().toISOString(),
+  });
 } catch (error) {
   say(`FAILED: ${error instanceof Error ? error.message : String(error)}`);
   process.exitCode = 1;

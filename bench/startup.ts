@@ -6,11 +6,12 @@
  *   node bench/startup.ts [runs=3]
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { projectRoot } from '../config/env.ts';
 import { findFreePort } from '../devstack/supervisor.ts';
+import { writeBenchResults } from './lib/results.ts';
 
 const runs = Number(process.argv[2] ?? 3);
 const dataDir = join(projectRoot, '.data', 'bench-startup');
@@ -108,6 +109,4 @@ console.table({
   'API idle RSS (MiB)': results.apiIdleRssMiB.toFixed(0),
   'worker idle RSS (MiB)': results.workerIdleRssMiB.toFixed(0),
 });
-const resultsDir = join(projectRoot, 'bench', 'results');
-mkdirSync(resultsDir, { recursive: true });
-writeFileSync(join(resultsDir, 'startup.json'), `${JSON.stringify(results, null, 2)}\n`);
+writeBenchResults('startup', results);
