@@ -216,7 +216,7 @@ describe('the invitation workflow against the Temporal dev server', { concurrenc
       slug: `restart-${uniqueTag()}`,
     });
     em.create(Member, { organization, user: owner.id, role: 'owner' });
-    const expiresAt = new Date(Date.now() + 30 * second);
+    const expiresAt = new Date(Date.now() + 40 * second);
     const pending = em.create(Invitation, {
       organization,
       email: invitee,
@@ -234,7 +234,7 @@ describe('the invitation workflow against the Temporal dev server', { concurrenc
         {
           invitationId: pending.id,
           expiresAt: expiresAt.toISOString(),
-          remindBeforeSeconds: 20,
+          remindBeforeSeconds: 30,
           acceptUrl: `https://tollgate.example/accept-invitation/${pending.id}`,
         },
       ],
@@ -244,8 +244,10 @@ describe('the invitation workflow against the Temporal dev server', { concurrenc
     await original.running;
 
     // The reminder falls due with no worker polling: nothing can send it...
-    // The reminder falls due 20 s before expiry; the new worker comes 15 s before it.
-    await sleep(Math.max(expiresAt.getTime() - 15 * second - Date.now(), 0));
+    // The reminder falls due 30 s before expiry; the new worker comes 25 s before it. The margin
+    // covers a workflow task handed to the stopped worker's last poll, which Temporal offers
+    // again only after the task's 10 s timeout.
+    await sleep(Math.max(expiresAt.getTime() - 25 * second - Date.now(), 0));
     const mailsTo = async (to: string) =>
       (await readCapturedMails(process.env.MAIL_CAPTURE_DIR ?? '')).filter((mail) =>
         mail.to.includes(to),
@@ -255,7 +257,7 @@ describe('the invitation workflow against the Temporal dev server', { concurrenc
     // ...until a new worker picks the workflow up from its history.
     const restarted = await startWorker();
     try {
-      const reminder = await waitForMail({ to: invitee, subject: /^Reminder/, timeoutMs: 14_000 });
+      const reminder = await waitForMail({ to: invitee, subject: /^Reminder/, timeoutMs: 24_000 });
       assert.ok(receivedAt(reminder) < expiresAt.getTime());
       const notice = await waitForMail({ to: owner.email, subject: /expired/, timeoutMs: 30_000 });
       assert.ok(receivedAt(notice) >= expiresAt.getTime(), 'not before the expiry');
