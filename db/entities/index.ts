@@ -1,13 +1,18 @@
 import { Account } from './account.ts';
 import { ApiKey } from './api-key.ts';
 import { Benefit, BenefitGrant } from './benefit.ts';
+import { Checkout, DiscountRedemption, ProcessedStripeEvent } from './checkout.ts';
 import { CheckoutLink, CheckoutLinkProduct } from './checkout-link.ts';
 import { CustomField } from './custom-field.ts';
 import { Customer } from './customer.ts';
+import { CustomerOAuthAccount, CustomerSession } from './customer-access.ts';
 import { Discount, DiscountProduct } from './discount.ts';
+import { Downloadable } from './downloadable.ts';
 import { Invitation } from './invitation.ts';
+import { LicenseKey, LicenseKeyActivation } from './license-key.ts';
 import { Member } from './member.ts';
 import { CustomerMeter, Meter } from './meter.ts';
+import { Order, OrderItem, Payment } from './order.ts';
 import { Organization } from './organization.ts';
 import { OrganizationAccessToken } from './organization-access-token.ts';
 import { OutboxEvent } from './outbox-event.ts';
@@ -21,28 +26,44 @@ import {
 import { RateLimit } from './rate-limit.ts';
 import { Session } from './session.ts';
 import { StoredFile } from './stored-file.ts';
+import { Subscription, SubscriptionPrice } from './subscription.ts';
 import { Team, TeamMember } from './team.ts';
+import { MeterBilledPeriod, MeterUsageHour, UsageEvent } from './usage-event.ts';
 import { User } from './user.ts';
 import { Verification } from './verification.ts';
+import { WebhookDelivery, WebhookEndpoint, WebhookEvent } from './webhook.ts';
 
 export {
   Account,
   ApiKey,
   Benefit,
   BenefitGrant,
+  Checkout,
   CheckoutLink,
   CheckoutLinkProduct,
   Customer,
   CustomerMeter,
+  CustomerOAuthAccount,
+  CustomerSession,
   CustomField,
   Discount,
   DiscountProduct,
+  DiscountRedemption,
+  Downloadable,
   Invitation,
+  LicenseKey,
+  LicenseKeyActivation,
   Member,
   Meter,
+  MeterBilledPeriod,
+  MeterUsageHour,
+  Order,
+  OrderItem,
   Organization,
   OrganizationAccessToken,
   OutboxEvent,
+  Payment,
+  ProcessedStripeEvent,
   Product,
   ProductBenefit,
   ProductCustomField,
@@ -51,10 +72,16 @@ export {
   RateLimit,
   Session,
   StoredFile,
+  Subscription,
+  SubscriptionPrice,
   Team,
   TeamMember,
+  UsageEvent,
   User,
   Verification,
+  WebhookDelivery,
+  WebhookEndpoint,
+  WebhookEvent,
 };
 
 /** Every entity the ORM knows; registered explicitly, no folder scanning. */
@@ -88,4 +115,23 @@ export const entities = [
   DiscountProduct,
   CheckoutLink,
   CheckoutLinkProduct,
+  UsageEvent,
+  MeterUsageHour,
+  MeterBilledPeriod,
+  WebhookEndpoint,
+  WebhookEvent,
+  WebhookDelivery,
+  Subscription,
+  SubscriptionPrice,
+  Order,
+  OrderItem,
+  Payment,
+  Checkout,
+  DiscountRedemption,
+  ProcessedStripeEvent,
+  LicenseKey,
+  LicenseKeyActivation,
+  Downloadable,
+  CustomerOAuthAccount,
+  CustomerSession,
 ];

@@ -89,6 +89,8 @@ const OrganizationSchema = defineEntity({
       .json<NotificationSettings>()
       .defaultRaw(`'${JSON.stringify(defaultNotificationSettings())}'`)
       .onCreate(defaultNotificationSettings),
+    /** The last order invoice number handed out (`<SLUG>-0001`, …), incremented in the order's transaction. */
+    lastInvoiceNumber: p.integer().default(0),
     ...timestampColumns(),
   },
 });

@@ -17,6 +17,8 @@ const OutboxEventSchema = defineEntity({
     type: p.string(),
     data: p.json<Record<string, unknown>>(),
     createdAt: p.datetime().onCreate(() => new Date()),
+    /** Set once the webhook relay has turned the event into its deliveries. */
+    relayedAt: p.datetime().nullable(),
   },
 });
 

@@ -1,0 +1,48 @@
+import { defineEntity, p } from '@mikro-orm/core';
+import { commerceTimestampColumns, idColumn } from './columns.ts';
+import { Customer } from './customer.ts';
+
+export const customerOAuthPlatforms = ['discord', 'github'] as const;
+export type CustomerOAuthPlatform = (typeof customerOAuthPlatforms)[number];
+
+/**
+ * A customer's account on Discord or GitHub, linked so that discord and github_repository
+ * grants know whom to add. The access token is the customer's (Discord's guilds.join needs it).
+ */
+const CustomerOAuthAccountSchema = defineEntity({
+  name: 'CustomerOAuthAccount',
+  tableName: 'customer_oauth_accounts',
+  uniques: [{ properties: ['customer', 'platform'] }],
+  properties: {
+    id: idColumn(),
+    customer: () => p.manyToOne(Customer).deleteRule('cascade'),
+    platform: p.enum(customerOAuthPlatforms),
+    accountId: p.string(),
+    accountUsername: p.string().nullable(),
+    accessToken: p.text().nullable(),
+    ...commerceTimestampColumns(),
+  },
+});
+
+export class CustomerOAuthAccount extends CustomerOAuthAccountSchema.class {}
+CustomerOAuthAccountSchema.setClass(CustomerOAuthAccount);
+
+/**
+ * A customer's session on the customer portal (`polar_cst_…`, handed out by a confirmed
+ * checkout and by the customer-sessions API). Only its SHA-256 is stored.
+ */
+const CustomerSessionSchema = defineEntity({
+  name: 'CustomerSession',
+  tableName: 'customer_sessions',
+  properties: {
+    id: idColumn(),
+    customer: () => p.manyToOne(Customer).deleteRule('cascade').index(),
+    /** Hex SHA-256 of the whole token. */
+    tokenHash: p.string().unique(),
+    expiresAt: p.datetime(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  },
+});
+
+export class CustomerSession extends CustomerSessionSchema.class {}
+CustomerSessionSchema.setClass(CustomerSession);
