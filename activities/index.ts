@@ -1,3 +1,5 @@
+import type { Client } from '@temporalio/client';
+import type { StripeClient } from '../config/stripe.ts';
 import type { Orm } from '../db/orm.ts';
 import { createInvitationActivities } from './invitations.ts';
 import { createMailActivities } from './mail/index.ts';
@@ -7,6 +9,9 @@ import { createMaintenanceActivities } from './maintenance.ts';
 export interface ActivityDependencies {
   orm: Orm;
   mailer: Mailer;
+  stripe: StripeClient;
+  /** For activities that start or signal other workflows (signal-with-start is client-only). */
+  temporal: Client;
 }
 
 /** Every activity the worker registers, bound to the resources they share. */

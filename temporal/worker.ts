@@ -4,7 +4,9 @@ import { createActivities } from '../activities/index.ts';
 import { createMailer } from '../activities/mail/transport.ts';
 import { loadRuntimeConfig, type RuntimeConfig } from '../config/env.ts';
 import { createLogger } from '../config/logger.ts';
+import { createStripeClient } from '../config/stripe.ts';
 import { openOrm } from '../db/orm.ts';
+import { connectTemporal } from './client.ts';
 import { taskQueues } from './task-queues.ts';
 
 export const workflowsPath = join(import.meta.dirname, '..', 'workflows', 'index.ts');
@@ -13,15 +15,22 @@ export const workflowsPath = join(import.meta.dirname, '..', 'workflows', 'index
 export async function createWorker(config: RuntimeConfig) {
   const orm = await openOrm(config.database.url);
   const connection = await NativeConnection.connect({ address: config.temporal.address });
+  const temporal = await connectTemporal(config.temporal);
   const worker = await Worker.create({
     connection,
     namespace: config.temporal.namespace,
     taskQueue: taskQueues.main,
     workflowsPath,
-    activities: createActivities({ orm, mailer: createMailer(config.mail) }),
+    activities: createActivities({
+      orm,
+      mailer: createMailer(config.mail),
+      stripe: createStripeClient(config.stripe),
+      temporal,
+    }),
   });
   const close = async () => {
     await connection.close();
+    await temporal.connection.close();
     await orm.close();
   };
   return { worker, close };

@@ -6,4 +6,8 @@ export const workflowIds = {
   purgeExpiredRecords: (before: Date) => `purge-expired:${before.toISOString()}`,
   email: (id: string) => `email:${id}`,
   invitation: (id: string) => `invitation:${id}`,
+  checkout: (id: string) => `checkout:${id}`,
+  subscription: (id: string) => `subscription:${id}`,
+  /** One per customer and benefit: granting twice finds the running grant. */
+  benefitGrant: (customerId: string, benefitId: string) => `grant:${customerId}:${benefitId}`,
 } as const;

@@ -17,6 +17,7 @@ import { organizationMessages } from '../api/auth/organization/errors.ts';
 import { browserAuthClient } from '../api/auth/testing.ts';
 import { startApiServer } from '../api/server.ts';
 import { loadRuntimeConfig } from '../config/env.ts';
+import { createStripeClient } from '../config/stripe.ts';
 import { Invitation, Member, Organization } from '../db/entities/index.ts';
 import { connectTemporal } from '../temporal/client.ts';
 import { workflowsPath } from '../temporal/worker.ts';
@@ -190,7 +191,12 @@ describe('the invitation workflow against the Temporal dev server', { concurrenc
       workflowsPath,
       logger: new DefaultLogger('WARN'),
     });
-    const activities = createActivities({ orm: shortLived.orm, mailer: createMailer(config.mail) });
+    const activities = createActivities({
+      orm: shortLived.orm,
+      mailer: createMailer(config.mail),
+      stripe: createStripeClient(config.stripe),
+      temporal: shortLived.temporal,
+    });
     const connection = await NativeConnection.connect({ address: config.temporal.address });
     const startWorker = async () => {
       const worker = await Worker.create({
