@@ -1,0 +1,117 @@
+import Router from '@koa/router';
+import type { AppDependencies } from '../../api/dependencies.ts';
+import { parseBody, parseQuery } from '../../api/validation.ts';
+import { callerOf, scope } from '../http/caller.ts';
+import { listPage, readPage, readQueryIds } from '../http/listing.ts';
+import { parseCreateBody, readIdParam } from '../http/wire.ts';
+import {
+  timeRangeQuery,
+  webhookDeliveryWire,
+  webhookEndpointCreateInput,
+  webhookEndpointUpdateInput,
+  webhookEndpointWire,
+  webhookReplayInput,
+} from './schemas.ts';
+import {
+  createWebhookEndpoint,
+  deleteWebhookEndpoint,
+  getWebhookEndpoint,
+  listWebhookDeliveries,
+  listWebhookEndpoints,
+  redeliverWebhookEvent,
+  replayWebhookEvents,
+  resetWebhookEndpointSecret,
+  updateWebhookEndpoint,
+} from './service.ts';
+
+/**
+ * /v1/webhooks: the endpoints a seller's events are sent to, the log of every delivery attempt,
+ * redelivery of one event and (Tollgate's) replay of a time range. Delivery itself runs in the
+ * worker: commerce/webhooks/relay.ts and workflows/webhook-endpoint.ts.
+ */
+export function webhookRoutes({ orm, config }: AppDependencies): Router {
+  const router = new Router({ prefix: '/v1/webhooks' });
+
+  router.get('/endpoints', scope('webhooks:read'), async (ctx) => {
+    const caller = callerOf(ctx);
+    const page = readPage(ctx);
+    ctx.body = await listPage(
+      ctx,
+      caller,
+      page,
+      () => listWebhookEndpoints(orm.em, caller.organizationId, page),
+      (endpoints) => endpoints.map(webhookEndpointWire),
+    );
+  });
+
+  router.post('/endpoints', scope('webhooks:write'), async (ctx) => {
+    const caller = callerOf(ctx);
+    const input = parseCreateBody(ctx, webhookEndpointCreateInput, caller);
+    const endpoint = await createWebhookEndpoint(orm.em, caller.organizationId, input, config.env);
+    ctx.status = 201;
+    ctx.body = webhookEndpointWire(endpoint);
+  });
+
+  router.get('/endpoints/:id', scope('webhooks:read'), async (ctx) => {
+    const id = readIdParam(ctx);
+    ctx.body = webhookEndpointWire(
+      await getWebhookEndpoint(orm.em, callerOf(ctx).organizationId, id),
+    );
+  });
+
+  router.patch('/endpoints/:id', scope('webhooks:write'), async (ctx) => {
+    const id = readIdParam(ctx);
+    const input = parseBody(ctx, webhookEndpointUpdateInput);
+    const organizationId = callerOf(ctx).organizationId;
+    ctx.body = webhookEndpointWire(
+      await updateWebhookEndpoint(orm.em, organizationId, id, input, config.env),
+    );
+  });
+
+  router.delete('/endpoints/:id', scope('webhooks:write'), async (ctx) => {
+    const id = readIdParam(ctx);
+    await deleteWebhookEndpoint(orm.em, callerOf(ctx).organizationId, id);
+    ctx.status = 204;
+  });
+
+  router.patch('/endpoints/:id/secret', scope('webhooks:write'), async (ctx) => {
+    const id = readIdParam(ctx);
+    ctx.body = webhookEndpointWire(
+      await resetWebhookEndpointSecret(orm.em, callerOf(ctx).organizationId, id),
+    );
+  });
+
+  /** Tollgate's: `{start_timestamp, end_timestamp}` → 202 `{requeued}` (events sent again). */
+  router.post('/endpoints/:id/replay', scope('webhooks:write'), async (ctx) => {
+    const id = readIdParam(ctx);
+    const range = parseBody(ctx, webhookReplayInput);
+    const requeued = await replayWebhookEvents(orm.em, callerOf(ctx).organizationId, id, range);
+    ctx.status = 202;
+    ctx.body = { requeued };
+  });
+
+  router.get('/deliveries', scope('webhooks:read'), async (ctx) => {
+    const caller = callerOf(ctx);
+    const endpointIds = readQueryIds(ctx, 'endpoint_id');
+    const { start_timestamp: start, end_timestamp: end } = parseQuery(ctx, timeRangeQuery);
+    const page = readPage(ctx);
+    ctx.body = await listPage(
+      ctx,
+      caller,
+      page,
+      () => listWebhookDeliveries(orm.em, caller.organizationId, { endpointIds, start, end }, page),
+      (deliveries) => deliveries.map(webhookDeliveryWire),
+    );
+  });
+
+  // Polar answers 202 with a JSON body the SDK parses: `null`.
+  router.post('/events/:id/redeliver', scope('webhooks:write'), async (ctx) => {
+    const id = readIdParam(ctx);
+    await redeliverWebhookEvent(orm.em, callerOf(ctx).organizationId, id);
+    ctx.status = 202;
+    ctx.type = 'json';
+    ctx.body = 'null';
+  });
+
+  return router;
+}

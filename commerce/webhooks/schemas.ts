@@ -1,0 +1,113 @@
+import { z } from 'zod';
+import { invalidField } from '../../api/errors.ts';
+import type { Config } from '../../config/env.ts';
+import type { WebhookDelivery, WebhookEndpoint, WebhookEvent } from '../../db/entities/index.ts';
+import { webhookFormats } from '../../db/entities/webhook.ts';
+import { dateTimeInput, isoDateTime, isoDateTimeOrNull } from '../http/wire.ts';
+import { commerceEventTypes } from '../outbox.ts';
+
+const urlInput = z.string().trim().min(1).max(2048);
+/** Polar's (deprecated) own secret: at least 32 characters, kept as given. */
+const secretInput = z.string().min(32).max(255);
+/** The events to send, each once. */
+const eventsInput = z.array(z.enum(commerceEventTypes)).transform((types) => [...new Set(types)]);
+
+export const webhookEndpointCreateInput = z.object({
+  url: urlInput,
+  format: z.enum(webhookFormats),
+  events: eventsInput,
+  secret: secretInput.nullish(),
+  organization_id: z.uuid().nullish(),
+});
+export type WebhookEndpointCreateInput = z.infer<typeof webhookEndpointCreateInput>;
+
+/**
+ * Polar's `WebhookEndpointUpdate` (absent or null keeps the value), and Tollgate's `enabled`:
+ * `true` turns an endpoint disabled after failing back on, and its queued events flow again.
+ */
+export const webhookEndpointUpdateInput = z.object({
+  url: urlInput.nullish(),
+  format: z.enum(webhookFormats).nullish(),
+  events: eventsInput.nullish(),
+  secret: secretInput.nullish(),
+  enabled: z.boolean().nullish(),
+});
+export type WebhookEndpointUpdateInput = z.infer<typeof webhookEndpointUpdateInput>;
+
+/** `start_timestamp` and `end_timestamp` bound deliveries (and replays) by creation time. */
+export const timeRangeQuery = z
+  .object({
+    start_timestamp: dateTimeInput.optional(),
+    end_timestamp: dateTimeInput.optional(),
+  })
+  .loose();
+
+/** Tollgate's replay of an endpoint's events created in a time range (both ends included). */
+export const webhookReplayInput = z.object({
+  start_timestamp: dateTimeInput,
+  end_timestamp: dateTimeInput,
+});
+export type WebhookReplayInput = z.infer<typeof webhookReplayInput>;
+
+/**
+ * Endpoint URLs are https, as in Polar; development and test also take http to the local host,
+ * where test receivers listen.
+ */
+export function checkEndpointUrl(url: string, env: Config['env']) {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw invalidField(['body', 'url'], 'Input should be a valid URL', 'url_parsing');
+  }
+  const local = ['127.0.0.1', 'localhost', '[::1]'].includes(parsed.hostname);
+  const allowed =
+    parsed.protocol === 'https:' || (parsed.protocol === 'http:' && local && env !== 'production');
+  if (!allowed) throw invalidField(['body', 'url'], "URL scheme should be 'https'", 'url_scheme');
+}
+
+export function webhookEndpointWire(endpoint: WebhookEndpoint) {
+  return {
+    id: endpoint.id,
+    created_at: isoDateTime(endpoint.createdAt),
+    modified_at: isoDateTimeOrNull(endpoint.modifiedAt),
+    url: endpoint.url,
+    format: endpoint.format,
+    secret: endpoint.secret,
+    organization_id: endpoint.organization.id,
+    events: endpoint.events,
+    // Tollgate's: false once the endpoint failed past the threshold (see the update's `enabled`).
+    enabled: endpoint.enabled,
+  };
+}
+export type WebhookEndpointWire = ReturnType<typeof webhookEndpointWire>;
+
+export function webhookEventWire(event: WebhookEvent) {
+  return {
+    id: event.id,
+    created_at: isoDateTime(event.createdAt),
+    modified_at: isoDateTimeOrNull(event.modifiedAt),
+    last_http_code: event.lastHttpCode ?? null,
+    succeeded: event.succeeded ?? null,
+    payload: event.payload,
+    type: event.type,
+    is_archived: event.isArchived,
+  };
+}
+
+/** Polar's `WebhookDelivery`, with Tollgate's attempt number, duration and failure reason. */
+export function webhookDeliveryWire(delivery: WebhookDelivery) {
+  return {
+    id: delivery.id,
+    created_at: isoDateTime(delivery.createdAt),
+    modified_at: isoDateTimeOrNull(delivery.modifiedAt),
+    succeeded: delivery.succeeded,
+    http_code: delivery.httpCode ?? null,
+    response: delivery.response ?? null,
+    webhook_event: webhookEventWire(delivery.webhookEvent),
+    endpoint_id: delivery.endpoint.id,
+    attempt: delivery.attempt,
+    duration_ms: delivery.durationMs,
+    error: delivery.error ?? null,
+  };
+}
