@@ -48,7 +48,7 @@ export interface MeterEvent {
 type Operand = string | number | boolean;
 
 /** The value a property addresses in an event; undefined when the metadata lacks the key. */
-function operandOf(event: MeterEvent, property: string): Operand | undefined {
+export function operandOf(event: MeterEvent, property: string): Operand | undefined {
   if (property === 'name') return event.name;
   if (property === 'source') return event.source;
   if (property === 'timestamp') return Math.floor(event.timestamp.getTime() / 1000);
@@ -58,6 +58,15 @@ function operandOf(event: MeterEvent, property: string): Operand | undefined {
 
 /** Unicode code point order, as PostgreSQL's "C" collation compares UTF-8 text. */
 function compareText(left: string, right: string): number {
+  // UTF-16 units order as code points do unless the first difference involves a surrogate.
+  const common = Math.min(left.length, right.length);
+  let at = 0;
+  while (at < common && left.charCodeAt(at) === right.charCodeAt(at)) at++;
+  if (at === common) return left.length - right.length;
+  const leftUnit = left.charCodeAt(at);
+  const rightUnit = right.charCodeAt(at);
+  const isSurrogate = (unit: number) => unit >= 0xd800 && unit <= 0xdfff;
+  if (!isSurrogate(leftUnit) && !isSurrogate(rightUnit)) return leftUnit - rightUnit;
   const leftPoints = Array.from(left, (char) => char.codePointAt(0) as number);
   const rightPoints = Array.from(right, (char) => char.codePointAt(0) as number);
   const length = Math.min(leftPoints.length, rightPoints.length);

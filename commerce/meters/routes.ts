@@ -1,23 +1,32 @@
 import Router from '@koa/router';
+import { z } from 'zod';
 import type { AppDependencies } from '../../api/dependencies.ts';
 import { parseBody, parseQuery } from '../../api/validation.ts';
 import { callerOf, scope } from '../http/caller.ts';
+import { invalidFields } from '../http/errors.ts';
 import {
   listPage,
   readMetadataFilter,
   readPage,
   readQueryBoolean,
+  readQueryIds,
+  readQueryList,
   readSorting,
 } from '../http/listing.ts';
 import { parseCreateBody, readIdParam } from '../http/wire.ts';
+import { meterQuantities, periodFitsInterval } from './quantities.ts';
 import {
   meterCreateInput,
   meterListQuery,
+  meterQuantitiesQuery,
+  meterQuantitiesWire,
   meterSortFields,
   meterUpdateInput,
   meterWire,
 } from './schemas.ts';
 import { createMeter, getMeter, listMeters, updateMeter } from './service.ts';
+
+const externalCustomerId = z.string().min(1);
 
 /** /v1/meters: the organization's usage meters (what counts, and how it adds up). */
 export function meterRoutes({ orm }: AppDependencies): Router {
@@ -58,6 +67,34 @@ export function meterRoutes({ orm }: AppDependencies): Router {
     const id = readIdParam(ctx);
     const input = parseBody(ctx, meterUpdateInput);
     ctx.body = meterWire(await updateMeter(orm.em, callerOf(ctx).organizationId, id, input));
+  });
+
+  router.get('/:id/quantities', scope('meters:read'), async (ctx) => {
+    const id = readIdParam(ctx);
+    const query = parseQuery(ctx, meterQuantitiesQuery);
+    const customerIds = readQueryIds(ctx, 'customer_id');
+    const externalCustomerIds = readQueryList(ctx, 'external_customer_id', externalCustomerId);
+    const metadata = readMetadataFilter(ctx);
+    const meter = await getMeter(orm.em, callerOf(ctx).organizationId, id);
+    if (!periodFitsInterval(query.start_timestamp, query.end_timestamp, query.interval)) {
+      throw invalidFields([
+        {
+          loc: ['query'],
+          msg: 'The interval is too small for the given date range. Use a larger interval or reduce the date range.',
+          type: 'value_error',
+        },
+      ]);
+    }
+    const quantities = await meterQuantities(orm.em, meter, {
+      start: query.start_timestamp,
+      end: query.end_timestamp,
+      interval: query.interval,
+      customerIds,
+      externalCustomerIds,
+      metadata,
+      customerAggregation: query.customer_aggregation_function,
+    });
+    ctx.body = meterQuantitiesWire(quantities);
   });
 
   return router;

@@ -9,7 +9,8 @@ import {
   type MeterFilter,
   type MeterFilterClause,
 } from '../../domain/meter-filter.ts';
-import { isoDateTime, isoDateTimeOrNull } from '../http/wire.ts';
+import { dateTimeInput, isoDateTime, isoDateTimeOrNull } from '../http/wire.ts';
+import { type MeterQuantities, timeIntervals } from './quantities.ts';
 
 // Clause values are stored in PostgreSQL-friendly ranges: text up to 1000 characters, int4.
 const int32 = { min: -2_147_483_648, max: 2_147_483_647 };
@@ -97,3 +98,24 @@ export function meterWire(meter: Meter) {
   };
 }
 export type MeterWire = ReturnType<typeof meterWire>;
+
+/** GET /v1/meters/{id}/quantities: the period and interval are required. */
+export const meterQuantitiesQuery = z
+  .object({
+    start_timestamp: dateTimeInput,
+    end_timestamp: dateTimeInput,
+    interval: z.enum(timeIntervals),
+    customer_aggregation_function: z.enum(aggregationFunctions).optional(),
+  })
+  .loose();
+
+/** Polar's `MeterQuantities`: quantities are JSON numbers (computed exactly, then rendered). */
+export function meterQuantitiesWire({ quantities, total }: MeterQuantities) {
+  return {
+    quantities: quantities.map(({ timestamp, quantity }) => ({
+      timestamp: isoDateTime(timestamp),
+      quantity: Number(quantity),
+    })),
+    total: Number(total),
+  };
+}

@@ -1,6 +1,8 @@
-import type { EntityManager, FilterQuery } from '@mikro-orm/core';
+import type { FilterQuery } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { announceChange } from '../../db/change-notifications.ts';
 import { Meter } from '../../db/entities/index.ts';
+import { rebuildCustomerMeters } from '../customer-meters/service.ts';
 import { resourceNotFound } from '../http/errors.ts';
 import {
   likePattern,
@@ -9,6 +11,7 @@ import {
   type Page,
   type SortCriterion,
 } from '../http/listing.ts';
+import { rebuildMeterRollups } from './rollups.ts';
 import type { MeterCreateInput, MeterUpdateInput, meterSortFields } from './schemas.ts';
 
 type MeterSortField = (typeof meterSortFields)[number];
@@ -55,21 +58,27 @@ export function createMeter(
   organizationId: string,
   input: MeterCreateInput,
 ): Promise<Meter> {
-  return em.transactional(async (tx) =>
-    tx.create(Meter, {
+  return em.transactional(async (tx) => {
+    const meter = tx.create(Meter, {
       organization: organizationId,
       name: input.name,
       filter: input.filter,
       aggregation: input.aggregation,
       metadata: input.metadata ?? {},
-    }),
-  );
+    });
+    await tx.flush();
+    // Events ingested before the meter existed count too.
+    await rebuildMeterRollups(tx, meter);
+    await rebuildCustomerMeters(tx, organizationId, meter);
+    return meter;
+  });
 }
 
 /**
  * Applies a seller's update; absent or null fields keep their value. `is_archived` stamps or
  * clears `archived_at`. Polar refuses a new filter or aggregation once a metered price has billed
- * events; Tollgate always allows the change (it applies to quantities computed afterwards).
+ * events; Tollgate always allows the change (it applies to quantities computed afterwards, the
+ * hourly rollups are rebuilt for it; billed periods keep what they billed).
  */
 export function updateMeter(
   em: EntityManager,
@@ -82,6 +91,10 @@ export function updateMeter(
     if (input.name) meter.name = input.name;
     if (input.filter) meter.filter = input.filter;
     if (input.aggregation) meter.aggregation = input.aggregation;
+    if (input.filter || input.aggregation) {
+      await rebuildMeterRollups(tx, meter);
+      await rebuildCustomerMeters(tx, organizationId, meter);
+    }
     if (input.metadata) meter.metadata = input.metadata;
     if (input.is_archived != null && input.is_archived !== (meter.archivedAt != null)) {
       meter.archivedAt = input.is_archived ? new Date() : null;

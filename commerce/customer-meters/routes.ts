@@ -1,0 +1,53 @@
+import Router from '@koa/router';
+import type { AppDependencies } from '../../api/dependencies.ts';
+import { callerOf, scope } from '../http/caller.ts';
+import { listPage, queryValues, readPage, readQueryIds, readSorting } from '../http/listing.ts';
+import { readIdParam } from '../http/wire.ts';
+import { customerMeterSortFields, customerMeterWire } from './schemas.ts';
+import {
+  type CustomerMeterRow,
+  embeddedOf,
+  getCustomerMeter,
+  listCustomerMeters,
+} from './service.ts';
+
+/** /v1/customer-meters: each customer's consumed and credited units and balance per meter. */
+export function customerMeterRoutes({ orm }: AppDependencies): Router {
+  const router = new Router({ prefix: '/v1/customer-meters' });
+
+  const serialize = async (rows: CustomerMeterRow[]) => {
+    const { customers, meters } = await embeddedOf(orm.em, rows);
+    return rows.flatMap((row) => {
+      const customer = customers.get(row.customer_id);
+      const meter = meters.get(row.meter_id);
+      return customer && meter ? [customerMeterWire(row, customer, meter)] : [];
+    });
+  };
+
+  router.get('/', scope('customer_meters:read'), async (ctx) => {
+    const caller = callerOf(ctx);
+    const page = readPage(ctx);
+    const sorting = readSorting(ctx, customerMeterSortFields, '-modified_at');
+    const filter = {
+      customerIds: readQueryIds(ctx, 'customer_id'),
+      externalCustomerIds: queryValues(ctx, 'external_customer_id'),
+      meterIds: readQueryIds(ctx, 'meter_id'),
+    };
+    ctx.body = await listPage(
+      ctx,
+      caller,
+      page,
+      () => listCustomerMeters(orm.em, caller.organizationId, filter, sorting, page),
+      serialize,
+    );
+  });
+
+  router.get('/:id', scope('customer_meters:read'), async (ctx) => {
+    const id = readIdParam(ctx);
+    const row = await getCustomerMeter(orm.em, callerOf(ctx).organizationId, id);
+    const [wire] = await serialize([row]);
+    ctx.body = wire;
+  });
+
+  return router;
+}

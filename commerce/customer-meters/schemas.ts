@@ -1,0 +1,37 @@
+import type { Customer, Meter } from '../../db/entities/index.ts';
+import { customerWire } from '../customers/schemas.ts';
+import { isoDateTime, isoDateTimeOrNull } from '../http/wire.ts';
+import { meterWire } from '../meters/schemas.ts';
+import type { CustomerMeterRow } from './service.ts';
+
+export const customerMeterSortFields = [
+  'created_at',
+  'modified_at',
+  'customer_id',
+  'customer_name',
+  'meter_id',
+  'meter_name',
+  'consumed_units',
+  'credited_units',
+  'balance',
+] as const;
+export type CustomerMeterSortField = (typeof customerMeterSortFields)[number];
+
+/**
+ * A customer's standing on a meter as /v1 answers it (Polar's `CustomerMeter`): units are JSON
+ * numbers on the wire, exact decimals in the database.
+ */
+export function customerMeterWire(row: CustomerMeterRow, customer: Customer, meter: Meter) {
+  return {
+    id: row.id,
+    created_at: isoDateTime(new Date(row.created_at)),
+    modified_at: isoDateTimeOrNull(row.modified_at ? new Date(row.modified_at) : null),
+    customer_id: row.customer_id,
+    meter_id: row.meter_id,
+    consumed_units: Number(row.consumed_units),
+    credited_units: row.credited_units,
+    balance: Number(row.balance),
+    customer: customerWire(customer),
+    meter: meterWire(meter),
+  };
+}
