@@ -1,10 +1,14 @@
 import type { Client } from '@temporalio/client';
 import type { StripeClient } from '../config/stripe.ts';
 import type { Orm } from '../db/orm.ts';
+import { createBenefitGrantActivities } from './benefit-grants.ts';
+import { createCheckoutActivities } from './checkouts.ts';
 import { createInvitationActivities } from './invitations.ts';
 import { createMailActivities } from './mail/index.ts';
 import type { Mailer } from './mail/transport.ts';
 import { createMaintenanceActivities } from './maintenance.ts';
+import { createPaymentActivities } from './payments.ts';
+import { createWebhookActivities } from './webhooks.ts';
 
 export interface ActivityDependencies {
   orm: Orm;
@@ -15,10 +19,14 @@ export interface ActivityDependencies {
 }
 
 /** Every activity the worker registers, bound to the resources they share. */
-export function createActivities({ orm, mailer }: ActivityDependencies) {
+export function createActivities({ orm, mailer, stripe, temporal }: ActivityDependencies) {
   return {
     ...createMaintenanceActivities(orm),
     ...createMailActivities(mailer),
     ...createInvitationActivities(orm),
+    ...createPaymentActivities({ orm, stripe }),
+    ...createCheckoutActivities(orm),
+    ...createBenefitGrantActivities({ orm, temporal }),
+    ...createWebhookActivities(orm),
   };
 }

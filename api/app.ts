@@ -7,6 +7,7 @@ import serveStatic from 'koa-static';
 import { commerceRoutes } from '../commerce/routes.ts';
 import { projectRoot } from '../config/env.ts';
 import { authRoutes } from './auth/routes.ts';
+import { checkoutPageRoutes } from './checkout-page.ts';
 import type { AppDependencies } from './dependencies.ts';
 import { ApiError } from './errors.ts';
 import { errorResponses } from './middleware/errors.ts';
@@ -77,6 +78,7 @@ export function createApp(dependencies: AppDependencies): Koa {
   const dashboardIndex = join(dashboardDist, 'index.html');
   if (existsSync(dashboardIndex)) {
     const indexPage = readFileSync(dashboardIndex);
+    app.use(checkoutPageRoutes(config, dashboardDist).routes());
     app.use(serveStatic(dashboardDist));
     // The dashboard routes in the browser: any other page path gets its index page.
     app.use((ctx) => {

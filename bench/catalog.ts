@@ -9,11 +9,7 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { createAccessToken } from '../commerce/access-tokens/service.ts';
-import { allScopes } from '../commerce/http/scopes.ts';
 import { projectRoot } from '../config/env.ts';
-import { Member, Organization, User } from '../db/entities/index.ts';
-import { openOrm } from '../db/orm.ts';
 import { benchRun } from './lib/bench-run.ts';
 import { writeBenchResults } from './lib/results.ts';
 import { type LoadOptions, type LoadSummary, runLoad } from './lib/run-load.ts';
@@ -45,19 +41,8 @@ const workDir = join(projectRoot, '.data', 'bench-catalog');
  * and one customer holding a granted benefit and a meter, whose state is read.
  */
 async function seedCatalog(databaseUrl: string) {
-  const orm = await openOrm(databaseUrl);
-  run.closeOnCleanUp(() => orm.close());
-  const em = orm.em.fork();
-  const owner = em.create(User, { email: 'owner@catalog.bench', name: 'Catalog owner' });
-  const organization = em.create(Organization, { name: 'Catalog bench', slug: 'catalog-bench' });
-  em.create(Member, { organization, user: owner, role: 'owner' });
-  await em.flush();
-  const { token } = await createAccessToken(em, {
-    organizationId: organization.id,
-    comment: 'bench',
-    scopes: allScopes,
-  });
-  const sql = (query: string) => em.getConnection().execute(query, [organization.id]);
+  const { em, organizationId, token } = await run.seedSeller(databaseUrl);
+  const sql = (query: string) => em.getConnection().execute(query, [organizationId]);
   await sql(`
     insert into benefits (id, organization_id, type, description, properties, metadata, created_at)
     select gen_random_uuid(), ?, 'custom', 'Benefit ' || g, '{"note": "Thanks"}', '{}', now()
@@ -92,18 +77,18 @@ async function seedCatalog(databaseUrl: string) {
     .getConnection()
     .execute<{ id: string }[]>(
       `select id from customers where organization_id = ? order by created_at limit 1`,
-      [organization.id],
+      [organizationId],
     );
   const customerId = customer?.id as string;
   await em.getConnection().execute(
     `insert into benefit_grants (id, customer_id, benefit_id, granted_at, properties, created_at)
      select gen_random_uuid(), ?, id, now(), '{}', now() from benefits where organization_id = ?`,
-    [customerId, organization.id],
+    [customerId, organizationId],
   );
   await em.getConnection().execute(
     `insert into customer_meters (id, customer_id, meter_id, consumed_units, credited_units, created_at)
      select gen_random_uuid(), ?, id, 12.5, 100, now() from meters where organization_id = ?`,
-    [customerId, organization.id],
+    [customerId, organizationId],
   );
   await em.getConnection().execute('analyze');
   return { token, customerId };

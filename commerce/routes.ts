@@ -1,16 +1,27 @@
 import Router from '@koa/router';
 import type { AppDependencies } from '../api/dependencies.ts';
 import { accessTokenRoutes } from './access-tokens/routes.ts';
+import { customerPortalGrantRoutes } from './benefit-grants/routes.ts';
 import { benefitGrantRoutes, benefitRoutes } from './benefits/routes.ts';
 import { checkoutLinkRoutes } from './checkout-links/routes.ts';
+import { checkoutRoutes } from './checkouts/routes.ts';
 import { customFieldRoutes } from './custom-fields/routes.ts';
+import { customerMeterRoutes } from './customer-meters/routes.ts';
+import { customerPortalRoutes } from './customer-portal/routes.ts';
+import { customerSessionRoutes } from './customer-sessions/routes.ts';
 import { customerRoutes } from './customers/routes.ts';
 import { discountRoutes } from './discounts/routes.ts';
+import { eventRoutes } from './events/routes.ts';
 import { fileRoutes } from './files/routes.ts';
 import { identifyCaller } from './http/caller.ts';
+import { customerPortalLicenseKeyRoutes, licenseKeyRoutes } from './license-keys/routes.ts';
 import { meterRoutes } from './meters/routes.ts';
+import { orderRoutes } from './orders/routes.ts';
 import { organizationRoutes } from './organizations/routes.ts';
+import { paymentRoutes, stripeWebhookRoutes } from './payments/routes.ts';
 import { productRoutes } from './products/routes.ts';
+import { subscriptionRoutes } from './subscriptions/routes.ts';
+import { webhookRoutes } from './webhooks/routes.ts';
 
 /**
  * The commerce API under /v1, Polar-compatible: every area's router behind one middleware that
@@ -24,13 +35,26 @@ export function commerceRoutes(dependencies: AppDependencies): Router {
     fileRoutes,
     accessTokenRoutes,
     customerRoutes,
+    customerSessionRoutes,
+    customerPortalRoutes,
     productRoutes,
     meterRoutes,
+    eventRoutes,
+    customerMeterRoutes,
     checkoutLinkRoutes,
+    checkoutRoutes,
+    orderRoutes,
+    subscriptionRoutes,
+    paymentRoutes,
+    stripeWebhookRoutes,
     benefitRoutes,
     benefitGrantRoutes,
+    customerPortalGrantRoutes,
+    licenseKeyRoutes,
+    customerPortalLicenseKeyRoutes,
     customFieldRoutes,
     discountRoutes,
+    webhookRoutes,
   ]) {
     router.use(area(dependencies).routes());
   }

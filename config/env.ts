@@ -75,6 +75,16 @@ const environmentSchema = z.object({
     'the base URL of the Stripe API, e.g. http://127.0.0.1:12111',
   ).optional(),
   STRIPE_MOCK_PATH: z.string().min(1).optional(),
+  STRIPE_PUBLISHABLE_KEY: z
+    .string()
+    .regex(/^pk_\S+$/, 'a Stripe publishable key such as pk_test_...')
+    .optional(),
+  STRIPE_WEBHOOK_SECRET: z
+    .string()
+    .regex(/^whsec_\S+$/, 'a Stripe webhook signing secret such as whsec_...')
+    .optional(),
+  /** Set by `npm start` and `npm test`: the control API of their Stripe simulator. */
+  STRIPE_SIMULATOR_URL: url(['http'], 'the http URL of the Stripe simulator').optional(),
   STRIPE_MOCK_PORT: port(12111),
   TOLLGATE_OPS_TOKEN: z
     .string()
@@ -172,11 +182,29 @@ const environmentSchema = z.object({
     .int('a whole number of seconds, 0 for no reminder')
     .min(0, 'a whole number of seconds, 0 for no reminder')
     .default(86_400),
+  TOLLGATE_DISCORD_API_BASE_URL: url(['http', 'https'], 'an http(s) URL').default(
+    'https://discord.com/api/v10',
+  ),
+  TOLLGATE_DISCORD_BOT_TOKEN: z.string().min(1).optional(),
+  TOLLGATE_GITHUB_API_BASE_URL: url(['http', 'https'], 'an http(s) URL').default(
+    'https://api.github.com',
+  ),
+  TOLLGATE_GITHUB_TOKEN: z.string().min(1).optional(),
   TOLLGATE_INVITATION_LIMIT: z.coerce
     .number({ message: 'a whole number of pending invitations, at least 1' })
     .int('a whole number of pending invitations, at least 1')
     .min(1, 'a whole number of pending invitations, at least 1')
     .default(100),
+  TOLLGATE_CHECKOUT_TTL_SECONDS: z.coerce
+    .number({ message: 'a whole number of seconds, 1 or more' })
+    .int('a whole number of seconds, 1 or more')
+    .min(1, 'a whole number of seconds, 1 or more')
+    .default(3600),
+  /** Seconds between a failed webhook delivery and its retries; one more failure disables. */
+  TOLLGATE_WEBHOOK_RETRY_DELAYS: z
+    .string()
+    .regex(/^\d+(\.\d+)?(,\d+(\.\d+)?)*$/, 'comma-separated seconds such as 10,60,300')
+    .default('10,60,300,1800,7200,21600,43200,86400,86400'),
 });
 
 /** The social sign-in providers, by Better Auth's ids. */
@@ -234,7 +262,13 @@ export interface Config {
     secretKey: string;
     apiBase: string | undefined;
     mockPath: string | undefined;
+    /** Set: the hosted checkout collects cards with Stripe Elements; unset, test cards. */
+    publishableKey: string | undefined;
     mockPort: number;
+    /** Verifies Stripe's webhook events; unset, the webhook endpoint refuses every event. */
+    webhookSecret: string | undefined;
+    /** The dev/test Stripe simulator's base URL: test APIs register their webhook with it. */
+    simulatorUrl: string | undefined;
   };
   mail: {
     /** Unset, `npm start` and `npm test` run an SMTP server that captures mail to files. */
@@ -245,6 +279,12 @@ export interface Config {
   };
   /** Bearer token of the operations API (/api/ops); unset disables that API. */
   opsToken: string | undefined;
+  /** Waits before each retry of a failed webhook delivery (commerce/webhooks/settings.ts). */
+  webhooks: { retryDelaysSeconds: number[] };
+  /** The APIs discord and github_repository grants call: the bot's and the app's credentials. */
+  benefitIntegrations: BenefitIntegrationsConfig;
+  /** How long a checkout stays open before it expires (Polar: one hour). */
+  checkouts: { ttlSeconds: number };
   auth: {
     /** Signs session cookies; `npm start` makes one in the data folder when unset. */
     secret: string | undefined;
@@ -309,7 +349,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       secretKey: env.STRIPE_SECRET_KEY,
       apiBase: env.STRIPE_API_BASE,
       mockPath: env.STRIPE_MOCK_PATH,
+      publishableKey: env.STRIPE_PUBLISHABLE_KEY,
       mockPort: env.STRIPE_MOCK_PORT,
+      webhookSecret: env.STRIPE_WEBHOOK_SECRET,
+      simulatorUrl: env.STRIPE_SIMULATOR_URL,
     },
     mail: {
       smtpUrl: env.SMTP_URL,
@@ -317,6 +360,15 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       captureDir: env.MAIL_CAPTURE_DIR && resolve(projectRoot, env.MAIL_CAPTURE_DIR),
     },
     opsToken: env.TOLLGATE_OPS_TOKEN,
+    webhooks: { retryDelaysSeconds: env.TOLLGATE_WEBHOOK_RETRY_DELAYS.split(',').map(Number) },
+    benefitIntegrations: {
+      discord: {
+        apiBaseUrl: env.TOLLGATE_DISCORD_API_BASE_URL,
+        botToken: env.TOLLGATE_DISCORD_BOT_TOKEN,
+      },
+      github: { apiBaseUrl: env.TOLLGATE_GITHUB_API_BASE_URL, token: env.TOLLGATE_GITHUB_TOKEN },
+    },
+    checkouts: { ttlSeconds: env.TOLLGATE_CHECKOUT_TTL_SECONDS },
     auth: {
       secret: env.TOLLGATE_AUTH_SECRET,
       trustedOrigins: (env.TOLLGATE_TRUSTED_ORIGINS ?? '')
@@ -376,6 +428,11 @@ function socialProvider(
     );
   }
   return { clientId, clientSecret, baseUrl: env[`TOLLGATE_OAUTH_${prefix}_BASE_URL`] };
+}
+
+export interface BenefitIntegrationsConfig {
+  discord: { apiBaseUrl: string; botToken: string | undefined };
+  github: { apiBaseUrl: string; token: string | undefined };
 }
 
 /** An S3-compatible bucket, addressed path-style (`<endpoint>/<bucket>/<key>`). */

@@ -12,6 +12,13 @@ export default defineConfig({
   build: {
     outDir: path.join(import.meta.dirname, 'dist'),
     emptyOutDir: true,
+    // Two pages: the dashboard, and the hosted checkout buyers open (kept apart so it stays small).
+    rolldownOptions: {
+      input: {
+        index: path.join(import.meta.dirname, 'index.html'),
+        checkout: path.join(import.meta.dirname, 'checkout.html'),
+      },
+    },
   },
   server: {
     proxy: {

@@ -36,7 +36,7 @@ export async function buildDashboard(): Promise<void> {
 
 /** Rebuilds only when a source file is newer than the last build. */
 export async function buildDashboardIfStale(log: (line: string) => void): Promise<void> {
-  const sources = ['src', 'index.html', 'vite.config.ts'].map((entry) =>
+  const sources = ['src', 'index.html', 'checkout.html', 'vite.config.ts'].map((entry) =>
     join(dashboardRoot, entry),
   );
   if (Math.max(...sources.map(newestChange)) <= builtAt()) return;

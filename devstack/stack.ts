@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -10,6 +11,7 @@ import {
 import { canConnect, ensureDatabase, serverUrl, startEmbeddedPostgres } from './postgres.ts';
 import { startSmtpCapture } from './smtp-capture.ts';
 import { startStripeMock } from './stripe-mock.ts';
+import { startStripeSimulator } from './stripe-simulator.ts';
 import {
   assertPortFree,
   findFreePort,
@@ -30,6 +32,8 @@ export interface ServiceAddresses {
   temporalAddress: string;
   temporalUiUrl: string | undefined;
   stripeApiBase: string;
+  /** The payment simulator in front of stripe-mock (devstack/stripe-simulator.ts), when run. */
+  stripeSimulator: { url: string; webhookSecret: string } | undefined;
   smtpUrl: string;
   /** Where the capture server writes mail; undefined when SMTP_URL names a real server. */
   mailCaptureDir: string | undefined;
@@ -68,14 +72,14 @@ export async function startServices(
   const stripeMockBinary = config.stripe.apiBase
     ? undefined
     : await locateGoTool('stripe-mock', config.stripe.mockPath, log);
-  const [databaseUrl, temporal, stripeApiBase, mail, localOAuthProviders] = await Promise.all([
+  const [databaseUrl, temporal, stripe, mail, localOAuthProviders] = await Promise.all([
     database(context),
     temporalServer(context, temporalBinary),
     stripeApi(context, stripeMockBinary),
     mailServer(context),
     oauthProviders(context),
   ]);
-  return { databaseUrl, ...temporal, stripeApiBase, ...mail, localOAuthProviders };
+  return { databaseUrl, ...temporal, ...stripe, ...mail, localOAuthProviders };
 }
 
 const portFor = async (context: StackContext, configured: number, purpose: string) => {
@@ -131,9 +135,18 @@ async function temporalServer(
   return { temporalAddress, temporalUiUrl };
 }
 
-async function stripeApi(context: StackContext, binary: string | undefined): Promise<string> {
-  const { config } = context;
-  if (config.stripe.apiBase) return config.stripe.apiBase;
+/**
+ * STRIPE_API_BASE as configured; otherwise stripe-mock behind the payment simulator, which
+ * sends its events to `npm start`'s API (test APIs register themselves, see api/testing.ts).
+ */
+async function stripeApi(
+  context: StackContext,
+  binary: string | undefined,
+): Promise<Pick<ServiceAddresses, 'stripeApiBase' | 'stripeSimulator'>> {
+  const { config, mode, supervisor } = context;
+  if (config.stripe.apiBase) {
+    return { stripeApiBase: config.stripe.apiBase, stripeSimulator: undefined };
+  }
   if (!binary) {
     throw new StartupError(
       'No stripe-mock found and no Go to build it: install stripe-mock and set STRIPE_MOCK_PATH, ' +
@@ -142,12 +155,30 @@ async function stripeApi(context: StackContext, binary: string | undefined): Pro
   }
   const port = await portFor(context, config.stripe.mockPort, 'stripe-mock');
   context.log(`Starting stripe-mock on port ${port}`);
-  return startStripeMock(context.supervisor, {
+  const upstream = await startStripeMock(supervisor, {
     binary,
     port,
     secretKey: config.stripe.secretKey,
     logFile: join(context.logDir, 'stripe-mock.log'),
   });
+  const webhookSecret =
+    config.stripe.webhookSecret ?? `whsec_${randomBytes(24).toString('base64url')}`;
+  const apiHost = config.api.host === '0.0.0.0' ? '127.0.0.1' : config.api.host;
+  const simulator = await startStripeSimulator({
+    upstream,
+    webhookSecret,
+    webhookTargets:
+      mode === 'start'
+        ? [`http://${apiHost}:${config.api.port}/v1/integrations/stripe/webhook`]
+        : [],
+    log: (line) => context.log(`Stripe simulator: ${line}`),
+  });
+  supervisor.add({ name: 'Stripe simulator', stop: simulator.stop });
+  context.log(`Simulating Stripe payments at ${simulator.url} (stripe-mock behind it)`);
+  return {
+    stripeApiBase: simulator.url,
+    stripeSimulator: { url: simulator.url, webhookSecret },
+  };
 }
 
 async function mailServer(
@@ -196,6 +227,12 @@ export function serviceEnvironment(addresses: ServiceAddresses): Record<string, 
     TEMPORAL_ADDRESS: addresses.temporalAddress,
     STRIPE_API_BASE: addresses.stripeApiBase,
     SMTP_URL: addresses.smtpUrl,
+    ...(addresses.stripeSimulator
+      ? {
+          STRIPE_SIMULATOR_URL: addresses.stripeSimulator.url,
+          STRIPE_WEBHOOK_SECRET: addresses.stripeSimulator.webhookSecret,
+        }
+      : {}),
     ...(addresses.mailCaptureDir ? { MAIL_CAPTURE_DIR: addresses.mailCaptureDir } : {}),
     ...(addresses.temporalUiUrl ? { TEMPORAL_UI_URL: addresses.temporalUiUrl } : {}),
     ...localOAuthEnvironment(addresses.localOAuthProviders),

@@ -17,7 +17,8 @@ export interface TestStack {
 
 /**
  * The real services for a test run: PostgreSQL (DATABASE_URL's server, or an embedded one)
- * with a fresh, migrated database; an in-memory Temporal dev server; stripe-mock; an SMTP server
+ * with a fresh, migrated database; an in-memory Temporal dev server; stripe-mock behind the
+ * Stripe simulator (test APIs register their webhook endpoint with it); an SMTP server
  * capturing mail into a directory of the run's own (MAIL_CAPTURE_DIR); and the worker process
  * polling the main task queue.
  */

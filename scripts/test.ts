@@ -10,6 +10,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { projectRoot } from '../config/env.ts';
+import { ensureChromium } from '../devstack/chromium.ts';
 import { buildDashboard } from '../devstack/dashboard.ts';
 import { StartupError } from '../devstack/supervisor.ts';
 import { startTestStack, type TestStack } from '../devstack/test-stack.ts';
@@ -79,8 +80,19 @@ async function checks() {
   });
 }
 
+/** The checkout page's browser test runs in this selection: it needs Debian's chromium. */
+const browserTest = 'api/checkout-page.test.ts';
+const needsBrowser =
+  selected.length === 0 || selected.some((path) => browserTest.startsWith(path.replace(/\/$/, '')));
+
 try {
   if (!quick) await checks();
+  if (needsBrowser) {
+    await step('Chromium for the browser test', async () => {
+      await ensureChromium(say);
+      return 0;
+    });
+  }
   await step('Start PostgreSQL, Temporal, stripe-mock, mail capture and the worker', async () => {
     stack = await startTestStack(say);
     return 0;

@@ -2,6 +2,8 @@
 export const taskQueues = {
   /** Business processes: checkout, subscription, invitation, refund, benefit grant, maintenance. */
   main: 'tollgate-main',
+  /** Webhook deliveries (activities only): endpoints that hang never hold the main queue's slots. */
+  webhooks: 'tollgate-webhooks',
 } as const;
 
 export type TaskQueue = (typeof taskQueues)[keyof typeof taskQueues];

@@ -2,6 +2,9 @@ import { join } from 'node:path';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../activities/index.ts';
 import { createMailer } from '../activities/mail/transport.ts';
+import { createWebhookActivities } from '../activities/webhooks.ts';
+import { WebhookRelay } from '../commerce/webhooks/relay.ts';
+import { webhookDeliverySettings } from '../commerce/webhooks/settings.ts';
 import { loadRuntimeConfig, type RuntimeConfig } from '../config/env.ts';
 import { createLogger } from '../config/logger.ts';
 import { createStripeClient } from '../config/stripe.ts';
@@ -28,21 +31,44 @@ export async function createWorker(config: RuntimeConfig) {
       temporal,
     }),
   });
+  // Webhook deliveries on their own queue: hundreds of slow endpoints at once are I/O waits, and
+  // they must not hold the slots of the business activities.
+  const webhookWorker = await Worker.create({
+    connection,
+    namespace: config.temporal.namespace,
+    taskQueue: taskQueues.webhooks,
+    activities: createWebhookActivities(orm),
+    maxConcurrentActivityTaskExecutions: 500,
+  });
+  // Queues committed outbox events for their endpoints; runs while the workers do.
+  const relay = new WebhookRelay({
+    databaseUrl: config.database.url,
+    temporal,
+    logger: createLogger('webhook-relay', config.logLevel),
+    workflowTaskQueue: taskQueues.main,
+    deliveryTaskQueue: taskQueues.webhooks,
+    settings: webhookDeliverySettings(config),
+  });
+  const run = async () => {
+    await relay.start();
+    await Promise.all([worker.run(), webhookWorker.run()]);
+    await relay.close();
+  };
   const close = async () => {
     await connection.close();
     await temporal.connection.close();
     await orm.close();
   };
-  return { worker, close };
+  return { worker, run, close };
 }
 
 if (import.meta.main) {
   const config = loadRuntimeConfig();
   const logger = createLogger('worker', config.logLevel);
-  const { worker, close } = await createWorker(config);
+  const { run, close } = await createWorker(config);
   logger.info({ taskQueue: taskQueues.main }, 'worker polling');
-  // The worker stops itself on SIGINT and SIGTERM, finishing the tasks in hand.
-  await worker.run();
+  // The workers stop themselves on SIGINT and SIGTERM, finishing the tasks in hand.
+  await run();
   await close();
   logger.info('worker stopped');
 }

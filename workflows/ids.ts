@@ -10,4 +10,6 @@ export const workflowIds = {
   subscription: (id: string) => `subscription:${id}`,
   /** One per customer and benefit: granting twice finds the running grant. */
   benefitGrant: (customerId: string, benefitId: string) => `grant:${customerId}:${benefitId}`,
+  /** One per webhook endpoint: the relay wakes the running one (workflows/webhook-endpoint.ts). */
+  webhookEndpoint: (endpointId: string) => `webhook-endpoint:${endpointId}`,
 } as const;

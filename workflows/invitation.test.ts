@@ -1,26 +1,17 @@
 import assert from 'node:assert/strict';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from '@temporalio/client';
-import {
-  bundleWorkflowCode,
-  DefaultLogger,
-  NativeConnection,
-  Runtime,
-  Worker,
-} from '@temporalio/worker';
-import { createActivities } from '../activities/index.ts';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { readCapturedMails, waitForMail } from '../activities/mail/testing.ts';
-import { createMailer } from '../activities/mail/transport.ts';
 import { organizationMessages } from '../api/auth/organization/errors.ts';
 import { browserAuthClient } from '../api/auth/testing.ts';
 import { startApiServer } from '../api/server.ts';
 import { loadRuntimeConfig } from '../config/env.ts';
-import { createStripeClient } from '../config/stripe.ts';
 import { Invitation, Member, Organization } from '../db/entities/index.ts';
 import { connectTemporal } from '../temporal/client.ts';
-import { workflowsPath } from '../temporal/worker.ts';
+import { workersOnOwnQueue } from '../temporal/testing.ts';
 import { workflowIds } from './ids.ts';
 import { invitation as invitationWorkflow } from './invitation.ts';
 
@@ -185,32 +176,8 @@ describe('the invitation workflow against the Temporal dev server', { concurrenc
   });
 
   it('survives a worker restart while pending: it resumes and still expires on time', async () => {
-    const config = loadRuntimeConfig();
-    const taskQueue = `test-invitation-restart-${randomUUID()}`;
-    const workflowBundle = await bundleWorkflowCode({
-      workflowsPath,
-      logger: new DefaultLogger('WARN'),
-    });
-    const activities = createActivities({
-      orm: shortLived.orm,
-      mailer: createMailer(config.mail),
-      stripe: createStripeClient(config.stripe),
-      temporal: shortLived.temporal,
-    });
-    const connection = await NativeConnection.connect({ address: config.temporal.address });
-    const startWorker = async () => {
-      const worker = await Worker.create({
-        connection,
-        namespace: config.temporal.namespace,
-        taskQueue,
-        workflowBundle,
-        activities,
-        // No sticky cache: otherwise the server keeps the next task on the stopped worker's
-        // sticky queue for 10 s before offering it to the new worker.
-        maxCachedWorkflows: 0,
-      });
-      return { worker, running: worker.run() };
-    };
+    const workers = await workersOnOwnQueue(shortLived, 'invitation-restart');
+    const { taskQueue } = workers;
 
     // The invitation is written as invite-member writes it; its workflow runs on this test's
     // own task queue, which only the workers below poll.
@@ -232,7 +199,7 @@ describe('the invitation workflow against the Temporal dev server', { concurrenc
     });
     await em.flush();
 
-    const original = await startWorker();
+    const original = await workers.start();
     const handle = await temporal.workflow.start(invitationWorkflow, {
       workflowId: workflowIds.invitation(pending.id),
       taskQueue,
@@ -246,8 +213,7 @@ describe('the invitation workflow against the Temporal dev server', { concurrenc
       ],
     });
     await waitForMail({ to: invitee, subject: /invited to join/ });
-    original.worker.shutdown();
-    await original.running;
+    await original.stop();
 
     // The reminder falls due with no worker polling: nothing can send it...
     // The reminder falls due 30 s before expiry; the new worker comes 25 s before it. The margin
@@ -261,7 +227,7 @@ describe('the invitation workflow against the Temporal dev server', { concurrenc
     assert.equal((await mailsTo(invitee)).length, 1, 'only the invitation so far');
 
     // ...until a new worker picks the workflow up from its history.
-    const restarted = await startWorker();
+    const restarted = await workers.start();
     try {
       const reminder = await waitForMail({ to: invitee, subject: /^Reminder/, timeoutMs: 24_000 });
       assert.ok(receivedAt(reminder) < expiresAt.getTime());
@@ -270,9 +236,8 @@ describe('the invitation workflow against the Temporal dev server', { concurrenc
       assert.ok(receivedAt(notice) < expiresAt.getTime() + 8 * second, 'on time');
       assert.equal(await handle.result(), 'expired');
     } finally {
-      restarted.worker.shutdown();
-      await restarted.running;
-      await connection.close();
+      await restarted.stop();
+      await workers.close();
     }
   });
 });

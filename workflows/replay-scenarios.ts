@@ -1,12 +1,21 @@
-import { type Client, Connection, type WorkflowHandle } from '@temporalio/client';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { InvitationActivities } from '../activities/invitations.ts';
 import type { EmailMessage, MailActivities } from '../activities/mail/index.ts';
 import { taskQueues } from '../temporal/task-queues.ts';
-import { workflowsPath } from '../temporal/worker.ts';
+import {
+  recordBenefitGrant,
+  recordBenefitGrantCycled,
+  recordBenefitGrantUpdated,
+} from './benefit-grant-replay.ts';
+import { recordPaidCheckout } from './checkout-replay.ts';
 import { answerInvitation, invitation } from './invitation.ts';
 import { purgeExpiredRecords } from './purge-expired-records.ts';
+import { recordOnOwnWorkers } from './replay-recording.ts';
 import { sendEmail } from './send-email.ts';
+import {
+  recordWebhookEndpointDelivered,
+  recordWebhookEndpointRetried,
+} from './webhook-endpoint-replay.ts';
 
 const replayMail = (id: string, to: string): EmailMessage => ({
   id,
@@ -57,18 +66,10 @@ async function recordInvitation(
 ): Promise<string> {
   const workflowId = `replay:${name}`;
   const taskQueue = `replay-${name}`;
-  if (!(client.connection instanceof Connection)) throw new Error('a client over a Connection');
-  const { address } = client.connection.options;
-  const connection = await NativeConnection.connect({ address });
-  try {
-    const worker = await Worker.create({
-      connection,
-      namespace: client.options.namespace,
-      taskQueue,
-      workflowsPath,
-      activities: replayInvitationActivities,
-    });
-    await worker.runUntil(async () => {
+  await recordOnOwnWorkers(
+    client,
+    { taskQueue, activities: replayInvitationActivities },
+    async () => {
       const handle = await client.workflow.start(invitation, {
         workflowId,
         taskQueue,
@@ -83,10 +84,8 @@ async function recordInvitation(
       });
       await drive(handle);
       await handle.result();
-    });
-  } finally {
-    await connection.close();
-  }
+    },
+  );
   return workflowId;
 }
 
@@ -130,4 +129,10 @@ export const replayScenarios: Record<string, (client: Client) => Promise<string>
   // Mailed, reminded 2 s before expiry, expired after 4 s, inviter told.
   'invitation-expired': (client) =>
     recordInvitation(client, 'invitation-expired', 4, async () => undefined),
+  'checkout-paid': recordPaidCheckout,
+  'benefit-grant': recordBenefitGrant,
+  'benefit-grant-cycled': recordBenefitGrantCycled,
+  'benefit-grant-updated': recordBenefitGrantUpdated,
+  'webhook-endpoint-delivered': recordWebhookEndpointDelivered,
+  'webhook-endpoint-retried': recordWebhookEndpointRetried,
 };

@@ -1,3 +1,7 @@
+import { createAccessToken } from '../../commerce/access-tokens/service.ts';
+import { allScopes } from '../../commerce/http/scopes.ts';
+import { Member, Organization, User } from '../../db/entities/index.ts';
+import { openOrm } from '../../db/orm.ts';
 import { startApiProcess } from '../../devstack/app-processes.ts';
 import { findFreePort, type RunningService, Supervisor } from '../../devstack/supervisor.ts';
 import { startTestStack, type TestStack } from '../../devstack/test-stack.ts';
@@ -49,6 +53,28 @@ export function benchRun(name: string, budgetSeconds: number) {
     add: (service: RunningService) => processes.add(service),
     /** A child process of the run: stopped on clean-up, its unexpected exit fails the run. */
     spawn: (options: Parameters<Supervisor['spawn']>[0]) => processes.spawn(options),
+    /**
+     * The bench's seller, straight in the database: an organization named after the bench, its
+     * owner, and an access token with every scope. The ORM stays open until clean-up.
+     */
+    seedSeller: async (databaseUrl: string) => {
+      const orm = await openOrm(databaseUrl);
+      closers.push(() => orm.close());
+      const em = orm.em.fork();
+      const owner = em.create(User, { email: `owner@${name}.bench`, name: `${name} owner` });
+      const organization = em.create(Organization, {
+        name: `${name} bench`,
+        slug: `${name}-bench`,
+      });
+      em.create(Member, { organization, user: owner, role: 'owner' });
+      await em.flush();
+      const { token } = await createAccessToken(em, {
+        organizationId: organization.id,
+        comment: 'bench',
+        scopes: allScopes,
+      });
+      return { orm, em, organizationId: organization.id, token };
+    },
     startStack: () => {
       stackStarting = startTestStack(say);
       return stackStarting;

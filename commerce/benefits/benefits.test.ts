@@ -14,6 +14,7 @@ import {
   ProductBenefit,
   StoredFile,
 } from '../../db/entities/index.ts';
+import { eventually } from '../../devstack/eventually.ts';
 import { issueDiscordGuildToken } from '../../domain/benefit-properties.ts';
 import { callV1, createSeller, type Seller, startCommerceApi, type TestApi } from '../testing.ts';
 
@@ -279,8 +280,12 @@ describe('benefits (/v1/benefits, /v1/benefit-grants)', () => {
     );
     const row = await em().findOneOrFail(Benefit, benefit.id);
     assert.ok(row.deletedAt instanceof Date);
-    const grant = await em().findOneOrFail(BenefitGrant, grantId);
-    assert.ok(grant.revokedAt instanceof Date);
+    // Its grants are revoked by their grant workflows, soon after.
+    await eventually(
+      () => em().findOneOrFail(BenefitGrant, grantId),
+      (grant) => grant.revokedAt instanceof Date,
+      { what: 'the grant revoked' },
+    );
     const event = await em().findOne(OutboxEvent, {
       organization: seller.organizationId,
       type: 'benefit.updated',

@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { z } from 'zod';
+import { revokeGrantsOfDeleted, updateGrantsOfBenefit } from '../../activities/benefit-grants.ts';
 import { authSettings } from '../../api/auth/settings.ts';
 import type { AppDependencies } from '../../api/dependencies.ts';
 import { parseBody, parseQuery } from '../../api/validation.ts';
@@ -38,7 +39,7 @@ import {
 } from './service.ts';
 
 /** /v1/benefits and /v1/benefit-grants: what customers get with products, and who got it. */
-export function benefitRoutes({ orm, config }: AppDependencies): Router {
+export function benefitRoutes({ orm, config, temporal }: AppDependencies): Router {
   // Discord guild tokens are signed with the auth secret (see issueDiscordGuildToken).
   const guildTokenSecret = authSettings(config).secret;
   const router = new Router({ prefix: '/v1/benefits' });
@@ -78,12 +79,15 @@ export function benefitRoutes({ orm, config }: AppDependencies): Router {
     const input = parseBody(ctx, benefitUpdateInput);
     const organizationId = callerOf(ctx).organizationId;
     const benefit = await updateBenefit(orm.em, organizationId, id, input, guildTokenSecret);
+    // Its grants follow new settings (limits, files, role, repository) in their workflows.
+    if (input.properties) await updateGrantsOfBenefit(orm.em.fork(), temporal, id);
     ctx.body = benefitWire(benefit);
   });
 
   router.delete('/:id', scope('benefits:write'), async (ctx) => {
     const id = readIdParam(ctx);
     await deleteBenefit(orm.em, callerOf(ctx).organizationId, id);
+    await revokeGrantsOfDeleted(orm.em.fork(), temporal, { benefitId: id });
     ctx.status = 204;
   });
 

@@ -10,7 +10,6 @@ import {
   StoredFile,
 } from '../../db/entities/index.ts';
 import { discordGuildIdOf } from '../../domain/benefit-properties.ts';
-import { announceCustomerStateChange } from '../customers/service.ts';
 import { notPermitted, resourceNotFound } from '../http/errors.ts';
 import {
   likePattern,
@@ -193,9 +192,9 @@ export function updateBenefit(
 }
 
 /**
- * Deletes a benefit softly: it leaves every product at once and its grants are marked revoked;
- * grants keep pointing at it. Benefits made non-deletable refuse with NotPermitted.
- * Records `benefit.updated`.
+ * Deletes a benefit softly: it leaves every product at once; grants keep pointing at it and are
+ * revoked afterwards through their workflows (see revokeGrantsOfDeleted). Benefits made
+ * non-deletable refuse with NotPermitted. Records `benefit.updated`.
  */
 export function deleteBenefit(em: EntityManager, organizationId: string, id: string) {
   return em.transactional(async (tx) => {
@@ -205,15 +204,8 @@ export function deleteBenefit(em: EntityManager, organizationId: string, id: str
     benefit.deletedAt = now;
     benefit.modifiedAt = now;
     await tx.nativeDelete(ProductBenefit, { benefit: benefit.id });
-    await tx.nativeUpdate(
-      BenefitGrant,
-      { benefit: benefit.id, revokedAt: null },
-      { revokedAt: now, modifiedAt: now },
-    );
     appendEvent(tx, organizationId, 'benefit.updated', benefitWire(benefit));
     await announceChange(tx, 'catalog', organizationId);
-    // Its grants were revoked, for however many customers.
-    await announceCustomerStateChange(tx, organizationId);
   });
 }
 

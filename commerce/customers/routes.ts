@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { z } from 'zod';
+import { revokeGrantsOfDeleted } from '../../activities/benefit-grants.ts';
 import type { AppDependencies } from '../../api/dependencies.ts';
 import { parseBody, parseParams, parseQuery } from '../../api/validation.ts';
 import type { Customer } from '../../db/entities/index.ts';
@@ -59,7 +60,7 @@ async function* jsonArray(customers: AsyncIterable<Customer>) {
  * /v1/customers: the organization's buyers, by id or by the seller's external id, with their
  * current state (benefits, meters). Deleting is soft; a deleted customer is not found.
  */
-export function customerRoutes({ orm, changes }: AppDependencies): Router {
+export function customerRoutes({ orm, changes, temporal }: AppDependencies): Router {
   const router = new Router({ prefix: '/v1/customers' });
   // Apps ask for a customer's state on every page they gate: kept per customer, as JSON bytes,
   // until a change to what it holds is announced (see announceCustomerStateChange).
@@ -125,7 +126,8 @@ export function customerRoutes({ orm, changes }: AppDependencies): Router {
     });
 
     router.delete(path, scope('customers:write'), async (ctx) => {
-      await deleteCustomer(orm.em, callerOf(ctx).organizationId, lookupOf(ctx));
+      const customer = await deleteCustomer(orm.em, callerOf(ctx).organizationId, lookupOf(ctx));
+      await revokeGrantsOfDeleted(orm.em.fork(), temporal, { customerId: customer.id });
       ctx.status = 204;
     });
 

@@ -4,6 +4,7 @@ import type { BenefitType } from '../../db/entities/benefit.ts';
 import type { Metadata } from '../../db/entities/columns.ts';
 import type { Address } from '../../db/entities/customer.ts';
 import type { Customer } from '../../db/entities/index.ts';
+import type { RecurringInterval } from '../../db/entities/product.ts';
 import { addressInput } from '../../domain/addresses.ts';
 import { metadataInput } from '../../domain/metadata.ts';
 import { taxIdFormats } from '../../domain/tax-ids.ts';
@@ -121,11 +122,35 @@ export interface CustomerStateMeterRow {
   balance: string;
 }
 
-/** A customer with what it holds now: current benefit grants and meters. */
+/** An active or trialing subscription as the state query reads it (timestamps as JSON text). */
+export interface CustomerStateSubscriptionRow {
+  id: string;
+  created_at: string;
+  modified_at: string | null;
+  custom_field_data: Record<string, unknown>;
+  metadata: Metadata;
+  status: 'active' | 'trialing';
+  amount: number;
+  currency: string;
+  recurring_interval: RecurringInterval;
+  current_period_start: string;
+  current_period_end: string | null;
+  trial_start: string | null;
+  trial_end: string | null;
+  cancel_at_period_end: boolean;
+  canceled_at: string | null;
+  started_at: string | null;
+  ends_at: string | null;
+  product_id: string;
+  discount_id: string | null;
+}
+
+/** A customer with what it holds now: current benefit grants, meters and subscriptions. */
 export interface CustomerState {
   customer: Customer;
   grants: CustomerStateGrantRow[];
   meters: CustomerStateMeterRow[];
+  subscriptions: CustomerStateSubscriptionRow[];
 }
 
 const isoDateTimeText = (text: string) => isoDateTime(new Date(text));
@@ -158,14 +183,29 @@ export function customerStateMeterWire(customerMeter: CustomerStateMeterRow) {
   };
 }
 
-/**
- * Everything a customer has now (Polar's `CustomerState`). Subscriptions come with the
- * subscriptions table; until then the list is always empty.
- */
-export function customerStateWire({ customer, grants, meters }: CustomerState) {
+/** A subscription the customer has now (Polar's `CustomerStateSubscription`). */
+export function customerStateSubscriptionWire(subscription: CustomerStateSubscriptionRow) {
+  return {
+    ...subscription,
+    created_at: isoDateTimeText(subscription.created_at),
+    modified_at: isoDateTimeTextOrNull(subscription.modified_at),
+    current_period_start: isoDateTimeText(subscription.current_period_start),
+    current_period_end: isoDateTimeTextOrNull(subscription.current_period_end),
+    trial_start: isoDateTimeTextOrNull(subscription.trial_start),
+    trial_end: isoDateTimeTextOrNull(subscription.trial_end),
+    canceled_at: isoDateTimeTextOrNull(subscription.canceled_at),
+    started_at: isoDateTimeTextOrNull(subscription.started_at),
+    ends_at: isoDateTimeTextOrNull(subscription.ends_at),
+    // Metered prices of subscriptions are billed with the subscriptions issue.
+    meters: [] as never[],
+  };
+}
+
+/** Everything a customer has now (Polar's `CustomerState`). */
+export function customerStateWire({ customer, grants, meters, subscriptions }: CustomerState) {
   return {
     ...customerWire(customer),
-    active_subscriptions: [] as never[],
+    active_subscriptions: subscriptions.map(customerStateSubscriptionWire),
     granted_benefits: grants.map(customerStateGrantWire),
     active_meters: meters.map(customerStateMeterWire),
   };

@@ -4,9 +4,10 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ValidationIssue } from '../../api/errors.ts';
 import { announceChange } from '../../db/change-notifications.ts';
 import type { Address, TaxId } from '../../db/entities/customer.ts';
-import { BenefitGrant, Customer } from '../../db/entities/index.ts';
+import { Customer } from '../../db/entities/index.ts';
 import { newId } from '../../domain/ids.ts';
 import { validateTaxId } from '../../domain/tax-ids.ts';
+import { attachPendingEvents } from '../customer-meters/service.ts';
 import { invalidFields, resourceNotFound } from '../http/errors.ts';
 import {
   likePattern,
@@ -21,6 +22,7 @@ import {
   type CustomerState,
   type CustomerStateGrantRow,
   type CustomerStateMeterRow,
+  type CustomerStateSubscriptionRow,
   type CustomerUpdateInput,
   type customerSortFields,
   customerWire,
@@ -191,27 +193,36 @@ export async function createCustomer(
   };
   const customer = em.create(Customer, row, { persist: false });
   const json = (value: unknown) => (value == null ? null : JSON.stringify(value));
-  await refusingDuplicates(() =>
-    em.execute(
-      insertCustomerWithEvent,
-      [
-        row.id,
-        organizationId,
-        row.email,
-        row.externalId ?? null,
-        row.name ?? null,
-        json(billingAddress),
-        json(taxId),
-        json(row.metadata ?? {}),
-        createdAt,
-        newId(),
-        organizationId,
-        json(customerWire(customer)),
-        createdAt,
-      ],
-      'run',
-    ),
-  );
+  const insert = (manager: EntityManager) =>
+    refusingDuplicates(() =>
+      manager.execute(
+        insertCustomerWithEvent,
+        [
+          row.id,
+          organizationId,
+          row.email,
+          row.externalId ?? null,
+          row.name ?? null,
+          json(billingAddress),
+          json(taxId),
+          json(row.metadata ?? {}),
+          createdAt,
+          newId(),
+          organizationId,
+          json(customerWire(customer)),
+          createdAt,
+        ],
+        'run',
+      ),
+    );
+  // Events ingested for this external id before the customer existed become its own.
+  const externalId = row.externalId;
+  await (externalId
+    ? em.transactional(async (tx) => {
+        await insert(tx);
+        await attachPendingEvents(tx, organizationId, row.id, externalId);
+      })
+    : insert(em));
   return customer;
 }
 
@@ -231,6 +242,7 @@ export function updateCustomer(
     em.transactional(async (tx) => {
       const customer = await getCustomer(tx, organizationId, lookup, LockMode.PESSIMISTIC_WRITE);
       const issues: ValidationIssue[] = [];
+      let attachExternalId: string | null | undefined;
       if (input.billing_address === null && customer.billingAddress) {
         issues.push({
           loc: ['body', 'billing_address'],
@@ -247,6 +259,7 @@ export function updateCustomer(
           });
         } else {
           customer.externalId = input.external_id;
+          attachExternalId = input.external_id;
         }
       }
       if (issues.length) throw invalidFields(issues);
@@ -268,6 +281,8 @@ export function updateCustomer(
       customer.modifiedAt = new Date();
       await tx.flush();
       appendEvent(tx, organizationId, 'customer.updated', customerWire(customer));
+      if (attachExternalId)
+        await attachPendingEvents(tx, organizationId, customer.id, attachExternalId);
       await announceCustomerStateChange(tx, organizationId, customer.id);
       return customer;
     }),
@@ -275,8 +290,9 @@ export function updateCustomer(
 }
 
 /**
- * Soft-deletes a customer (its email and external id are free again) and revokes the benefits
- * it still holds, in one transaction that records `customer.deleted`.
+ * Soft-deletes a customer (its email and external id are free again) in one transaction that
+ * records `customer.deleted`; the benefits it still holds are revoked afterwards through their
+ * grant workflows (see revokeGrantsOfDeleted).
  */
 export function deleteCustomer(
   em: EntityManager,
@@ -285,13 +301,7 @@ export function deleteCustomer(
 ): Promise<Customer> {
   return em.transactional(async (tx) => {
     const customer = await getCustomer(tx, organizationId, lookup, LockMode.PESSIMISTIC_WRITE);
-    const now = new Date();
-    customer.deletedAt = now;
-    await tx.nativeUpdate(
-      BenefitGrant,
-      { customer: customer.id, revokedAt: null },
-      { revokedAt: now, modifiedAt: now },
-    );
+    customer.deletedAt = new Date();
     await tx.flush();
     appendEvent(tx, organizationId, 'customer.deleted', customerWire(customer));
     await announceCustomerStateChange(tx, organizationId, customer.id);
@@ -300,8 +310,8 @@ export function deleteCustomer(
 }
 
 /**
- * The customer with its current benefit grants (and their benefit) and its meters, in one query:
- * grants and meters come along as JSON arrays of rows. State is read far more often than it
+ * The customer with its current benefit grants (and their benefit), its meters and its active
+ * subscriptions, in one query: they come along as JSON arrays of rows. State is read far more often than it
  * changes, so it costs one round trip.
  */
 const customerStateQuery = (customerCondition: string) => `
@@ -316,13 +326,20 @@ const customerStateQuery = (customerCondition: string) => `
       from (select id, created_at, modified_at, meter_id, consumed_units::text, credited_units,
           (credited_units - consumed_units)::text as balance
         from customer_meters where customer_id = c.id) m
-    ) as active_meters
+    ) as active_meters,
+    (select coalesce(json_agg(s order by s.started_at, s.id), '[]')
+      from (select id, created_at, modified_at, custom_field_data, metadata, status, amount,
+          currency, recurring_interval, current_period_start, current_period_end, trial_start,
+          trial_end, cancel_at_period_end, canceled_at, started_at, ends_at, product_id, discount_id
+        from subscriptions where customer_id = c.id and status in ('active', 'trialing')) s
+    ) as active_subscriptions
   from customers c
   where c.organization_id = ? and c.deleted_at is null and ${customerCondition}`;
 
 type CustomerStateRow = EntityDictionary<Customer> & {
   granted_benefits: CustomerStateGrantRow[];
   active_meters: CustomerStateMeterRow[];
+  active_subscriptions: CustomerStateSubscriptionRow[];
 };
 
 /**
@@ -348,14 +365,17 @@ export async function getCustomerState(
 ): Promise<CustomerState> {
   const [condition, value] =
     'id' in lookup ? ['c.id = ?', lookup.id] : ['c.external_id = ?', lookup.externalId];
-  const [row] = await em
-    .getConnection()
-    .execute<CustomerStateRow[]>(customerStateQuery(condition), [organizationId, value]);
+  // Through the entity manager: inside a transaction, the state includes its own writes.
+  const [row] = await em.execute<CustomerStateRow[]>(customerStateQuery(condition), [
+    organizationId,
+    value,
+  ]);
   if (!row) throw resourceNotFound('Customer not found');
-  const { granted_benefits, active_meters, ...customerRow } = row;
+  const { granted_benefits, active_meters, active_subscriptions, ...customerRow } = row;
   return {
     customer: em.map(Customer, customerRow),
     grants: granted_benefits,
     meters: active_meters,
+    subscriptions: active_subscriptions,
   };
 }

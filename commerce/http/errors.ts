@@ -8,6 +8,16 @@ export const commerceErrors = {
   Unauthorized: { status: 401, detail: 'Unauthorized' },
   NotPermitted: { status: 403, detail: 'You are not permitted to do this.' },
   ResourceNotFound: { status: 404, detail: 'Not found' },
+  BadRequest: { status: 400, detail: 'Bad request' },
+  NotOpenCheckout: { status: 403, detail: 'Checkout is not open.' },
+  AlreadyActiveSubscriptionError: {
+    status: 403,
+    detail: 'You already have an active subscription.',
+  },
+  ExpiredCheckoutError: { status: 410, detail: 'This checkout session has expired.' },
+  InvoiceAlreadyExists: { status: 409, detail: 'An invoice already exists for this order.' },
+  MissingInvoiceBillingDetails: { status: 422, detail: 'Billing name and address are required.' },
+  NotPaidOrder: { status: 422, detail: 'The order is not paid.' },
 } as const;
 
 export type CommerceErrorName = keyof typeof commerceErrors;

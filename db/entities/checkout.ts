@@ -71,6 +71,8 @@ const CheckoutSchema = defineEntity({
     stripePaymentIntentId: p.string().nullable(),
     paymentError: p.json<CheckoutPaymentError>().nullable(),
     confirmedAt: p.datetime().nullable(),
+    /** The confirm that moved it to `confirmed` last: a retried confirm recognises its own work. */
+    confirmationId: p.string().nullable(),
     ...commerceTimestampColumns(),
   },
 });

@@ -37,6 +37,11 @@ const CustomerMeterSchema = defineEntity({
     meter: () => p.manyToOne(Meter).deleteRule('cascade').index(),
     consumedUnits: p.decimal('string').precision(38).scale(12).default('0'),
     creditedUnits: p.integer().default(0),
+    /**
+     * When the meter was last reset (a new period of a meter credit): consumed units count the
+     * events from then on. Null: since the first event.
+     */
+    resetAt: p.datetime().nullable(),
     ...commerceTimestampColumns(),
   },
 });

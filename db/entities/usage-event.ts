@@ -19,6 +19,12 @@ const UsageEventSchema = defineEntity({
   indexes: [
     { properties: ['organization', 'timestamp'] },
     { properties: ['customer', 'timestamp'] },
+    // Events waiting for their customer, found by external id when it appears.
+    {
+      name: 'events_pending_customer_index',
+      expression:
+        'create index "events_pending_customer_index" on "events" ("organization_id", "external_customer_id") where "customer_id" is null',
+    },
   ],
   properties: {
     id: idColumn(),

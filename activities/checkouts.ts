@@ -1,0 +1,83 @@
+import {
+  type ConfirmedCheckout,
+  confirmCheckout,
+  expireCheckout,
+} from '../commerce/checkouts/service.ts';
+import { toActivityFailure } from '../commerce/http/activity-errors.ts';
+import {
+  type CompletedCheckout,
+  completeCheckout,
+  failCheckoutPayment,
+} from '../commerce/orders/service.ts';
+import { loadConfig } from '../config/env.ts';
+import { Checkout, type CheckoutPaymentError } from '../db/entities/checkout.ts';
+import type { Orm } from '../db/orm.ts';
+
+export type { CompletedCheckout, ConfirmedCheckout };
+
+/** The confirm request's body as the route received it: it crosses the workflow as plain JSON. */
+export type CheckoutConfirmation = Record<string, unknown>;
+
+/**
+ * The steps of the checkout workflow that change the checkout, each one transaction of the
+ * checkouts and orders services, each safe to run again.
+ */
+export function createCheckoutActivities(orm: Orm) {
+  // Checkouts and orders carry links to the hosted pages: the API's public URL.
+  const { publicUrl } = loadConfig().api;
+  return {
+    /** The buyer's confirm (see confirmCheckout); a refusal fails the update with its API error. */
+    async confirmCheckout({
+      checkoutId,
+      confirmId,
+      confirmation,
+    }: {
+      checkoutId: string;
+      /** Names this confirm: a retry finds its own work done. */
+      confirmId: string;
+      confirmation: CheckoutConfirmation;
+    }): Promise<ConfirmedCheckout> {
+      try {
+        return await confirmCheckout(orm.em.fork(), checkoutId, confirmation, confirmId, publicUrl);
+      } catch (error) {
+        return toActivityFailure(error);
+      }
+    },
+
+    /**
+     * Expires the checkout if it is still open when its time is up. The workflow starts before
+     * the creating transaction commits: a row not there yet fails the attempt, to be retried.
+     */
+    async expireCheckout({ checkoutId }: { checkoutId: string }): Promise<void> {
+      const em = orm.em.fork();
+      if (!(await em.count(Checkout, { id: checkoutId }))) {
+        throw new Error(`checkout ${checkoutId} is not (yet) in the database`);
+      }
+      await expireCheckout(em, checkoutId, publicUrl);
+    },
+
+    /** The paid (or free) checkout's order, subscription and success (see completeCheckout). */
+    completeCheckout({
+      checkoutId,
+      paymentId,
+    }: {
+      checkoutId: string;
+      paymentId: string | null;
+    }): Promise<CompletedCheckout> {
+      return completeCheckout(orm.em.fork(), checkoutId, paymentId, publicUrl);
+    },
+
+    /** The checkout failed with the processor's reason; its buyer may confirm again. */
+    failCheckoutPayment({
+      checkoutId,
+      paymentError,
+    }: {
+      checkoutId: string;
+      paymentError: CheckoutPaymentError;
+    }): Promise<void> {
+      return failCheckoutPayment(orm.em.fork(), checkoutId, paymentError, publicUrl);
+    },
+  };
+}
+
+export type CheckoutActivities = ReturnType<typeof createCheckoutActivities>;

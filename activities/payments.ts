@@ -1,0 +1,186 @@
+import { createHash } from 'node:crypto';
+import { ApplicationFailure } from '@temporalio/common';
+import Stripe from 'stripe';
+import {
+  type PaymentAttempt,
+  recordPaymentAttempt,
+  recordPaymentOutcome,
+} from '../commerce/payments/service.ts';
+import type { StripeClient } from '../config/stripe.ts';
+import { Checkout, Customer } from '../db/entities/index.ts';
+import type { Orm } from '../db/orm.ts';
+import { workflowIds } from '../workflows/ids.ts';
+import type { PaymentOutcome } from '../workflows/payment-outcome.ts';
+
+/** What Stripe answered to a new payment attempt; `processing` waits for the webhook. */
+export type PaymentAttemptStatus = PaymentOutcome['status'] | 'processing';
+
+export interface PaymentAttemptResult {
+  paymentId: string;
+  paymentIntentId: string;
+  status: PaymentAttemptStatus;
+  declineCode: string | null;
+  message: string | null;
+}
+
+/**
+ * The same attempt always gets the same Payment id (a name-based UUID of its idempotency key),
+ * so a retried activity finds the row and the PaymentIntent of its first run.
+ */
+export function paymentIdOf(idempotencyKey: string): string {
+  const hex = createHash('sha256').update(`payment:${idempotencyKey}`).digest('hex');
+  const variant = ((Number.parseInt(hex.slice(16, 18), 16) & 0x3f) | 0x80).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(18, 20)}-${hex.slice(20, 32)}`;
+}
+
+/**
+ * Stripe refused the call itself (bad parameters, a key reused with other parameters, wrong
+ * credentials): asking again gets the same answer, so the workflow hears of it at once.
+ */
+const refusedForGood = (error: unknown) =>
+  error instanceof Stripe.errors.StripeInvalidRequestError ||
+  error instanceof Stripe.errors.StripeIdempotencyError ||
+  error instanceof Stripe.errors.StripeAuthenticationError ||
+  error instanceof Stripe.errors.StripePermissionError;
+
+/**
+ * One charge of a saved or just-entered card: a pending Payment row, then a confirmed
+ * PaymentIntent under the attempt's idempotency key (Stripe answers a retry with the first
+ * attempt's PaymentIntent, never a second charge). The PaymentIntent's metadata names the
+ * workflow the Stripe webhook signals with the outcome. A decline is an answer, not an error;
+ * Stripe's 5xx and timeouts throw, for the activity's retry policy.
+ */
+export async function chargeAttempt(
+  { orm, stripe }: { orm: Orm; stripe: StripeClient },
+  attempt: PaymentAttempt & {
+    idempotencyKey: string;
+    stripeCustomerId: string;
+    /** `pm_…` (a payment method) or `ctoken_…` (a confirmation token from Stripe Elements). */
+    paymentMethodOrToken: string;
+    /** Keep the card for later off-session charges (renewals of recurring products). */
+    saveForOffSession: boolean;
+  },
+): Promise<PaymentAttemptResult> {
+  await recordPaymentAttempt(orm.em.fork(), attempt);
+  const source = attempt.paymentMethodOrToken.startsWith('ctoken_')
+    ? { confirmation_token: attempt.paymentMethodOrToken }
+    : { payment_method: attempt.paymentMethodOrToken };
+  let paymentIntent: Stripe.PaymentIntent;
+  try {
+    paymentIntent = await stripe.paymentIntents.create(
+      {
+        amount: attempt.amount,
+        currency: attempt.currency,
+        customer: attempt.stripeCustomerId,
+        ...source,
+        confirm: true,
+        off_session: false,
+        automatic_payment_methods: { enabled: true, allow_redirects: 'never' },
+        ...(attempt.saveForOffSession ? { setup_future_usage: 'off_session' as const } : {}),
+        metadata: {
+          workflow_id: attempt.workflowId,
+          payment_id: attempt.paymentId,
+          organization_id: attempt.organizationId,
+          ...(attempt.checkoutId ? { checkout_id: attempt.checkoutId } : {}),
+        },
+        expand: ['payment_method'],
+      },
+      { idempotencyKey: attempt.idempotencyKey },
+    );
+  } catch (error) {
+    // A declined card is a 402 carrying the PaymentIntent with its last_payment_error.
+    if (error instanceof Stripe.errors.StripeCardError && error.payment_intent) {
+      paymentIntent = error.payment_intent;
+    } else if (refusedForGood(error)) {
+      throw ApplicationFailure.nonRetryable(
+        (error as Error).message,
+        (error as Error).constructor.name,
+      );
+    } else {
+      throw error;
+    }
+  }
+  const recorded = await recordPaymentOutcome(orm.em.fork(), attempt.paymentId, paymentIntent);
+  const outcome = recorded?.outcome ?? null;
+  return {
+    paymentId: attempt.paymentId,
+    paymentIntentId: paymentIntent.id,
+    status: outcome?.status ?? 'processing',
+    declineCode: outcome?.declineCode ?? null,
+    message: outcome?.message ?? null,
+  };
+}
+
+/** The activities that take money through Stripe. */
+export function createPaymentActivities({ orm, stripe }: { orm: Orm; stripe: StripeClient }) {
+  return {
+    /**
+     * The customer's Stripe customer, created once (idempotency key per customer) and kept on
+     * Customer.stripeCustomerId.
+     */
+    async ensureStripeCustomer({ customerId }: { customerId: string }): Promise<string> {
+      const em = orm.em.fork();
+      const customer = await em.findOneOrFail(Customer, { id: customerId });
+      if (customer.stripeCustomerId) return customer.stripeCustomerId;
+      const created = await stripe.customers.create(
+        {
+          email: customer.email,
+          ...(customer.name ? { name: customer.name } : {}),
+          metadata: { customer_id: customer.id, organization_id: customer.organization.id },
+        },
+        { idempotencyKey: `customer:${customer.id}` },
+      );
+      const stored = await em.nativeUpdate(
+        Customer,
+        { id: customerId, stripeCustomerId: null },
+        { stripeCustomerId: created.id },
+      );
+      if (stored === 1) return created.id;
+      // Set meanwhile (a run of this activity at once): that one is kept.
+      const kept = await em.fork().findOneOrFail(Customer, { id: customerId });
+      return kept.stripeCustomerId ?? created.id;
+    },
+
+    /**
+     * Charges the checkout's total to its customer (ensureStripeCustomer first): attempt
+     * `attempt` of the checkout, idempotent per attempt; a retry by the buyer is a new attempt.
+     */
+    async createCheckoutPayment({
+      checkoutId,
+      paymentMethodOrToken,
+      attempt,
+    }: {
+      checkoutId: string;
+      paymentMethodOrToken: string;
+      attempt: number;
+    }): Promise<PaymentAttemptResult> {
+      const checkout = await orm.em
+        .fork()
+        .findOneOrFail(Checkout, { id: checkoutId }, { populate: ['customer', 'product'] });
+      const stripeCustomerId = checkout.customer?.stripeCustomerId;
+      if (!stripeCustomerId) {
+        throw new Error(
+          `checkout ${checkoutId} has no Stripe customer: ensureStripeCustomer first`,
+        );
+      }
+      const idempotencyKey = `checkout:${checkoutId}:attempt:${attempt}`;
+      return chargeAttempt(
+        { orm, stripe },
+        {
+          paymentId: paymentIdOf(idempotencyKey),
+          idempotencyKey,
+          organizationId: checkout.organization.id,
+          checkoutId,
+          workflowId: workflowIds.checkout(checkoutId),
+          amount: checkout.totalAmount,
+          currency: checkout.currency,
+          stripeCustomerId,
+          paymentMethodOrToken,
+          saveForOffSession: checkout.product.recurringInterval !== null,
+        },
+      );
+    },
+  };
+}
+
+export type PaymentActivities = ReturnType<typeof createPaymentActivities>;

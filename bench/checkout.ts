@@ -1,0 +1,304 @@
+/**
+ * Checkout benchmark (issue 8): customers buying at once, each end to end — create a checkout,
+ * confirm it with Stripe's `pm_card_visa`, the order paid, the product's benefit granted:
+ *   - checkouts completed per second (aim: at least 50);
+ *   - p50/p99 from confirm to order paid;
+ *   - database round trips and Temporal workflow tasks one checkout costs.
+ *
+ *   node bench/checkout.ts [--seconds=60] [--concurrency=20]
+ *
+ * Round trips are counted in the API and worker processes themselves (bench/lib/query-counter.ts
+ * preloaded into them); workflow tasks are read from the histories of a sample of checkouts.
+ */
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Client } from '@temporalio/client';
+import { placeholders } from '../commerce/http/listing.ts';
+import { projectRoot } from '../config/env.ts';
+import { stripeSimulatorControl } from '../devstack/stripe-simulator.ts';
+import { connectTemporal } from '../temporal/client.ts';
+import { workflowIds } from '../workflows/ids.ts';
+import { benchRun } from './lib/bench-run.ts';
+import { writeBenchResults } from './lib/results.ts';
+
+const flag = (name: string, fallback: number) => {
+  const value = process.argv.find((argument) => argument.startsWith(`--${name}=`));
+  return value ? Number(value.slice(name.length + 3)) : fallback;
+};
+const durationSeconds = flag('seconds', 60);
+const concurrency = flag('concurrency', 20);
+if (!(durationSeconds > 0 && Number.isInteger(concurrency) && concurrency > 0)) {
+  throw new Error('usage: node bench/checkout.ts [--seconds=60] [--concurrency=20]');
+}
+const warmupSeconds = 5;
+const apiProcesses = availableParallelism();
+const target = { checkoutsPerSecond: 50 };
+/** Histories read for the workflow task count. */
+const sampleSize = 20;
+
+const run = benchRun('checkout', 300 + 2 * (durationSeconds + warmupSeconds) + 120);
+const { say } = run;
+const workDir = join(projectRoot, '.data', 'bench-checkout');
+const countDir = join(workDir, 'query-counts');
+
+interface Completed {
+  checkoutId: string;
+  customerId: string;
+  createdAt: number;
+  confirmedAt: number;
+  grantedAt: number;
+}
+
+const percentile = (sorted: number[], p: number) =>
+  sorted.length
+    ? (sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0)
+    : 0;
+
+/** Round trips counted so far, by process role and client (`worker orm`, …), over processes. */
+function queryCounts(): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const file of readdirSync(countDir)) {
+    const role = /^\d+-(worker|server)\.json$/.exec(file)?.[1];
+    if (!role) continue;
+    const byClient = JSON.parse(readFileSync(join(countDir, file), 'utf8')) as Record<
+      string,
+      number
+    >;
+    for (const [client, queries] of Object.entries(byClient)) {
+      const key = `${role === 'server' ? 'api' : role} ${client}`;
+      counts[key] = (counts[key] ?? 0) + queries;
+    }
+  }
+  return counts;
+}
+
+try {
+  rmSync(workDir, { recursive: true, force: true });
+  mkdirSync(countDir, { recursive: true });
+  // Inherited by the worker and API processes the stack and the run start.
+  process.env.NODE_OPTIONS = [
+    process.env.NODE_OPTIONS,
+    `--import=${join(import.meta.dirname, 'lib', 'query-counter.ts')}`,
+  ]
+    .filter(Boolean)
+    .join(' ');
+  process.env.TOLLGATE_QUERY_COUNT_DIR = countDir;
+
+  const loadBefore = loadavg();
+  say('starting the test stack');
+  const stack = await run.startStack();
+  const apiUrl = await run.startApi(stack, join(workDir, 'tollgate-api.log'), {
+    TOLLGATE_API_PROCESSES: String(apiProcesses),
+  });
+  const simulatorUrl = stack.env.STRIPE_SIMULATOR_URL;
+  if (!simulatorUrl) throw new Error('the test stack runs no Stripe simulator');
+  const webhookUrl = `${apiUrl}/v1/integrations/stripe/webhook`;
+  await stripeSimulatorControl(simulatorUrl).registerWebhookTarget(webhookUrl);
+  const temporal: Client = await connectTemporal({
+    address: stack.addresses.temporalAddress,
+    namespace: stack.config.temporal.namespace,
+  });
+  run.closeOnCleanUp(() => temporal.connection.close());
+  const { orm, token } = await run.seedSeller(stack.addresses.databaseUrl);
+  const db = orm.em.getConnection();
+
+  // biome-ignore lint/suspicious/noExplicitAny: the benchmark reads a few fields of the answers
+  const call = async (method: string, path: string, body?: unknown, auth = true): Promise<any> => {
+    const response = await fetch(`${apiUrl}${path}`, {
+      method,
+      headers: {
+        'content-type': 'application/json',
+        ...(auth && { authorization: `Bearer ${token}` }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const answer = await response.json();
+    if (!response.ok)
+      throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(answer)}`);
+    return answer;
+  };
+  const benefit = await call('POST', '/v1/benefits/', {
+    type: 'custom',
+    description: 'Bench community',
+    properties: { note: 'Welcome' },
+  });
+  const product = await call('POST', '/v1/products/', {
+    name: 'Bench ebook',
+    prices: [{ amount_type: 'fixed', price_amount: 1000 }],
+  });
+  await call('POST', `/v1/products/${product.id}/benefits`, { benefits: [benefit.id] });
+
+  let sequence = 0;
+  /** One customer's purchase, end to end. */
+  async function checkoutOnce(): Promise<Completed> {
+    const createdAt = Date.now();
+    const checkout = await call('POST', '/v1/checkouts/', { products: [product.id] });
+    const confirmedAt = Date.now();
+    sequence += 1;
+    const confirmed = await call(
+      'POST',
+      `/v1/checkouts/client/${checkout.client_secret}/confirm`,
+      {
+        customer_email: `buyer-${sequence}-${createdAt}@checkout.bench`,
+        customer_name: 'Bench Buyer',
+        customer_billing_address: { country: 'FR' },
+        confirmation_token_id: 'pm_card_visa',
+      },
+      false,
+    );
+    const outcome = await temporal.workflow.getHandle(workflowIds.checkout(checkout.id)).result();
+    if (outcome !== 'succeeded') throw new Error(`checkout ${checkout.id} ${outcome}`);
+    for (;;) {
+      const [granted] = await db.execute<{ count: string }[]>(
+        'select count(*) from benefit_grants where customer_id = ? and granted_at is not null',
+        [confirmed.customer_id],
+      );
+      if (Number(granted?.count) > 0) break;
+      await sleep(20);
+    }
+    return {
+      checkoutId: checkout.id,
+      customerId: confirmed.customer_id,
+      createdAt,
+      confirmedAt,
+      grantedAt: Date.now(),
+    };
+  }
+
+  /** `concurrency` customers buying one after another until `seconds` are up. */
+  async function phase(seconds: number): Promise<{ completed: Completed[]; seconds: number }> {
+    const started = performance.now();
+    const deadline = Date.now() + seconds * 1000;
+    const completed: Completed[] = [];
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (Date.now() < deadline) {
+          completed.push(await checkoutOnce());
+          run.failIfCrashed();
+        }
+      }),
+    );
+    return { completed, seconds: (performance.now() - started) / 1000 };
+  }
+
+  say(`warm-up: ${warmupSeconds} s, ${concurrency} customers`);
+  await phase(warmupSeconds);
+  await sleep(1000);
+  const countsBefore = queryCounts();
+  say(`measuring: ${durationSeconds} s, ${concurrency} customers`);
+  const measured = await phase(durationSeconds);
+  await sleep(1000);
+  const countsAfter = queryCounts();
+  const loadAfter = loadavg();
+  const { completed } = measured;
+  const count = completed.length;
+
+  const orders = await db.execute<{ checkout_id: string; created_at: string }[]>(
+    `select checkout_id, created_at from orders where checkout_id in (${placeholders(count)})`,
+    completed.map((done) => done.checkoutId),
+  );
+  const paidAt = new Map(orders.map((order) => [order.checkout_id, Date.parse(order.created_at)]));
+  const confirmToPaid = completed
+    .map((done) => (paidAt.get(done.checkoutId) ?? Number.NaN) - done.confirmedAt)
+    .sort((a, b) => a - b);
+  const endToEnd = completed.map((done) => done.grantedAt - done.createdAt).sort((a, b) => a - b);
+
+  const roundTrips = Object.fromEntries(
+    Object.keys(countsAfter).map((role) => [
+      role,
+      ((countsAfter[role] ?? 0) - (countsBefore[role] ?? 0)) / count,
+    ]),
+  );
+
+  // Workflow tasks: the checkout's own, and the benefit grant's it started.
+  const sample = completed.slice(0, sampleSize);
+  const historyOf = async (workflowId: string) =>
+    (await temporal.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+  const at = (event: { eventTime?: { seconds?: unknown; nanos?: number | null } | null }) =>
+    Number(event.eventTime?.seconds ?? 0) * 1000 + (event.eventTime?.nanos ?? 0) / 1e6;
+  let checkoutTasks = 0;
+  let grantTasks = 0;
+  /** Where a checkout's time goes: each activity from scheduled to completed, summed. */
+  const activityMs: Record<string, number> = {};
+  for (const done of sample) {
+    const events = await historyOf(workflowIds.checkout(done.checkoutId));
+    checkoutTasks += events.filter((event) => event.workflowTaskCompletedEventAttributes).length;
+    const scheduled = new Map<string, { name: string; at: number }>();
+    for (const event of events) {
+      const name = event.activityTaskScheduledEventAttributes?.activityType?.name;
+      if (name) scheduled.set(String(event.eventId), { name, at: at(event) });
+      const completedId = event.activityTaskCompletedEventAttributes?.scheduledEventId;
+      const start = completedId == null ? undefined : scheduled.get(String(completedId));
+      if (start) activityMs[start.name] = (activityMs[start.name] ?? 0) + at(event) - start.at;
+    }
+    const grant = await historyOf(workflowIds.benefitGrant(done.customerId, benefit.id));
+    grantTasks += grant.filter((event) => event.workflowTaskCompletedEventAttributes).length;
+  }
+
+  const checkoutsPerSecond = count / measured.seconds;
+  const results = {
+    completed: count,
+    checkoutsPerSecond,
+    confirmToOrderPaidMs: {
+      p50: percentile(confirmToPaid, 50),
+      p99: percentile(confirmToPaid, 99),
+    },
+    createToBenefitGrantedMs: { p50: percentile(endToEnd, 50), p99: percentile(endToEnd, 99) },
+    databaseRoundTripsPerCheckout: {
+      ...roundTrips,
+      total: Object.values(roundTrips).reduce((sum, value) => sum + value, 0),
+    },
+    workflowTasksPerCheckout: {
+      checkout: checkoutTasks / sample.length,
+      benefitGrant: grantTasks / sample.length,
+    },
+    activityMs: Object.fromEntries(
+      Object.entries(activityMs).map(([name, total]) => [name, Math.round(total / sample.length)]),
+    ),
+  };
+  const met = checkoutsPerSecond >= target.checkoutsPerSecond;
+  console.table({
+    'checkouts completed': { value: count },
+    'checkouts/s': {
+      value: Number(checkoutsPerSecond.toFixed(1)),
+      target: `>= ${target.checkoutsPerSecond}`,
+      met: met ? 'yes' : 'NO',
+    },
+    'confirm → order paid p50 (ms)': { value: results.confirmToOrderPaidMs.p50 },
+    'confirm → order paid p99 (ms)': { value: results.confirmToOrderPaidMs.p99 },
+    'create → benefit granted p50 (ms)': { value: results.createToBenefitGrantedMs.p50 },
+    'create → benefit granted p99 (ms)': { value: results.createToBenefitGrantedMs.p99 },
+    ...Object.fromEntries(
+      Object.entries(results.databaseRoundTripsPerCheckout).map(([role, value]) => [
+        `DB round trips per checkout (${role})`,
+        { value: Number(value.toFixed(1)) },
+      ]),
+    ),
+    'workflow tasks per checkout (checkout)': { value: results.workflowTasksPerCheckout.checkout },
+    'workflow tasks per checkout (grant)': { value: results.workflowTasksPerCheckout.benefitGrant },
+    ...Object.fromEntries(
+      Object.entries(results.activityMs).map(([name, ms]) => [
+        `activity ${name}, scheduled → completed (ms)`,
+        { value: ms },
+      ]),
+    ),
+  });
+  say(
+    `load average before ${loadBefore.map((v) => v.toFixed(2)).join(' ')}, after ${loadAfter.map((v) => v.toFixed(2)).join(' ')}`,
+  );
+  writeBenchResults('checkout', {
+    settings: `NODE_ENV=test LOG_LEVEL=warn, ${apiProcesses} API processes, 1 worker, ${concurrency} customers, ${durationSeconds} s after ${warmupSeconds} s warm-up`,
+    targets: target,
+    results,
+    met: { checkoutsPerSecond: met },
+    loadAverage: { before: loadBefore, after: loadAfter },
+    measuredAt: new Date().toISOString(),
+  });
+} catch (error) {
+  process.exitCode = 1;
+  say(error instanceof Error ? (error.stack ?? error.message) : String(error));
+} finally {
+  await run.cleanUp();
+}

@@ -1,0 +1,165 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { z } from 'zod';
+import type { AppDependencies } from '../../api/dependencies.ts';
+import { parseBody, parseQuery } from '../../api/validation.ts';
+import { checkoutStatuses } from '../../db/entities/checkout.ts';
+import type { Checkout } from '../../db/entities/index.ts';
+import { taskQueues } from '../../temporal/task-queues.ts';
+import { checkout as checkoutWorkflow, confirmCheckoutUpdate } from '../../workflows/checkout.ts';
+import { workflowIds } from '../../workflows/ids.ts';
+import { createCustomerSession } from '../customer-sessions/service.ts';
+import { apiErrorFromWorkflowFailure } from '../http/activity-errors.ts';
+import { callerOf, scope } from '../http/caller.ts';
+import {
+  listPage,
+  queryValues,
+  readPage,
+  readQueryIds,
+  readQueryList,
+  readSorting,
+} from '../http/listing.ts';
+import { parseCreateBody, readIdParam } from '../http/wire.ts';
+import {
+  checkoutConfirmInput,
+  checkoutCreateInput,
+  checkoutSortFields,
+  checkoutUpdateInput,
+  checkoutUpdatePublicInput,
+} from './schemas.ts';
+import {
+  assertConfirmable,
+  type CheckoutSettings,
+  createCheckout,
+  createCheckoutFromLink,
+  getCheckout,
+  getCheckoutByClientSecret,
+  listCheckouts,
+  serializeCheckoutPublic,
+  serializeCheckouts,
+  updateCheckout,
+  updateCheckoutPublic,
+} from './service.ts';
+
+const listQuery = z.object({ query: z.string().trim().optional() }).loose();
+const statusFilter = z.enum(checkoutStatuses);
+const clientSecretOf = (ctx: Context) => String(ctx.params.client_secret);
+
+/** One optional text of the redirect's query (a repeated key takes its first value). */
+const queryText = (ctx: Context, name: string) => queryValues(ctx, name)[0] || undefined;
+
+/**
+ * /v1/checkouts: the seller creates, reads and changes checkouts with its token; the buyer's
+ * page reads, changes and confirms one by its client secret, with no credentials (a token the
+ * SDK attaches anyway is ignored). Also the redirect of checkout links, which opens a checkout.
+ */
+export function checkoutRoutes({ orm, config, temporal }: AppDependencies): Router {
+  const router = new Router();
+  const { publicUrl } = config.api;
+  const settings: CheckoutSettings = {
+    publicUrl,
+    ttlSeconds: config.checkouts.ttlSeconds,
+    startWorkflow: ({ id, expiresAt }) =>
+      temporal.workflow.start(checkoutWorkflow, {
+        workflowId: workflowIds.checkout(id),
+        taskQueue: taskQueues.main,
+        args: [{ checkoutId: id, expiresAt: expiresAt.toISOString() }],
+      }),
+  };
+  const serializeOne = async (checkout: Checkout) => {
+    const [wire] = await serializeCheckouts(orm.em, [checkout], publicUrl);
+    return wire;
+  };
+
+  router.get(['/v1/checkouts/', '/v1/checkouts'], scope('checkouts:read'), async (ctx) => {
+    const caller = callerOf(ctx);
+    const { query } = parseQuery(ctx, listQuery);
+    const filter = {
+      productIds: readQueryIds(ctx, 'product_id'),
+      customerIds: readQueryIds(ctx, 'customer_id'),
+      statuses: readQueryList(ctx, 'status', statusFilter),
+      query: query || undefined,
+    };
+    const sorting = readSorting(ctx, checkoutSortFields, '-created_at');
+    const page = readPage(ctx);
+    ctx.body = await listPage(
+      ctx,
+      caller,
+      page,
+      () => listCheckouts(orm.em, caller.organizationId, filter, sorting, page),
+      (checkouts) => serializeCheckouts(orm.em, checkouts, publicUrl),
+    );
+  });
+
+  router.post(['/v1/checkouts/', '/v1/checkouts'], scope('checkouts:write'), async (ctx) => {
+    const caller = callerOf(ctx);
+    const input = parseCreateBody(ctx, checkoutCreateInput, caller);
+    ctx.body = await createCheckout(orm.em, caller.organizationId, input, settings);
+    ctx.status = 201;
+  });
+
+  router.get('/v1/checkouts/:id', scope('checkouts:read'), async (ctx) => {
+    const id = readIdParam(ctx);
+    ctx.body = await serializeOne(await getCheckout(orm.em, callerOf(ctx).organizationId, id));
+  });
+
+  router.patch('/v1/checkouts/:id', scope('checkouts:write'), async (ctx) => {
+    const id = readIdParam(ctx);
+    const input = parseBody(ctx, checkoutUpdateInput);
+    ctx.body = await updateCheckout(orm.em, callerOf(ctx).organizationId, id, input, publicUrl);
+  });
+
+  router.get('/v1/checkouts/client/:client_secret', async (ctx) => {
+    const checkout = await getCheckoutByClientSecret(orm.em, clientSecretOf(ctx));
+    ctx.body = await serializeCheckoutPublic(orm.em, checkout, publicUrl);
+  });
+
+  router.patch('/v1/checkouts/client/:client_secret', async (ctx) => {
+    const input = parseBody(ctx, checkoutUpdatePublicInput);
+    ctx.body = await updateCheckoutPublic(orm.em, clientSecretOf(ctx), input, publicUrl);
+  });
+
+  /**
+   * Confirm runs in the checkout's workflow (a Temporal update whose handler applies it through
+   * an activity), so it is serialized with expiry and payment, and a refusal comes back here as
+   * the API error. The answer says `confirmed` whatever happened since (a free checkout may
+   * already have succeeded) and carries the buyer's portal session.
+   */
+  router.post('/v1/checkouts/client/:client_secret/confirm', async (ctx) => {
+    parseBody(ctx, checkoutConfirmInput);
+    const em = orm.em.fork();
+    const checkout = await getCheckoutByClientSecret(em, clientSecretOf(ctx));
+    assertConfirmable(checkout);
+    const body = (ctx.request.body ?? {}) as Record<string, unknown>;
+    let customerId: string;
+    try {
+      const confirmed = await temporal.workflow
+        .getHandle(workflowIds.checkout(checkout.id))
+        .executeUpdate(confirmCheckoutUpdate, { args: [body] });
+      customerId = confirmed.customerId;
+    } catch (error) {
+      throw apiErrorFromWorkflowFailure(error) ?? error;
+    }
+    const { token } = await createCustomerSession(em, { customerId });
+    await em.refresh(checkout);
+    const wire = await serializeCheckoutPublic(em, checkout, publicUrl);
+    ctx.body = { ...wire, status: 'confirmed' as const, customer_session_token: token };
+  });
+
+  router.get('/v1/checkout-links/:client_secret/redirect', async (ctx) => {
+    const checkout = await createCheckoutFromLink(
+      orm.em,
+      clientSecretOf(ctx),
+      {
+        customer_email: queryText(ctx, 'customer_email'),
+        customer_name: queryText(ctx, 'customer_name'),
+        discount_code: queryText(ctx, 'discount_code'),
+        embed_origin: queryText(ctx, 'embed_origin'),
+      },
+      settings,
+    );
+    ctx.redirect(checkout.url);
+  });
+
+  return router;
+}

@@ -1,0 +1,137 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { z } from 'zod';
+import type { AppDependencies } from '../../api/dependencies.ts';
+import { parseQuery } from '../../api/validation.ts';
+import { benefitTypes } from '../../db/entities/benefit.ts';
+import { type Order, Organization } from '../../db/entities/index.ts';
+import { customerSession, sessionCustomerOf } from '../customer-sessions/auth.ts';
+import {
+  listResource,
+  readPage,
+  readQueryIds,
+  readQueryList,
+  readSorting,
+} from '../http/listing.ts';
+import { readIdParam } from '../http/wire.ts';
+import type { OrderWire } from '../orders/schemas.ts';
+import { productBillingTypeFilter } from '../orders/schemas.ts';
+import { serializeOrders } from '../orders/service.ts';
+import { type OrganizationWire, organizationWire } from '../organizations/schemas.ts';
+import { type ProductWire, serializeProducts } from '../products/service.ts';
+import {
+  customerBenefitGrantSortFields,
+  customerBenefitGrantWire,
+  customerOrderSortFields,
+  customerOrderWire,
+  customerPortalCustomerWire,
+} from './schemas.ts';
+import {
+  customerOAuthAccounts,
+  getCustomerBenefitGrant,
+  getCustomerOrder,
+  listCustomerBenefitGrants,
+  listCustomerOrders,
+} from './service.ts';
+
+const benefitTypeQuery = z.enum(benefitTypes);
+const orderListQuery = z.object({ query: z.string().trim().min(1).optional() }).loose();
+
+/**
+ * /v1/customer-portal: what a customer sees of itself with a `polar_cst_` session — profile,
+ * orders, benefit grants, license keys. Every read is scoped to the session's customer: another
+ * customer's ids are not found.
+ */
+export function customerPortalRoutes({ orm, config }: AppDependencies): Router {
+  const router = new Router({ prefix: '/v1/customer-portal' });
+  const session = customerSession();
+
+  /** The session customer's portal profile, every grant embeds it. */
+  async function portalCustomer(ctx: Context) {
+    const customer = sessionCustomerOf(ctx);
+    return customerPortalCustomerWire(customer, await customerOAuthAccounts(orm.em, customer));
+  }
+
+  router.get('/customers/me', session, async (ctx) => {
+    ctx.body = await portalCustomer(ctx);
+  });
+
+  router.get('/benefit-grants/', session, async (ctx) => {
+    const page = readPage(ctx);
+    const sorting = readSorting(ctx, customerBenefitGrantSortFields, '-granted_at');
+    const filter = {
+      types: readQueryList(ctx, 'type', benefitTypeQuery),
+      benefitIds: readQueryIds(ctx, 'benefit_id'),
+      organizationIds: readQueryIds(ctx, 'organization_id'),
+      checkoutIds: readQueryIds(ctx, 'checkout_id'),
+      orderIds: readQueryIds(ctx, 'order_id'),
+      subscriptionIds: readQueryIds(ctx, 'subscription_id'),
+    };
+    const customer = sessionCustomerOf(ctx);
+    const [grants, total] = await listCustomerBenefitGrants(
+      orm.em,
+      customer,
+      filter,
+      sorting,
+      page,
+    );
+    const profile = await portalCustomer(ctx);
+    ctx.body = listResource(
+      grants.map((grant) => customerBenefitGrantWire(grant, profile)),
+      total,
+      page,
+    );
+  });
+
+  router.get('/benefit-grants/:id', session, async (ctx) => {
+    const id = readIdParam(ctx);
+    const grant = await getCustomerBenefitGrant(orm.em, sessionCustomerOf(ctx), id);
+    ctx.body = customerBenefitGrantWire(grant, await portalCustomer(ctx));
+  });
+
+  /** Orders as their customer sees them: each product and organization serialized once. */
+  async function customerOrders(orders: Order[]) {
+    const wires = await serializeOrders(orm.em, orders);
+    const products = [
+      ...new Map(orders.map((order) => [order.product.id, order.product])).values(),
+    ];
+    const productWires = await serializeProducts(orm.em, products, config.api.publicUrl);
+    const organizations = await orm.em.find(Organization, {
+      id: { $in: [...new Set(orders.map((order) => order.organization.id))] },
+    });
+    const productOf = new Map(productWires.map((product) => [product.id, product]));
+    const organizationOf = new Map(organizations.map((org) => [org.id, organizationWire(org)]));
+    return orders.map((order, index) =>
+      customerOrderWire(
+        wires[index] as OrderWire,
+        productOf.get(order.product.id) as ProductWire,
+        organizationOf.get(order.organization.id) as OrganizationWire,
+      ),
+    );
+  }
+
+  router.get('/orders/', session, async (ctx) => {
+    const page = readPage(ctx);
+    const sorting = readSorting(ctx, customerOrderSortFields, '-created_at');
+    const { query } = parseQuery(ctx, orderListQuery);
+    const filter = {
+      organizationIds: readQueryIds(ctx, 'organization_id'),
+      productIds: readQueryIds(ctx, 'product_id'),
+      productBillingTypes: readQueryList(ctx, 'product_billing_type', productBillingTypeFilter),
+      subscriptionIds: readQueryIds(ctx, 'subscription_id'),
+      query,
+    };
+    const customer = sessionCustomerOf(ctx);
+    const [orders, total] = await listCustomerOrders(orm.em, customer, filter, sorting, page);
+    ctx.body = listResource(await customerOrders(orders), total, page);
+  });
+
+  router.get('/orders/:id', session, async (ctx) => {
+    const id = readIdParam(ctx);
+    const order = await getCustomerOrder(orm.em, sessionCustomerOf(ctx), id);
+    const [wire] = await customerOrders([order]);
+    ctx.body = wire;
+  });
+
+  return router;
+}

@@ -1,0 +1,146 @@
+import Router from '@koa/router';
+import type { Context, Middleware } from 'koa';
+import type { AppDependencies } from '../../api/dependencies.ts';
+import { parseBody } from '../../api/validation.ts';
+import { customerSession, sessionCustomerOf } from '../customer-sessions/auth.ts';
+import { callerOf, scope } from '../http/caller.ts';
+import { listPage, listResource, readPage, readQueryIds } from '../http/listing.ts';
+import { readIdParam } from '../http/wire.ts';
+import {
+  licenseKeyActivateInput,
+  licenseKeyActivationBaseWire,
+  licenseKeyActivationWire,
+  licenseKeyDeactivateInput,
+  licenseKeyUpdateInput,
+  licenseKeyValidateInput,
+  licenseKeyWire,
+  licenseKeyWithActivationsWire,
+} from './schemas.ts';
+import {
+  activateLicenseKey,
+  deactivateLicenseKey,
+  getActivation,
+  getLicenseKey,
+  listLicenseKeys,
+  liveActivations,
+  updateLicenseKey,
+  validateLicenseKey,
+} from './service.ts';
+
+/**
+ * Validate, activate and deactivate, shared by the seller's API (`callerOrganization`: the
+ * token's, which must be the body's) and the public customer-portal endpoints (null: the
+ * body's organization scopes the key, no credentials needed).
+ */
+function keyChecks(
+  router: Router,
+  { orm }: AppDependencies,
+  callerOrganization: (ctx: Context) => string | null,
+  ...guard: Middleware[]
+) {
+  router.post('/validate', ...guard, async (ctx) => {
+    const input = parseBody(ctx, licenseKeyValidateInput);
+    const { key, activation } = await validateLicenseKey(orm.em, input, callerOrganization(ctx));
+    ctx.body = {
+      ...licenseKeyWire(key),
+      activation: activation && licenseKeyActivationBaseWire(activation),
+    };
+  });
+
+  router.post('/activate', ...guard, async (ctx) => {
+    const input = parseBody(ctx, licenseKeyActivateInput);
+    const { key, activation } = await activateLicenseKey(orm.em, input, callerOrganization(ctx));
+    ctx.body = licenseKeyActivationWire(activation, key);
+  });
+
+  router.post('/deactivate', ...guard, async (ctx) => {
+    const input = parseBody(ctx, licenseKeyDeactivateInput);
+    await deactivateLicenseKey(orm.em, input, callerOrganization(ctx));
+    ctx.status = 204;
+  });
+}
+
+/** /v1/license-keys: the organization's keys, their activations, and checks by key. */
+export function licenseKeyRoutes(dependencies: AppDependencies): Router {
+  const { orm } = dependencies;
+  const router = new Router({ prefix: '/v1/license-keys' });
+
+  router.get('/', scope('license_keys:read'), async (ctx) => {
+    const caller = callerOf(ctx);
+    const page = readPage(ctx);
+    const filter = { benefitIds: readQueryIds(ctx, 'benefit_id'), organizationIds: [] };
+    ctx.body = await listPage(
+      ctx,
+      caller,
+      page,
+      () => listLicenseKeys(orm.em, { organizationId: caller.organizationId }, filter, page),
+      (keys) => keys.map(licenseKeyWire),
+    );
+  });
+
+  keyChecks(
+    router,
+    dependencies,
+    (ctx) => callerOf(ctx).organizationId,
+    scope('license_keys:write'),
+  );
+
+  router.get('/:id', scope('license_keys:read'), async (ctx) => {
+    const id = readIdParam(ctx);
+    const owner = { organizationId: callerOf(ctx).organizationId };
+    const key = await getLicenseKey(orm.em, owner, id);
+    ctx.body = licenseKeyWithActivationsWire(key, await liveActivations(orm.em, key));
+  });
+
+  router.patch('/:id', scope('license_keys:write'), async (ctx) => {
+    const id = readIdParam(ctx);
+    const input = parseBody(ctx, licenseKeyUpdateInput);
+    const key = await updateLicenseKey(orm.em, callerOf(ctx).organizationId, id, input);
+    ctx.body = licenseKeyWire(key);
+  });
+
+  router.get('/:id/activations/:activation_id', scope('license_keys:read'), async (ctx) => {
+    const id = readIdParam(ctx);
+    const activationId = readIdParam(ctx, 'activation_id');
+    const { key, activation } = await getActivation(
+      orm.em,
+      callerOf(ctx).organizationId,
+      id,
+      activationId,
+    );
+    ctx.body = licenseKeyActivationWire(activation, key);
+  });
+
+  return router;
+}
+
+/**
+ * /v1/customer-portal/license-keys: a customer's own keys (customer session), and the public
+ * validate, activate and deactivate that apps call with a key the customer typed in.
+ */
+export function customerPortalLicenseKeyRoutes(dependencies: AppDependencies): Router {
+  const { orm } = dependencies;
+  const router = new Router({ prefix: '/v1/customer-portal/license-keys' });
+  const session = customerSession();
+
+  keyChecks(router, dependencies, () => null);
+
+  router.get('/', session, async (ctx) => {
+    const page = readPage(ctx);
+    const filter = {
+      benefitIds: readQueryIds(ctx, 'benefit_id'),
+      organizationIds: readQueryIds(ctx, 'organization_id'),
+    };
+    const owner = { customerId: sessionCustomerOf(ctx).id };
+    const [keys, total] = await listLicenseKeys(orm.em, owner, filter, page);
+    ctx.body = listResource(keys.map(licenseKeyWire), total, page);
+  });
+
+  router.get('/:id', session, async (ctx) => {
+    const id = readIdParam(ctx);
+    const key = await getLicenseKey(orm.em, { customerId: sessionCustomerOf(ctx).id }, id);
+    ctx.body = licenseKeyWithActivationsWire(key, await liveActivations(orm.em, key));
+  });
+
+  return router;
+}

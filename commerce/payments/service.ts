@@ -1,0 +1,216 @@
+import { type FilterQuery, LockMode, raw } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type Stripe from 'stripe';
+import { Payment } from '../../db/entities/index.ts';
+import type { PaymentStatus } from '../../db/entities/order.ts';
+import type { PaymentOutcome } from '../../workflows/payment-outcome.ts';
+import { resourceNotFound } from '../http/errors.ts';
+import { orderBy, type Page, placeholders, type SortCriterion } from '../http/listing.ts';
+import type { paymentSortFields } from './schemas.ts';
+
+export interface PaymentListFilter {
+  checkoutIds: string[];
+  orderIds: string[];
+  statuses: PaymentStatus[];
+  methods: string[];
+  customerEmails: string[];
+}
+
+const sortColumns = {
+  created_at: 'createdAt',
+  status: 'status',
+  amount: 'amount',
+  method: 'method',
+} as const;
+
+/**
+ * Payments whose customer (the order's, else the checkout's) has one of `emails`, compared
+ * case-insensitively.
+ */
+function paidByAnyOf(emails: string[]) {
+  const condition = raw(
+    (alias) =>
+      `exists (select 1 from customers cu where lower(cu.email) in (${placeholders(emails.length)}) ` +
+      `and cu.id = coalesce((select o.customer_id from orders o where o.id = ${alias}.order_id), ` +
+      `(select c.customer_id from checkouts c where c.id = ${alias}.checkout_id)))`,
+    emails.map((email) => email.toLowerCase()),
+  );
+  return { [condition]: [] };
+}
+
+/** A page of the organization's payments, every filter given narrowing it. */
+export function listPayments(
+  em: EntityManager,
+  organizationId: string,
+  filter: PaymentListFilter,
+  sorting: SortCriterion<(typeof paymentSortFields)[number]>[],
+  page: Page,
+): Promise<[Payment[], number]> {
+  const conditions: FilterQuery<Payment>[] = [{ organization: organizationId }];
+  if (filter.checkoutIds.length) conditions.push({ checkoutId: { $in: filter.checkoutIds } });
+  if (filter.orderIds.length) conditions.push({ order: { $in: filter.orderIds } });
+  if (filter.statuses.length) conditions.push({ status: { $in: filter.statuses } });
+  if (filter.methods.length) conditions.push({ method: { $in: filter.methods } });
+  if (filter.customerEmails.length) conditions.push(paidByAnyOf(filter.customerEmails));
+  return em.findAndCount(
+    Payment,
+    { $and: conditions },
+    {
+      orderBy: [...orderBy(sorting, sortColumns), { id: 'asc' }],
+      limit: page.limit,
+      offset: page.offset,
+    },
+  );
+}
+
+/** One payment of the organization; another organization's is not found. */
+export async function getPayment(
+  em: EntityManager,
+  organizationId: string,
+  id: string,
+): Promise<Payment> {
+  const payment = await em.findOne(Payment, { id, organization: organizationId });
+  if (!payment) throw resourceNotFound('Payment not found');
+  return payment;
+}
+
+/** A payment about to be attempted: who takes the money, how much, and who waits for it. */
+export interface PaymentAttempt {
+  paymentId: string;
+  organizationId: string;
+  checkoutId: string | null;
+  /** The workflow signalled with the outcome, e.g. `checkout:<id>` or `subscription:<id>`. */
+  workflowId: string;
+  amount: number;
+  currency: string;
+}
+
+/** The pending Payment row of an attempt; a retried attempt finds the one it wrote. */
+export async function recordPaymentAttempt(
+  em: EntityManager,
+  attempt: PaymentAttempt,
+): Promise<void> {
+  await em
+    .createQueryBuilder(Payment)
+    .insert({
+      id: attempt.paymentId,
+      organization: attempt.organizationId,
+      checkoutId: attempt.checkoutId,
+      status: 'pending',
+      amount: attempt.amount,
+      currency: attempt.currency,
+      method: 'card',
+      methodMetadata: {},
+      createdAt: new Date(),
+    })
+    .onConflict('id')
+    .ignore()
+    .execute();
+}
+
+type Card = Pick<Stripe.PaymentMethod.Card, 'brand' | 'last4' | 'exp_month' | 'exp_year'>;
+
+/** The card of a PaymentIntent when Stripe sent it expanded (or in the payment error). */
+function cardOf(paymentIntent: Stripe.PaymentIntent): Card | null {
+  const method =
+    typeof paymentIntent.payment_method === 'object' && paymentIntent.payment_method
+      ? paymentIntent.payment_method
+      : paymentIntent.last_payment_error?.payment_method;
+  const card = method?.card;
+  if (!card) return null;
+  return {
+    brand: card.brand,
+    last4: card.last4,
+    exp_month: card.exp_month,
+    exp_year: card.exp_year,
+  };
+}
+
+/**
+ * What a PaymentIntent's state means for its attempt; null while Stripe has not decided
+ * (`processing`, or not yet confirmed).
+ */
+export function paymentOutcomeOf(
+  paymentIntent: Stripe.PaymentIntent,
+  paymentId: string,
+): PaymentOutcome | null {
+  const card = cardOf(paymentIntent);
+  const error = paymentIntent.last_payment_error;
+  const base = {
+    paymentId,
+    paymentIntentId: paymentIntent.id,
+    declineCode: null,
+    message: null,
+    cardBrand: card?.brand ?? null,
+    cardLast4: card?.last4 ?? null,
+  };
+  switch (paymentIntent.status) {
+    case 'succeeded':
+      return { ...base, status: 'succeeded' };
+    case 'requires_action':
+      return { ...base, status: 'requires_action' };
+    case 'requires_payment_method':
+      if (!error) return null;
+      return {
+        ...base,
+        status: 'failed',
+        declineCode: error.decline_code ?? error.code ?? 'payment_failed',
+        message: error.message ?? null,
+      };
+    case 'canceled':
+      return {
+        ...base,
+        status: 'failed',
+        declineCode: 'canceled',
+        message: 'The payment was canceled.',
+      };
+    default:
+      return null;
+  }
+}
+
+/**
+ * Writes what Stripe said about an attempt onto its Payment (locked, so the answer of the
+ * API call and the webhook's event, arriving together, apply one after the other): the
+ * PaymentIntent id, the card, and a final status once — a settled payment is never reopened
+ * (`settledBefore`: it was settled already, by whichever of the two came first).
+ * Null when no such payment exists (a PaymentIntent made elsewhere).
+ */
+export async function recordPaymentOutcome(
+  em: EntityManager,
+  paymentId: string,
+  paymentIntent: Stripe.PaymentIntent,
+): Promise<{ payment: Payment; outcome: PaymentOutcome | null; settledBefore: boolean } | null> {
+  return em.transactional(async (tx) => {
+    const payment = await tx.findOne(
+      Payment,
+      { id: paymentId },
+      { lockMode: LockMode.PESSIMISTIC_WRITE },
+    );
+    if (!payment) return null;
+    const settledBefore = payment.status !== 'pending';
+    const outcome = paymentOutcomeOf(paymentIntent, paymentId);
+    payment.processorId ??= paymentIntent.id;
+    const card = cardOf(paymentIntent);
+    if (card) payment.methodMetadata = { ...payment.methodMetadata, ...card };
+    if (payment.status === 'pending' && outcome?.status === 'succeeded') {
+      payment.status = 'succeeded';
+    } else if (payment.status === 'pending' && outcome?.status === 'failed') {
+      payment.status = 'failed';
+      payment.declineReason = outcome.declineCode?.slice(0, 255) ?? null;
+      payment.declineMessage = outcome.message?.slice(0, 255) ?? null;
+    }
+    await tx.flush();
+    // Events carry the payment method's id only: the card is the one recorded before.
+    const { brand, last4 } = payment.methodMetadata;
+    return {
+      payment,
+      settledBefore,
+      outcome: outcome && {
+        ...outcome,
+        cardBrand: outcome.cardBrand ?? (typeof brand === 'string' ? brand : null),
+        cardLast4: outcome.cardLast4 ?? (typeof last4 === 'string' ? last4 : null),
+      },
+    };
+  });
+}

@@ -1,0 +1,57 @@
+import { type Client, WorkflowNotFoundError } from '@temporalio/client';
+import type Stripe from 'stripe';
+import type { Logger } from '../../config/logger.ts';
+import { ProcessedStripeEvent } from '../../db/entities/index.ts';
+import type { Orm } from '../../db/orm.ts';
+import { paymentOutcomeSignal } from '../../workflows/payment-outcome.ts';
+import { recordPaymentOutcome } from './service.ts';
+
+/** The events that settle (or hold up) a payment attempt. */
+const paymentIntentEvents = new Set([
+  'payment_intent.succeeded',
+  'payment_intent.payment_failed',
+  'payment_intent.requires_action',
+]);
+
+export type StripeEventResult = 'applied' | 'duplicate' | 'ignored';
+
+/**
+ * Applies one verified Stripe event, once per event id. In one transaction: the event id is
+ * claimed (a redelivery, even a concurrent one, finds it taken and does nothing), the Payment
+ * named by the PaymentIntent's `metadata.payment_id` takes the outcome, and the workflow named
+ * by `metadata.workflow_id` (`checkout:<id>`, `subscription:<id>`…) is signalled before the
+ * commit (unless the payment was settled already): if Temporal cannot take the signal nothing is
+ * kept, and Stripe's redelivery retries.
+ */
+export async function applyStripeEvent(
+  { orm, temporal, logger }: { orm: Orm; temporal: Client; logger: Logger },
+  event: Stripe.Event,
+): Promise<StripeEventResult> {
+  return orm.em.fork().transactional(async (tx) => {
+    const claimed = await tx
+      .createQueryBuilder(ProcessedStripeEvent)
+      .insert({ id: event.id, type: event.type, receivedAt: new Date() })
+      .onConflict('id')
+      .ignore()
+      .execute('run');
+    if (!claimed.affectedRows) return 'duplicate';
+    if (!paymentIntentEvents.has(event.type)) return 'ignored';
+    const intent = event.data.object as Stripe.PaymentIntent;
+    const { workflow_id: workflowId, payment_id: paymentId } = intent.metadata ?? {};
+    if (!workflowId || !paymentId) return 'ignored';
+    const recorded = await recordPaymentOutcome(tx, paymentId, intent);
+    if (!recorded?.outcome) return 'ignored';
+    // Settled already by the charge's own answer, which its activity hands the workflow: a
+    // signal would tell it nothing new, and cost it a workflow task (arriving as it completes,
+    // one that fails and runs its last steps again).
+    if (recorded.settledBefore) return 'applied';
+    try {
+      await temporal.workflow.getHandle(workflowId).signal(paymentOutcomeSignal, recorded.outcome);
+    } catch (error) {
+      // A workflow that has ended wants no more outcomes; the payment's row still has it.
+      if (!(error instanceof WorkflowNotFoundError)) throw error;
+      logger.warn({ eventId: event.id, workflowId }, 'Stripe event for a workflow not running');
+    }
+    return 'applied';
+  });
+}

@@ -1,0 +1,179 @@
+import type { FilterQuery, QueryOrderMap } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { z } from 'zod';
+import {
+  type Checkout,
+  ProductPrice,
+  Subscription,
+  SubscriptionPrice,
+} from '../../db/entities/index.ts';
+import { trialEnd } from '../../domain/checkout-amounts.ts';
+import { resourceNotFound } from '../http/errors.ts';
+import { metadataConditions, type Page, type SortCriterion } from '../http/listing.ts';
+import { appendEvent } from '../outbox.ts';
+import { priceWire } from '../products/schemas.ts';
+import { serializeProducts } from '../products/service.ts';
+import { type SubscriptionWire, type subscriptionSortFields, subscriptionWire } from './schemas.ts';
+
+type SubscriptionSortField = (typeof subscriptionSortFields)[number];
+
+/**
+ * Subscriptions as /v1 answers them: customers and discounts populated, products serialized
+ * once each, and the prices each subscription bills.
+ */
+export async function serializeSubscriptions(
+  em: EntityManager,
+  subscriptions: Subscription[],
+  publicUrl: string,
+): Promise<SubscriptionWire[]> {
+  if (subscriptions.length === 0) return [];
+  await em.populate(subscriptions, ['customer', 'product', 'discount']);
+  const products = [...new Map(subscriptions.map((s) => [s.product.id, s.product])).values()];
+  const [productWires, billed] = await Promise.all([
+    serializeProducts(em, products, publicUrl),
+    em.find(
+      SubscriptionPrice,
+      { subscription: { $in: subscriptions.map((subscription) => subscription.id) } },
+      { populate: ['productPrice.meter'], orderBy: [{ id: 'asc' }] },
+    ),
+  ]);
+  const productWireOf = new Map(productWires.map((wire) => [wire.id, wire]));
+  return subscriptions.map((subscription) => {
+    const prices = billed
+      .filter((link) => link.subscription.id === subscription.id)
+      .map((link) => priceWire(link.productPrice, subscription.product));
+    const product = productWireOf.get(subscription.product.id);
+    if (!product) throw new Error(`product ${subscription.product.id} not serialized`);
+    return subscriptionWire(subscription, product, prices);
+  });
+}
+
+/** The `external_customer_id` list filter: the seller's own ids for its customers. */
+export const externalIdFilter = z.string().min(1);
+
+export interface SubscriptionListFilter {
+  productIds: string[];
+  customerIds: string[];
+  externalCustomerIds: string[];
+  discountIds: string[];
+  /** Active (or trialing) ones only, or only the others. */
+  active?: boolean | undefined;
+  metadata: Record<string, string[]>;
+}
+
+const activeStatuses: Subscription['status'][] = ['active', 'trialing'];
+
+/** The sort key of a field: related rows sort by what a person reads of them. */
+const sortKeys: Record<
+  SubscriptionSortField,
+  (direction: 'asc' | 'desc') => QueryOrderMap<Subscription>
+> = {
+  customer: (direction) => ({ customer: { email: direction } }),
+  status: (direction) => ({ status: direction }),
+  started_at: (direction) => ({ startedAt: direction }),
+  current_period_end: (direction) => ({ currentPeriodEnd: direction }),
+  amount: (direction) => ({ amount: direction }),
+  product: (direction) => ({ product: { name: direction } }),
+  discount: (direction) => ({ discount: { name: direction } }),
+};
+
+/** A page of the organization's subscriptions matching `filter`, and how many match. */
+export function listSubscriptions(
+  em: EntityManager,
+  organizationId: string,
+  filter: SubscriptionListFilter,
+  sorting: SortCriterion<SubscriptionSortField>[],
+  page: Page,
+): Promise<[Subscription[], number]> {
+  const conditions: FilterQuery<Subscription>[] = [{ organization: organizationId }];
+  if (filter.productIds.length) conditions.push({ product: { $in: filter.productIds } });
+  if (filter.customerIds.length) conditions.push({ customer: { $in: filter.customerIds } });
+  if (filter.externalCustomerIds.length) {
+    conditions.push({ customer: { externalId: { $in: filter.externalCustomerIds } } });
+  }
+  if (filter.discountIds.length) conditions.push({ discount: { $in: filter.discountIds } });
+  if (filter.active !== undefined) {
+    conditions.push({ status: filter.active ? { $in: activeStatuses } : { $nin: activeStatuses } });
+  }
+  conditions.push(...metadataConditions(filter.metadata));
+  return em.findAndCount(
+    Subscription,
+    { $and: conditions },
+    {
+      orderBy: [
+        ...sorting.map(({ field, descending }) => sortKeys[field](descending ? 'desc' : 'asc')),
+        { id: 'asc' },
+      ],
+      limit: page.limit,
+      offset: page.offset,
+    },
+  );
+}
+
+/** A subscription of the organization; other organizations' are not found. */
+export async function getSubscription(
+  em: EntityManager,
+  organizationId: string,
+  id: string,
+): Promise<Subscription> {
+  const subscription = await em.findOne(Subscription, { id, organization: organizationId });
+  if (!subscription) throw resourceNotFound('Subscription not found');
+  return subscription;
+}
+
+/**
+ * The subscription a succeeded checkout of a recurring product starts, inside the checkout's
+ * completion transaction: active from now for one interval of the price's product, or trialing
+ * until the checkout's trial ends (its first period is the trial). Records subscription.created
+ * and, once it bills, subscription.active.
+ */
+export async function startSubscriptionFromCheckout(
+  tx: EntityManager,
+  checkout: Checkout,
+  publicUrl: string,
+): Promise<Subscription> {
+  const { product, customer } = checkout;
+  const interval = product.recurringInterval;
+  if (!interval) throw new Error(`product ${product.id} is not recurring`);
+  if (!customer) throw new Error(`checkout ${checkout.id} has no customer`);
+  const now = new Date();
+  const trialInterval = checkout.trialInterval ?? product.trialInterval;
+  const trialCount = checkout.trialIntervalCount ?? product.trialIntervalCount;
+  const trialEndsAt = trialInterval && trialCount ? trialEnd(now, trialInterval, trialCount) : null;
+  const subscription = tx.create(Subscription, {
+    organization: checkout.organization,
+    customer,
+    product,
+    status: trialEndsAt ? 'trialing' : 'active',
+    amount: checkout.netAmount,
+    currency: checkout.currency,
+    recurringInterval: interval,
+    currentPeriodStart: now,
+    currentPeriodEnd: trialEndsAt ?? trialEnd(now, interval, 1),
+    trialStart: trialEndsAt ? now : null,
+    trialEnd: trialEndsAt,
+    startedAt: now,
+    discount: checkout.discount ?? null,
+    checkoutId: checkout.id,
+    metadata: checkout.metadata,
+    customFieldData: checkout.customFieldData,
+    createdAt: now,
+  });
+  // The static price chosen, and every metered price of the product, bill each period.
+  const metered = await tx.find(ProductPrice, {
+    product: product.id,
+    amountType: 'metered_unit',
+    isArchived: false,
+  });
+  for (const price of [checkout.productPrice, ...metered]) {
+    tx.create(SubscriptionPrice, { subscription, productPrice: price });
+  }
+  await tx.flush();
+  const [wire] = await serializeSubscriptions(tx, [subscription], publicUrl);
+  const organizationId = checkout.organization.id;
+  appendEvent(tx, organizationId, 'subscription.created', wire as SubscriptionWire);
+  if (subscription.status === 'active') {
+    appendEvent(tx, organizationId, 'subscription.active', wire as SubscriptionWire);
+  }
+  return subscription;
+}

@@ -1,0 +1,147 @@
+import { useEffect, useRef, useState } from 'react';
+
+/**
+ * The card step. In test mode (no Stripe publishable key configured) the buyer picks one of
+ * Stripe's documented test payment methods, sent as the confirmation token; with a key, Stripe
+ * Elements collects the card and makes a confirmation token (`ctoken_…`).
+ */
+
+export const testPaymentMethods = [
+  { id: 'pm_card_visa', label: 'Visa ending 4242', outcome: 'succeeds' },
+  { id: 'pm_card_chargeDeclined', label: 'Visa ending 0002', outcome: 'is declined' },
+  {
+    id: 'pm_card_chargeDeclinedInsufficientFunds',
+    label: 'Visa ending 9995',
+    outcome: 'is declined: insufficient funds',
+  },
+  {
+    id: 'pm_card_authenticationRequired',
+    label: 'Visa ending 3184',
+    outcome: 'needs 3-D Secure authentication',
+  },
+] as const;
+
+interface TestMethodsProps {
+  value: string;
+  onChange: (id: string) => void;
+  error: string | undefined;
+}
+
+export function TestPaymentMethods({ value, onChange, error }: TestMethodsProps) {
+  return (
+    <fieldset
+      className={`payment-methods${error ? ' field-invalid' : ''}`}
+      aria-describedby={error ? 'payment-error' : 'payment-test-note'}
+    >
+      <legend>Card</legend>
+      <p className="field-hint" id="payment-test-note">
+        Test mode: no real card is charged. Pick one of Stripe’s test cards.
+      </p>
+      {testPaymentMethods.map((method) => (
+        <label key={method.id} className="choice">
+          <input
+            type="radio"
+            name="payment-method"
+            value={method.id}
+            checked={value === method.id}
+            onChange={() => onChange(method.id)}
+          />
+          <span>
+            {method.label} <span className="muted">— {method.outcome}</span>
+          </span>
+        </label>
+      ))}
+      {error && (
+        <p className="field-error" id="payment-error" role="alert">
+          {error}
+        </p>
+      )}
+    </fieldset>
+  );
+}
+
+// The few members of Stripe.js this page calls.
+interface StripeElements {
+  create(type: 'payment'): { mount(element: HTMLElement): void; destroy(): void };
+  submit(): Promise<{ error?: { message?: string } }>;
+  update(options: { amount: number; currency: string }): void;
+}
+interface StripeJs {
+  elements(options: { mode: 'payment'; amount: number; currency: string }): StripeElements;
+  createConfirmationToken(options: {
+    elements: StripeElements;
+  }): Promise<{ error?: { message?: string }; confirmationToken?: { id: string } }>;
+}
+declare global {
+  interface Window {
+    Stripe?: (publishableKey: string) => StripeJs;
+  }
+}
+
+function loadStripeJs(): Promise<NonNullable<Window['Stripe']>> {
+  if (window.Stripe) return Promise.resolve(window.Stripe);
+  return new Promise((resolve, reject) => {
+    const script = document.createElement('script');
+    script.src = 'https://js.stripe.com/v3/';
+    script.onload = () => (window.Stripe ? resolve(window.Stripe) : reject(new Error('no Stripe')));
+    script.onerror = () => reject(new Error('Stripe.js could not be loaded.'));
+    document.head.append(script);
+  });
+}
+
+/** Makes the confirmation token of what the buyer entered, or throws its error message. */
+export type ConfirmationTokenSource = () => Promise<string>;
+
+interface StripeCardProps {
+  publishableKey: string;
+  amount: number;
+  currency: string;
+  error: string | undefined;
+  onReady: (source: ConfirmationTokenSource) => void;
+}
+
+export function StripeCard({ publishableKey, amount, currency, error, onReady }: StripeCardProps) {
+  const mountPoint = useRef<HTMLDivElement>(null);
+  const elementsRef = useRef<StripeElements | null>(null);
+  const [loadError, setLoadError] = useState<string | null>(null);
+  const initial = useRef({ amount, currency });
+
+  useEffect(() => {
+    let destroy: (() => void) | undefined;
+    loadStripeJs()
+      .then((Stripe) => {
+        const stripe = Stripe(publishableKey);
+        const elements = stripe.elements({ mode: 'payment', ...initial.current });
+        const element = elements.create('payment');
+        if (mountPoint.current) element.mount(mountPoint.current);
+        elementsRef.current = elements;
+        destroy = () => element.destroy();
+        onReady(async () => {
+          const submitted = await elements.submit();
+          if (submitted.error) throw new Error(submitted.error.message ?? 'Check the card.');
+          const made = await stripe.createConfirmationToken({ elements });
+          if (!made.confirmationToken) throw new Error(made.error?.message ?? 'Card refused.');
+          return made.confirmationToken.id;
+        });
+      })
+      .catch((cause: Error) => setLoadError(cause.message));
+    return () => destroy?.();
+  }, [publishableKey, onReady]);
+
+  useEffect(() => {
+    if (amount > 0) elementsRef.current?.update({ amount, currency });
+  }, [amount, currency]);
+
+  const shown = error ?? loadError ?? undefined;
+  return (
+    <fieldset className="payment-methods" aria-describedby={shown ? 'payment-error' : undefined}>
+      <legend>Card</legend>
+      <div ref={mountPoint} />
+      {shown && (
+        <p className="field-error" id="payment-error" role="alert">
+          {shown}
+        </p>
+      )}
+    </fieldset>
+  );
+}

@@ -1,0 +1,313 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import Stripe from 'stripe';
+import { loadConfig } from '../config/env.ts';
+import { createStripeClient, type StripeClient } from '../config/stripe.ts';
+import { eventually } from './eventually.ts';
+import { startStripeMock } from './stripe-mock.ts';
+import {
+  type StripeSimulator,
+  type StripeSimulatorControl,
+  startStripeSimulator,
+  stripeSimulatorControl,
+} from './stripe-simulator.ts';
+import { findFreePort, Supervisor } from './supervisor.ts';
+import { locateGoTool } from './tools.ts';
+
+const webhookSecret = 'whsec_simulator_test_secret';
+
+/** A webhook endpoint of the test's own: keeps each delivery's raw body and signature. */
+async function startEventSink() {
+  const deliveries: { payload: string; signature: string }[] = [];
+  const waiters: (() => void)[] = [];
+  const server: Server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      deliveries.push({
+        payload: Buffer.concat(chunks).toString('utf8'),
+        signature: String(request.headers['stripe-signature']),
+      });
+      response.end('{}');
+      for (const wake of waiters.splice(0)) wake();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/webhook`,
+    deliveries,
+    /**
+     * The delivered events of these PaymentIntents, verified with the Stripe SDK, once `count`
+     * have arrived (other tests' events may arrive meanwhile).
+     */
+    async eventsOf(stripe: StripeClient, intentIds: string[], count: number) {
+      for (;;) {
+        const events = deliveries
+          .map(({ payload, signature }) =>
+            stripe.webhooks.constructEvent(payload, signature, webhookSecret),
+          )
+          .filter((event) => intentIds.includes((event.data.object as { id: string }).id));
+        if (events.length >= count) return events;
+        await new Promise<void>((wake) => waiters.push(wake));
+      }
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+describe('Stripe simulator (stateful PaymentIntents in front of stripe-mock)', () => {
+  const supervisor = new Supervisor(() => {});
+  let simulator: StripeSimulator;
+  let control: StripeSimulatorControl;
+  let stripe: StripeClient;
+  let sink: Awaited<ReturnType<typeof startEventSink>>;
+  let customer: string;
+
+  before(async () => {
+    const config = loadConfig();
+    const binary = await locateGoTool('stripe-mock', config.stripe.mockPath, () => {});
+    assert.ok(binary, 'stripe-mock is installed');
+    const upstream = await startStripeMock(supervisor, {
+      binary,
+      port: await findFreePort(),
+      secretKey: config.stripe.secretKey,
+      logFile: join(config.dataDir, 'test-logs', `stripe-mock-simulator-test-${process.pid}.log`),
+    });
+    sink = await startEventSink();
+    simulator = await startStripeSimulator({ upstream, webhookSecret });
+    control = stripeSimulatorControl(simulator.url);
+    await control.registerWebhookTarget(sink.url);
+    stripe = createStripeClient({ secretKey: config.stripe.secretKey, apiBase: simulator.url });
+    customer = (await stripe.customers.create({ email: 'buyer@example.com' })).id;
+  });
+  after(async () => {
+    await simulator.stop();
+    await sink.close();
+    await supervisor.stopAll();
+  });
+
+  const charge = (paymentMethod: string, idempotencyKey: string = randomUUID()) =>
+    stripe.paymentIntents.create(
+      {
+        amount: 2500,
+        currency: 'usd',
+        customer,
+        payment_method: paymentMethod,
+        confirm: true,
+        automatic_payment_methods: { enabled: true, allow_redirects: 'never' },
+        metadata: { workflow_id: 'checkout:abc', payment_id: 'p1' },
+        expand: ['payment_method'],
+      },
+      { idempotencyKey },
+    );
+
+  /** The Stripe error a declined charge throws. */
+  const declineOf = async (paymentMethod: string) => {
+    const error = await charge(paymentMethod).then(
+      () => assert.fail('the charge should be declined'),
+      (thrown: unknown) => thrown,
+    );
+    assert.ok(error instanceof Stripe.errors.StripeCardError);
+    return error;
+  };
+
+  it('charges pm_card_visa: a new succeeded PaymentIntent, card and metadata kept', async () => {
+    const first = await charge('pm_card_visa');
+    const second = await charge('pm_card_visa');
+    assert.match(first.id, /^pi_/);
+    assert.notEqual(first.id, second.id);
+    assert.equal(first.status, 'succeeded');
+    assert.equal(first.amount_received, 2500);
+    assert.equal(first.customer, customer);
+    assert.deepEqual(first.metadata, { workflow_id: 'checkout:abc', payment_id: 'p1' });
+    const method = first.payment_method as Stripe.PaymentMethod;
+    assert.equal(method.card?.brand, 'visa');
+    assert.equal(method.card?.last4, '4242');
+    const retrieved = await stripe.paymentIntents.retrieve(first.id);
+    assert.equal(retrieved.status, 'succeeded');
+    assert.equal(retrieved.payment_method, 'pm_card_visa');
+  });
+
+  it('declines pm_card_chargeDeclined and …InsufficientFunds with Stripe’s codes', async () => {
+    const generic = await declineOf('pm_card_chargeDeclined');
+    assert.equal(generic.code, 'card_declined');
+    assert.equal(generic.decline_code, 'generic_decline');
+    assert.equal(generic.payment_intent?.status, 'requires_payment_method');
+    assert.equal(generic.payment_intent?.last_payment_error?.payment_method?.card?.last4, '0002');
+
+    const funds = await declineOf('pm_card_chargeDeclinedInsufficientFunds');
+    assert.equal(funds.decline_code, 'insufficient_funds');
+    assert.equal(funds.message, 'Your card has insufficient funds.');
+    const stored = await stripe.paymentIntents.retrieve(funds.payment_intent?.id ?? '');
+    assert.equal(stored.last_payment_error?.decline_code, 'insufficient_funds');
+  });
+
+  it('asks for authentication with pm_card_authenticationRequired, declines it off session', async () => {
+    const onSession = await charge('pm_card_authenticationRequired');
+    assert.equal(onSession.status, 'requires_action');
+    assert.equal(onSession.next_action?.type, 'use_stripe_sdk');
+
+    const offSession = await stripe.paymentIntents
+      .create({
+        amount: 900,
+        currency: 'usd',
+        customer,
+        payment_method: 'pm_card_authenticationRequired',
+        confirm: true,
+        off_session: true,
+      })
+      .catch((error: unknown) => error);
+    assert.ok(offSession instanceof Stripe.errors.StripeCardError);
+    assert.equal(offSession.decline_code, 'authentication_required');
+  });
+
+  it('completes or fails the 3-D Secure step on request, with the matching event', async () => {
+    const passing = await charge('pm_card_authenticationRequired');
+    const failing = await charge('pm_card_authenticationRequired');
+    await control.authenticatePayment(passing.id);
+    await control.authenticatePayment(failing.id, { succeed: false });
+    assert.equal((await stripe.paymentIntents.retrieve(passing.id)).status, 'succeeded');
+    const failed = await stripe.paymentIntents.retrieve(failing.id);
+    assert.equal(failed.status, 'requires_payment_method');
+    assert.equal(failed.last_payment_error?.code, 'payment_intent_authentication_failure');
+    const names = new Map([
+      [passing.id, 'passing'],
+      [failing.id, 'failing'],
+    ]);
+    const types = (await sink.eventsOf(stripe, [passing.id, failing.id], 4))
+      .map((event) => `${names.get((event.data.object as Stripe.PaymentIntent).id)} ${event.type}`)
+      .sort();
+    assert.deepEqual(types, [
+      'failing payment_intent.payment_failed',
+      'failing payment_intent.requires_action',
+      'passing payment_intent.requires_action',
+      'passing payment_intent.succeeded',
+    ]);
+    await assert.rejects(control.authenticatePayment(passing.id));
+  });
+
+  it('answers a repeated Idempotency-Key with the first answer, declines included', async () => {
+    const key = randomUUID();
+    const first = await charge('pm_card_visa', key);
+    const again = await charge('pm_card_visa', key);
+    assert.equal(again.id, first.id);
+    const listed = await stripe.paymentIntents.list({ customer, limit: 100 });
+    assert.equal(listed.data.filter((intent) => intent.id === first.id).length, 1);
+
+    const declineKey = randomUUID();
+    const declinedOnce = await charge('pm_card_chargeDeclined', declineKey).catch((e) => e);
+    // The buyer then pays that PaymentIntent with another card: a replay still tells the decline.
+    await stripe.paymentIntents.confirm(declinedOnce.payment_intent.id, {
+      payment_method: 'pm_card_visa',
+    });
+    const declinedAgain = await charge('pm_card_chargeDeclined', declineKey).catch((e) => e);
+    assert.ok(declinedAgain instanceof Stripe.errors.StripeCardError);
+    assert.equal(declinedAgain.payment_intent?.id, declinedOnce.payment_intent.id);
+    assert.equal(declinedAgain.payment_intent?.status, 'requires_payment_method');
+
+    const reused = await charge('pm_card_mastercard', key).catch((error: unknown) => error);
+    assert.ok(reused instanceof Stripe.errors.StripeIdempotencyError);
+  });
+
+  it('confirms a PaymentIntent created unconfirmed; refuses confirming it twice', async () => {
+    const created = await stripe.paymentIntents.create({ amount: 700, currency: 'usd', customer });
+    assert.equal(created.status, 'requires_payment_method');
+    const confirmed = await stripe.paymentIntents.confirm(created.id, {
+      payment_method: 'pm_card_mastercard',
+    });
+    assert.equal(confirmed.status, 'succeeded');
+    await assert.rejects(
+      stripe.paymentIntents.confirm(created.id, { payment_method: 'pm_card_visa' }),
+      (error: unknown) =>
+        error instanceof Stripe.errors.StripeInvalidRequestError &&
+        error.code === 'payment_intent_unexpected_state',
+    );
+  });
+
+  it('sends each outcome as an event signed with the shared secret, verifiable by the SDK', async () => {
+    const paid = await charge('pm_card_visa');
+    const refused = await declineOf('pm_card_chargeDeclined');
+    const events = await sink.eventsOf(stripe, [paid.id, refused.payment_intent?.id ?? ''], 2);
+    const byIntent = new Map(
+      events.map((event) => [(event.data.object as Stripe.PaymentIntent).id, event]),
+    );
+    const succeeded = byIntent.get(paid.id);
+    assert.equal(succeeded?.type, 'payment_intent.succeeded');
+    assert.match(succeeded?.id ?? '', /^evt_/);
+    const intent = succeeded?.data.object as Stripe.PaymentIntent;
+    assert.equal(intent.metadata.workflow_id, 'checkout:abc');
+    assert.equal(intent.payment_method, 'pm_card_visa', 'events carry ids, not expansions');
+    const failed = byIntent.get(refused.payment_intent?.id ?? '');
+    assert.equal(failed?.type, 'payment_intent.payment_failed');
+    const failedIntent = failed?.data.object as Stripe.PaymentIntent;
+    assert.equal(failedIntent.last_payment_error?.decline_code, 'generic_decline');
+
+    const delivery = sink.deliveries.at(-1) ?? assert.fail('delivered');
+    assert.throws(
+      () => stripe.webhooks.constructEvent(delivery.payload, delivery.signature, 'whsec_other'),
+      Stripe.errors.StripeSignatureVerificationError,
+    );
+  });
+
+  it('redelivers an event with the same id on request', async () => {
+    const paid = await charge('pm_card_visa');
+    const [event] = await waitForEvents(control, paid.id);
+    await control.resendEvent(event?.id ?? '');
+    const delivered = await sink.eventsOf(stripe, [paid.id], 2);
+    assert.deepEqual(
+      delivered.map((item) => item.id),
+      [event?.id, event?.id],
+    );
+  });
+
+  it('fails the next calls as told: 500s and dropped connections are retried, never charged twice', async () => {
+    await control.injectFault({
+      path: '/v1/payment_intents',
+      method: 'POST',
+      mode: 'error',
+      count: 1,
+    });
+    const afterError = await charge('pm_card_visa');
+    assert.equal(afterError.status, 'succeeded', 'the SDK retried the 500');
+
+    // The charge went through but its answer was lost: the SDK's retry (same key) replays it.
+    const key = randomUUID();
+    await control.injectFault({ path: '/v1/payment_intents', mode: 'lost', count: 1 });
+    const replayed = await charge('pm_card_visa', key);
+    const charged = await stripe.paymentIntents.list({ customer, limit: 100 });
+    const sameKey = charged.data.filter((intent) => intent.id === replayed.id);
+    assert.equal(sameKey.length, 1);
+    assert.equal((await waitForEvents(control, replayed.id)).length, 1, 'one event, one charge');
+
+    await control.injectFault({ path: '/v1/customers', mode: 'drop', count: 5 });
+    await assert.rejects(
+      stripe.customers.create({ email: 'x@example.com' }),
+      (error: unknown) => error instanceof Stripe.errors.StripeConnectionError,
+    );
+    await control.clearFaults();
+    assert.match((await stripe.customers.create({ email: 'x@example.com' })).id, /^cus_/);
+  });
+
+  it('passes other calls to stripe-mock, its validation included', async () => {
+    const refund = await stripe.refunds.create({ payment_intent: 'pi_123', amount: 100 });
+    assert.equal(refund.object, 'refund');
+    await assert.rejects(
+      stripe.paymentIntents.create({ amount: 100, currency: 'usd', bogus: true } as never),
+      Stripe.errors.StripeInvalidRequestError,
+    );
+  });
+});
+
+/** The simulator's events of a PaymentIntent, once there is one. */
+function waitForEvents(control: StripeSimulatorControl, paymentIntentId: string) {
+  return eventually(
+    () => control.eventsOf(paymentIntentId),
+    (events) => events.length > 0,
+    { what: `the events of ${paymentIntentId}`, intervalMs: 20 },
+  );
+}

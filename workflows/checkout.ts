@@ -1,0 +1,192 @@
+import {
+  ActivityFailure,
+  allHandlersFinished,
+  condition,
+  currentUpdateInfo,
+  defineUpdate,
+  proxyActivities,
+  proxyLocalActivities,
+  setHandler,
+} from '@temporalio/workflow';
+import type { BenefitGrantActivities } from '../activities/benefit-grants.ts';
+import type {
+  CheckoutActivities,
+  CheckoutConfirmation,
+  CompletedCheckout,
+  ConfirmedCheckout,
+} from '../activities/checkouts.ts';
+import type { PaymentActivities, PaymentAttemptResult } from '../activities/payments.ts';
+import { apiErrorFailure } from '../commerce/http/activity-errors.ts';
+import { commerceError } from '../commerce/http/errors.ts';
+import { type PaymentOutcome, paymentOutcomeSignal } from './payment-outcome.ts';
+
+// A confirm has a buyer waiting for its answer: a local activity (no round trip through the
+// server), a few quick attempts, then the failure.
+const confirms = proxyLocalActivities<CheckoutActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '500 milliseconds', maximumAttempts: 4 },
+});
+
+// Every later step is retried until Stripe or the database answers again; each is idempotent
+// (the charge under its attempt's idempotency key), so a retry never charges twice.
+const retryUntilDone = {
+  initialInterval: '1 second',
+  backoffCoefficient: 2,
+  maximumInterval: '1 minute',
+} as const;
+
+/** The charge: a Stripe call that may hang, as an activity of its own with its own timeout. */
+const payments = proxyActivities<PaymentActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: retryUntilDone,
+});
+
+// The other steps are short (one transaction, or one Stripe call once per customer): local
+// activities, run within the workflow task that reaches them, with no round trip through the
+// server per step.
+const steps = proxyLocalActivities<CheckoutActivities & PaymentActivities & BenefitGrantActivities>(
+  {
+    startToCloseTimeout: '1 minute',
+    retry: retryUntilDone,
+  },
+);
+
+// Expiry waits about half a minute for a checkout row still being committed; a workflow whose
+// checkout never committed then ends (the API answers an open checkout past its time as expired).
+const expirations = proxyLocalActivities<CheckoutActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 6 },
+});
+
+/** How long a payment Stripe has not decided yet (3-D Secure, processing) is waited for. */
+const paymentOutcomeTimeout = '30 minutes';
+
+export interface CheckoutInput {
+  checkoutId: string;
+  /** ISO instant; the checkout row holds the same one. */
+  expiresAt: string;
+}
+
+/**
+ * The buyer's confirm. Its handler applies it through an activity (one transaction that
+ * validates the fields, matches the customer and redeems the discount), so a refusal comes back
+ * to the caller as the API error (see apiErrorFromWorkflowFailure).
+ */
+export const confirmCheckoutUpdate = defineUpdate<ConfirmedCheckout, [CheckoutConfirmation]>(
+  'confirmCheckout',
+);
+
+export type CheckoutOutcome = 'succeeded' | 'expired';
+
+/**
+ * The life of one checkout (`checkout:<id>`): open until the buyer confirms or it expires. A
+ * confirmed checkout is charged unless nothing is due; a declined charge fails the checkout,
+ * which the buyer may confirm again with another card until it expires. Paid (or free), it
+ * becomes an order in one transaction, and the product's benefits are granted.
+ */
+export async function checkout({ checkoutId, expiresAt }: CheckoutInput): Promise<CheckoutOutcome> {
+  const confirmations: ConfirmedCheckout[] = [];
+  const outcomes = new Map<string, PaymentOutcome>();
+  /** Expiry began or the checkout succeeded: confirms are refused before reaching the history. */
+  let closed = false;
+
+  setHandler(
+    confirmCheckoutUpdate,
+    async (confirmation) => {
+      // The update's id names this confirm: a retried activity finds it applied.
+      const confirmId = currentUpdateInfo()?.id ?? '';
+      const confirmed = await confirms.confirmCheckout({ checkoutId, confirmId, confirmation });
+      confirmations.push(confirmed);
+      return confirmed;
+    },
+    {
+      validator: (_confirmation) => {
+        if (closed) {
+          throw apiErrorFailure(commerceError('NotOpenCheckout'));
+        }
+      },
+    },
+  );
+
+  // The Stripe webhook's word on a payment; a redelivered event changes nothing.
+  setHandler(paymentOutcomeSignal, (outcome) => {
+    outcomes.set(outcome.paymentId, outcome);
+  });
+
+  /** Stripe's final answer on a charge: at once, or from the webhook within the timeout. */
+  async function paymentOutcome(charge: PaymentAttemptResult) {
+    if (charge.status === 'succeeded' || charge.status === 'failed') return charge;
+    const decided = () => {
+      const status = outcomes.get(charge.paymentId)?.status;
+      return status === 'succeeded' || status === 'failed';
+    };
+    if (await condition(decided, paymentOutcomeTimeout)) {
+      return outcomes.get(charge.paymentId) as PaymentOutcome;
+    }
+    return {
+      status: 'failed' as const,
+      paymentId: charge.paymentId,
+      declineCode: 'payment_timeout',
+      message: 'The payment was not completed in time.',
+    };
+  }
+
+  /** Waits for a confirm until the expiry; null when the checkout expired unconfirmed. */
+  async function nextConfirmation(): Promise<ConfirmedCheckout | null> {
+    const expiry = Date.parse(expiresAt);
+    const confirmed = () => confirmations.length > 0;
+    if (!(await condition(confirmed, Math.max(expiry - Date.now(), 1)))) {
+      closed = true;
+      try {
+        await expirations.expireCheckout({ checkoutId });
+      } catch (error) {
+        if (!(error instanceof ActivityFailure)) throw error;
+      }
+      // A confirm that committed before the expiry is still carried out.
+      await condition(allHandlersFinished);
+    }
+    return confirmations.shift() ?? null;
+  }
+
+  /**
+   * Charges the checkout's total: attempt `attempt` (its idempotency key). Answers the payment
+   * once it succeeded; a decline fails the checkout with the processor's message (null).
+   */
+  async function pay(confirmed: ConfirmedCheckout, attempt: number): Promise<string | null> {
+    await steps.ensureStripeCustomer({ customerId: confirmed.customerId });
+    const charge = await payments.createCheckoutPayment({
+      checkoutId,
+      paymentMethodOrToken: confirmed.confirmationTokenId ?? '',
+      attempt,
+    });
+    const outcome = await paymentOutcome(charge);
+    if (outcome.status === 'succeeded') return charge.paymentId;
+    await steps.failCheckoutPayment({
+      checkoutId,
+      paymentError: {
+        code: outcome.declineCode ?? 'payment_failed',
+        message: outcome.message ?? 'The payment failed.',
+      },
+    });
+    return null;
+  }
+
+  let attempts = 0;
+  let completed: CompletedCheckout | undefined;
+  while (!completed) {
+    const confirmed = await nextConfirmation();
+    if (!confirmed) return 'expired';
+    if (!confirmed.isPaymentRequired) {
+      completed = await steps.completeCheckout({ checkoutId, paymentId: null });
+    } else {
+      attempts += 1;
+      const paymentId = await pay(confirmed, attempts);
+      if (paymentId) completed = await steps.completeCheckout({ checkoutId, paymentId });
+    }
+  }
+
+  closed = true;
+  await steps.requestBenefitGrants(completed);
+  await condition(allHandlersFinished);
+  return 'succeeded';
+}
