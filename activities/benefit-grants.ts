@@ -11,7 +11,7 @@ import {
   revokeBenefit,
   updateGrantedBenefit,
 } from '../commerce/benefit-grants/service.ts';
-import { type BenefitIntegrationsConfig, loadConfig } from '../config/env.ts';
+import type { BenefitIntegrationsConfig } from '../config/env.ts';
 import { BenefitGrant, ProductBenefit } from '../db/entities/index.ts';
 import type { Orm } from '../db/orm.ts';
 import { taskQueues } from '../temporal/task-queues.ts';
@@ -116,7 +116,7 @@ export async function updateGrantsOfBenefit(
  */
 export function createBenefitGrantActivities(
   { orm, temporal }: { orm: Orm; temporal: Client },
-  integrations: BenefitIntegrationsConfig = loadConfig().benefitIntegrations,
+  integrations: BenefitIntegrationsConfig,
 ) {
   /** Runs a grant step; a failure is noted on the grant before Temporal retries the step. */
   async function noting<Outcome>(target: GrantTarget, step: () => Promise<Outcome>) {

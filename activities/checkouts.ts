@@ -9,7 +9,6 @@ import {
   completeCheckout,
   failCheckoutPayment,
 } from '../commerce/orders/service.ts';
-import { loadConfig } from '../config/env.ts';
 import { Checkout, type CheckoutPaymentError } from '../db/entities/checkout.ts';
 import type { Orm } from '../db/orm.ts';
 
@@ -22,9 +21,8 @@ export type CheckoutConfirmation = Record<string, unknown>;
  * The steps of the checkout workflow that change the checkout, each one transaction of the
  * checkouts and orders services, each safe to run again.
  */
-export function createCheckoutActivities(orm: Orm) {
-  // Checkouts and orders carry links to the hosted pages: the API's public URL.
-  const { publicUrl } = loadConfig().api;
+/** `publicUrl`: checkouts and orders carry links to the hosted pages, under the API's public URL. */
+export function createCheckoutActivities(orm: Orm, publicUrl: string) {
   return {
     /** The buyer's confirm (see confirmCheckout); a refusal fails the update with its API error. */
     async confirmCheckout({

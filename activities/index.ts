@@ -1,4 +1,5 @@
 import type { Client } from '@temporalio/client';
+import type { Config } from '../config/env.ts';
 import type { StripeClient } from '../config/stripe.ts';
 import type { Orm } from '../db/orm.ts';
 import { createBenefitGrantActivities } from './benefit-grants.ts';
@@ -11,6 +12,7 @@ import { createPaymentActivities } from './payments.ts';
 import { createWebhookActivities } from './webhooks.ts';
 
 export interface ActivityDependencies {
+  config: Config;
   orm: Orm;
   mailer: Mailer;
   stripe: StripeClient;
@@ -19,14 +21,14 @@ export interface ActivityDependencies {
 }
 
 /** Every activity the worker registers, bound to the resources they share. */
-export function createActivities({ orm, mailer, stripe, temporal }: ActivityDependencies) {
+export function createActivities({ config, orm, mailer, stripe, temporal }: ActivityDependencies) {
   return {
     ...createMaintenanceActivities(orm),
     ...createMailActivities(mailer),
     ...createInvitationActivities(orm),
     ...createPaymentActivities({ orm, stripe }),
-    ...createCheckoutActivities(orm),
-    ...createBenefitGrantActivities({ orm, temporal }),
+    ...createCheckoutActivities(orm, config.api.publicUrl),
+    ...createBenefitGrantActivities({ orm, temporal }, config.benefitIntegrations),
     ...createWebhookActivities(orm),
   };
 }

@@ -32,6 +32,7 @@ export async function workersOnOwnQueue(api: ApiConnections, name: string) {
   const connection = await NativeConnection.connect({ address: settings.address });
   // Every activity, as the worker process builds them, over the API's database and Temporal.
   const activities = createActivities({
+    config: api.config,
     orm: api.orm,
     mailer: createMailer(api.config.mail),
     stripe: createStripeClient(api.config.stripe),

@@ -25,6 +25,7 @@ export async function createWorker(config: RuntimeConfig) {
     taskQueue: taskQueues.main,
     workflowsPath,
     activities: createActivities({
+      config,
       orm,
       mailer: createMailer(config.mail),
       stripe: createStripeClient(config.stripe),

@@ -1,7 +1,5 @@
 import Router from '@koa/router';
-
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
+import { escapeHtml } from '../../domain/html.ts';
 
 /** The two browser-facing pages of /api/auth that need no account: ok and the error page. */
 export function pageRoutes(): Router {

@@ -103,7 +103,10 @@ describe('benefit grants (grant workflow, customer state, portal)', () => {
   before(async () => {
     api = await startCommerceApi();
     seller = await createSeller(api);
-    grants = createBenefitGrantActivities({ orm: api.orm, temporal: api.temporal });
+    grants = createBenefitGrantActivities(
+      { orm: api.orm, temporal: api.temporal },
+      api.config.benefitIntegrations,
+    );
     const fork = em();
     const meter = fork.create(Meter, {
       organization: seller.organizationId,

@@ -1,8 +1,8 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { SocialProviderConfig } from '../../config/env.ts';
 import type { CustomerOAuthPlatform } from '../../db/entities/customer-access.ts';
 import { BenefitGrant, CustomerOAuthAccount } from '../../db/entities/index.ts';
+import { readSignedToken, signToken } from '../../domain/signed-tokens.ts';
 
 /** How long a customer has to come back from the provider's consent screen. */
 const linkLifetimeMs = 15 * 60 * 1000;
@@ -36,26 +36,15 @@ export interface LinkState {
   expiresAt: number;
 }
 
-// A key of its own, so nothing else signed with the auth secret passes as a link state.
-const stateSignature = (secret: string, payload: string) =>
-  createHmac('sha256', createHmac('sha256', secret).update('tollgate customer oauth link').digest())
-    .update(payload)
-    .digest();
+const linkStatePurpose = 'tollgate customer oauth link';
 
-function signState(secret: string, state: LinkState): string {
-  const payload = Buffer.from(JSON.stringify(state)).toString('base64url');
-  return `${payload}.${stateSignature(secret, payload).toString('base64url')}`;
-}
+const signState = (secret: string, state: LinkState): string =>
+  signToken(secret, linkStatePurpose, state);
 
 /** The state a callback carries, or null when it is forged, malformed or expired. */
 export function readLinkState(secret: string, token: string, now = Date.now()): LinkState | null {
-  const [payload, signature, ...rest] = token.split('.');
-  if (!payload || !signature || rest.length) return null;
-  const expected = stateSignature(secret, payload);
-  const given = Buffer.from(signature, 'base64url');
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
-  const state = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as LinkState;
-  return state.expiresAt > now ? state : null;
+  const state = readSignedToken(secret, linkStatePurpose, token) as LinkState | null;
+  return state && state.expiresAt > now ? state : null;
 }
 
 /** Where to send the customer to link an account: the platform's consent screen. */

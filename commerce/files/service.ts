@@ -1,4 +1,3 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { EntityManager } from '@mikro-orm/core';
 import { invalidField } from '../../api/errors.ts';
@@ -6,6 +5,7 @@ import { announceChange } from '../../db/change-notifications.ts';
 import { Organization, StoredFile } from '../../db/entities/index.ts';
 import { uploadPlanProblem } from '../../domain/files.ts';
 import { newId } from '../../domain/ids.ts';
+import { readSignedToken, signToken } from '../../domain/signed-tokens.ts';
 import { notPermitted, resourceNotFound } from '../http/errors.ts';
 import type { Page } from '../http/listing.ts';
 import { isoDateTime } from '../http/wire.ts';
@@ -32,38 +32,26 @@ export interface PartGrant {
   expiresAt: number;
 }
 
-// A key of its own for part URLs, so nothing else signed with the auth secret passes as one.
-const grantKey = (secret: string) =>
-  createHmac('sha256', secret).update('tollgate file part upload').digest();
-const grantSignature = (secret: string, payload: string) =>
-  createHmac('sha256', grantKey(secret)).update(payload).digest();
+const partGrantPurpose = 'tollgate file part upload';
 
-/** `<payload>.<signature>`, both base64url: the last path segment of a part's upload URL. */
+/** The last path segment of a part's upload URL. */
 export function signPartGrant(secret: string, grant: PartGrant): string {
   const { part } = grant;
-  const payload = Buffer.from(
-    JSON.stringify([
-      grant.fileId,
-      part.number,
-      part.chunkStart,
-      part.chunkEnd,
-      part.sha256Base64,
-      grant.expiresAt,
-    ]),
-  ).toString('base64url');
-  return `${payload}.${grantSignature(secret, payload).toString('base64url')}`;
+  return signToken(secret, partGrantPurpose, [
+    grant.fileId,
+    part.number,
+    part.chunkStart,
+    part.chunkEnd,
+    part.sha256Base64,
+    grant.expiresAt,
+  ]);
 }
 
 /** The grant a part URL carries, or null when it is malformed, forged or expired. */
 export function readPartGrant(secret: string, token: string, now = Date.now()): PartGrant | null {
-  const [payload, signature, ...rest] = token.split('.');
-  if (!payload || !signature || rest.length) return null;
-  const expected = grantSignature(secret, payload);
-  const given = Buffer.from(signature, 'base64url');
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
-  const [fileId, number, chunkStart, chunkEnd, sha256Base64, expiresAt] = JSON.parse(
-    Buffer.from(payload, 'base64url').toString('utf8'),
-  );
+  const grant = readSignedToken(secret, partGrantPurpose, token);
+  if (!Array.isArray(grant)) return null;
+  const [fileId, number, chunkStart, chunkEnd, sha256Base64, expiresAt] = grant;
   if (expiresAt <= now) return null;
   return { fileId, part: { number, chunkStart, chunkEnd, sha256Base64 }, expiresAt };
 }

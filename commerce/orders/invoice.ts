@@ -1,5 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Order, OrderItem } from '../../db/entities/index.ts';
+import { escapeHtml } from '../../domain/html.ts';
+import { formatMoney } from '../../domain/money.ts';
 
 // A key of its own for invoice links, so nothing else signed with the auth secret passes as one.
 const invoiceKey = (secret: string) =>
@@ -23,12 +25,6 @@ export function invoiceSignatureValid(secret: string, orderId: string, signature
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
-
-const money = (amount: number, currency: string) =>
-  `${(amount / 100).toFixed(2)} ${currency.toUpperCase()}`;
-
 /** The invoice of a paid order as a small HTML document: seller, buyer, lines and totals. */
 export function invoiceDocument(order: Order, items: OrderItem[], sellerName: string): string {
   const address = order.billingAddress;
@@ -44,7 +40,7 @@ export function invoiceDocument(order: Order, items: OrderItem[], sellerName: st
   const rows = items
     .map(
       (item) =>
-        `<tr><td>${escapeHtml(item.label)}</td><td>${money(item.amount, order.currency)}</td></tr>`,
+        `<tr><td>${escapeHtml(item.label)}</td><td>${formatMoney(item.amount, order.currency)}</td></tr>`,
     )
     .join('');
   const totals: [string, number][] = [
@@ -60,7 +56,10 @@ export function invoiceDocument(order: Order, items: OrderItem[], sellerName: st
 <p>From ${escapeHtml(sellerName)}, ${order.createdAt.toISOString().slice(0, 10)}</p>
 <p>Billed to ${escapeHtml(order.billingName ?? '')}<br>${addressLines.map(escapeHtml).join('<br>')}</p>
 <table><tbody>${rows}</tbody><tfoot>${totals
-    .map(([label, amount]) => `<tr><th>${label}</th><td>${money(amount, order.currency)}</td></tr>`)
+    .map(
+      ([label, amount]) =>
+        `<tr><th>${label}</th><td>${formatMoney(amount, order.currency)}</td></tr>`,
+    )
     .join('')}</tfoot></table>
 </body></html>
 `;

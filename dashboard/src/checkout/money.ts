@@ -3,16 +3,7 @@
  * without floating point.
  */
 
-/** `1250, 'usd'` → `$12.50`: formatted from the exact decimal text, never a float. */
-export function formatMoney(minorUnits: number, currency: string): string {
-  const sign = minorUnits < 0 ? '-' : '';
-  const absolute = Math.abs(minorUnits);
-  const decimal = `${sign}${Math.trunc(absolute / 100)}.${String(absolute % 100).padStart(2, '0')}`;
-  return new Intl.NumberFormat('en-US', {
-    style: 'currency',
-    currency: currency.toUpperCase(),
-  }).format(decimal as Intl.StringNumericLiteral);
-}
+export { formatMoney } from '../../../domain/money.ts';
 
 /** The amount typed in major units (`12`, `12.5`, `12.50`) as minor units; null when not one. */
 export function parseMoneyInput(text: string): number | null {
