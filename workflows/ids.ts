@@ -8,6 +8,10 @@ export const workflowIds = {
   invitation: (id: string) => `invitation:${id}`,
   checkout: (id: string) => `checkout:${id}`,
   subscription: (id: string) => `subscription:${id}`,
+  refund: (id: string) => `refund:${id}`,
+  /** One per clock and target time: advancing twice to the same time wakes the subscriptions once. */
+  testClockAdvance: (clockId: string, frozenTime: Date) =>
+    `test-clock:${clockId}:${frozenTime.toISOString()}`,
   /** One per customer and benefit: granting twice finds the running grant. */
   benefitGrant: (customerId: string, benefitId: string) => `grant:${customerId}:${benefitId}`,
   /** One per webhook endpoint: the relay wakes the running one (workflows/webhook-endpoint.ts). */

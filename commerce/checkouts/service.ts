@@ -17,6 +17,7 @@ import {
   ProductPrice,
   Subscription,
 } from '../../db/entities/index.ts';
+import { subscriptionSettingsOf } from '../../db/entities/organization.ts';
 import {
   billingAddressFields,
   checkoutAmounts,
@@ -513,7 +514,7 @@ async function chosenAmountOf(em: EntityManager, checkout: Checkout): Promise<nu
 async function assertMaySubscribe(em: EntityManager, checkout: Checkout, product: ProductWire) {
   if (!product.is_recurring || !checkout.customer) return;
   const organization = await em.findOneOrFail(Organization, checkout.organization.id);
-  if (organization.subscriptionSettings.allowMultipleSubscriptions) return;
+  if (subscriptionSettingsOf(organization).allowMultipleSubscriptions) return;
   const active = await em.count(Subscription, {
     customer: checkout.customer.id,
     status: { $in: ['active', 'trialing'] },

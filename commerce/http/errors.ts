@@ -18,6 +18,28 @@ export const commerceErrors = {
   InvoiceAlreadyExists: { status: 409, detail: 'An invoice already exists for this order.' },
   MissingInvoiceBillingDetails: { status: 422, detail: 'Billing name and address are required.' },
   NotPaidOrder: { status: 422, detail: 'The order is not paid.' },
+  AlreadyCanceledSubscription: {
+    status: 403,
+    detail: 'This subscription is already canceled or will be at the end of the period.',
+  },
+  SubscriptionLocked: {
+    status: 409,
+    detail: 'This subscription is being renewed or changed; try again in a moment.',
+  },
+  RefundAmountTooHigh: { status: 400, detail: 'Refund amount exceeds remaining order balance.' },
+  RefundedAlready: { status: 403, detail: 'Order is already fully refunded.' },
+  PaymentError: { status: 400, detail: 'The payment failed.' },
+  // Tollgate's own: finance actions on a subscription whose renewal is not failing.
+  NotPastDueSubscription: {
+    status: 409,
+    detail: 'This subscription has no failed renewal to act on.',
+  },
+  // Tollgate's own: test clocks exist in sandboxes only, and advance forward one step at a time.
+  TestClockNotAvailable: { status: 403, detail: 'Test clocks are available in sandboxes only.' },
+  TestClockAdvancing: {
+    status: 409,
+    detail: 'This test clock is still advancing; wait until it is ready.',
+  },
 } as const;
 
 export type CommerceErrorName = keyof typeof commerceErrors;

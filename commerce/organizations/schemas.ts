@@ -1,6 +1,11 @@
 import { z } from 'zod';
 import type { Organization } from '../../db/entities/index.ts';
-import { prorationBehaviors, socialPlatforms } from '../../db/entities/organization.ts';
+import {
+  dunningFinalStatuses,
+  prorationBehaviors,
+  socialPlatforms,
+  subscriptionSettingsOf,
+} from '../../db/entities/organization.ts';
 import { isoDateTime, isoDateTimeOrNull } from '../http/wire.ts';
 
 const nullableText = z.string().trim().min(1).nullable();
@@ -27,6 +32,15 @@ export const organizationUpdateInput = z.object({
       allow_multiple_subscriptions: z.boolean(),
       allow_customer_updates: z.boolean(),
       proration_behavior: z.enum(prorationBehaviors),
+      // Tollgate's own dunning settings; left out, they keep their current values.
+      dunning_retry_days: z
+        .array(z.number().int().min(1).max(365))
+        .max(10)
+        .refine((days) => days.every((day, index) => index === 0 || day > (days[index - 1] ?? 0)), {
+          message: 'Retry days must be ascending.',
+        })
+        .optional(),
+      dunning_final_status: z.enum(dunningFinalStatuses).optional(),
     })
     .nullable()
     .optional(),
@@ -50,7 +64,8 @@ export const organizationListQuery = z.object({ slug: nullableText.optional() })
 
 /** The seller organization as /v1 answers it (Polar's `Organization`). */
 export function organizationWire(organization: Organization) {
-  const { featureSettings, subscriptionSettings, notificationSettings } = organization;
+  const { featureSettings, notificationSettings } = organization;
+  const subscriptionSettings = subscriptionSettingsOf(organization);
   return {
     id: organization.id,
     created_at: isoDateTime(organization.createdAt),
@@ -71,6 +86,8 @@ export function organizationWire(organization: Organization) {
       allow_multiple_subscriptions: subscriptionSettings.allowMultipleSubscriptions,
       allow_customer_updates: subscriptionSettings.allowCustomerUpdates,
       proration_behavior: subscriptionSettings.prorationBehavior,
+      dunning_retry_days: subscriptionSettings.dunningRetryDays,
+      dunning_final_status: subscriptionSettings.dunningFinalStatus,
     },
     notification_settings: {
       new_order: notificationSettings.newOrder,

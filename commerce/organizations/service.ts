@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/core';
 import { Organization } from '../../db/entities/index.ts';
+import { subscriptionSettingsOf } from '../../db/entities/organization.ts';
 import { resourceNotFound } from '../http/errors.ts';
 import { appendEvent } from '../outbox.ts';
 import { type OrganizationUpdateInput, organizationWire } from './schemas.ts';
@@ -41,10 +42,13 @@ export function updateOrganization(
     }
     if (input.subscription_settings) {
       const settings = input.subscription_settings;
+      const current = subscriptionSettingsOf(organization);
       organization.subscriptionSettings = {
         allowMultipleSubscriptions: settings.allow_multiple_subscriptions,
         allowCustomerUpdates: settings.allow_customer_updates,
         prorationBehavior: settings.proration_behavior,
+        dunningRetryDays: settings.dunning_retry_days ?? current.dunningRetryDays,
+        dunningFinalStatus: settings.dunning_final_status ?? current.dunningFinalStatus,
       };
     }
     if (input.notification_settings) {

@@ -153,6 +153,7 @@ export async function startSubscriptionFromCheckout(
     trialStart: trialEndsAt ? now : null,
     trialEnd: trialEndsAt,
     startedAt: now,
+    billingAnchor: trialEndsAt ?? now,
     discount: checkout.discount ?? null,
     checkoutId: checkout.id,
     metadata: checkout.metadata,

@@ -1,6 +1,7 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { commerceTimestampColumns, idColumn, metadataColumn } from './columns.ts';
 import { Organization } from './organization.ts';
+import { TestClock } from './test-clock.ts';
 
 /** A postal address; `country` is ISO 3166-1 alpha-2, US and CA states as `US-CA`. */
 export interface Address {
@@ -34,6 +35,8 @@ const CustomerSchema = defineEntity({
     taxId: p.json<TaxId>().nullable(),
     metadata: metadataColumn(),
     stripeCustomerId: p.string().nullable(),
+    /** Sandbox only: the test clock this customer's subscriptions follow instead of real time. */
+    testClock: () => p.manyToOne(TestClock).nullable().deleteRule('set null').index(),
     deletedAt: p.datetime().nullable(),
     ...commerceTimestampColumns(),
   },

@@ -24,10 +24,12 @@ import {
   ProductPrice,
 } from './product.ts';
 import { RateLimit } from './rate-limit.ts';
+import { Refund } from './refund.ts';
 import { Session } from './session.ts';
 import { StoredFile } from './stored-file.ts';
 import { Subscription, SubscriptionPrice } from './subscription.ts';
 import { Team, TeamMember } from './team.ts';
+import { TestClock } from './test-clock.ts';
 import { MeterBilledPeriod, MeterUsageHour, UsageEvent } from './usage-event.ts';
 import { User } from './user.ts';
 import { Verification } from './verification.ts';
@@ -70,12 +72,14 @@ export {
   ProductMedia,
   ProductPrice,
   RateLimit,
+  Refund,
   Session,
   StoredFile,
   Subscription,
   SubscriptionPrice,
   Team,
   TeamMember,
+  TestClock,
   UsageEvent,
   User,
   Verification,
@@ -92,10 +96,12 @@ export const entities = [
   Verification,
   ApiKey,
   RateLimit,
+  Refund,
   Organization,
   Member,
   Team,
   TeamMember,
+  TestClock,
   Invitation,
   OrganizationAccessToken,
   OutboxEvent,

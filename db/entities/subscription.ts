@@ -4,6 +4,7 @@ import { Customer } from './customer.ts';
 import { Discount } from './discount.ts';
 import { Organization } from './organization.ts';
 import { Product, ProductPrice, recurringIntervals } from './product.ts';
+import { TestClock } from './test-clock.ts';
 
 export const subscriptionStatuses = [
   'incomplete',
@@ -28,11 +29,31 @@ export const cancellationReasons = [
 ] as const;
 export type CancellationReason = (typeof cancellationReasons)[number];
 
+/** Why the last charge of a subscription failed, as Stripe said it. */
+export interface SubscriptionPaymentError {
+  code: string;
+  message: string;
+}
+
+/**
+ * An amount the next renewal order bills or credits besides its prices: the remainder of a
+ * product change made with proration_behavior `prorate` (negative: a credit).
+ */
+export interface PendingSubscriptionItem {
+  label: string;
+  amount: number;
+  productPriceId: string | null;
+}
+
 /** A customer's subscription to a recurring product; its life runs in `subscription:<id>`. */
 const SubscriptionSchema = defineEntity({
   name: 'Subscription',
   tableName: 'subscriptions',
-  indexes: [{ properties: ['organization', 'createdAt'] }, { properties: ['customer', 'status'] }],
+  indexes: [
+    { properties: ['organization', 'createdAt'] },
+    { properties: ['customer', 'status'] },
+    { properties: ['organization', 'status', 'nextPaymentAttemptAt'] },
+  ],
   properties: {
     id: idColumn(),
     organization: () => p.manyToOne(Organization).deleteRule('cascade'),
@@ -60,6 +81,22 @@ const SubscriptionSchema = defineEntity({
     customFieldData: p.json<Record<string, unknown>>().onCreate(() => ({})),
     /** The saved card renewals charge off-session. */
     stripePaymentMethodId: p.string().nullable(),
+    /**
+     * The instant periods count from (the start, or the trial's end): each period ends a whole
+     * number of intervals after it, so Jan 31 renews on Feb 28/29 and then on Mar 31.
+     */
+    billingAnchor: p.datetime().onCreate((subscription) => subscription.currentPeriodStart),
+    /** Prorations billed (or credited) by the next renewal order. */
+    pendingItems: p.json<PendingSubscriptionItem[]>().onCreate(() => []),
+    /** Dunning: when the first renewal charge of the unpaid period failed; null when none failed. */
+    pastDueAt: p.datetime().nullable(),
+    /** Failed charges of the unpaid period so far (the first one included). */
+    dunningAttempts: p.integer().default(0),
+    /** When dunning charges next; null when no retry is scheduled. */
+    nextPaymentAttemptAt: p.datetime().nullable(),
+    lastPaymentError: p.json<SubscriptionPaymentError>().nullable(),
+    /** The sandbox clock the subscription's time follows (its customer's); null: real time. */
+    testClock: () => p.manyToOne(TestClock).nullable().deleteRule('set null').index(),
     ...commerceTimestampColumns(),
   },
 });
