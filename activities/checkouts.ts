@@ -1,3 +1,4 @@
+import type { Client } from '@temporalio/client';
 import {
   type ConfirmedCheckout,
   confirmCheckout,
@@ -11,6 +12,7 @@ import {
 } from '../commerce/orders/service.ts';
 import { Checkout, type CheckoutPaymentError } from '../db/entities/checkout.ts';
 import type { Orm } from '../db/orm.ts';
+import { startSubscriptionWorkflow } from './subscriptions.ts';
 
 export type { CompletedCheckout, ConfirmedCheckout };
 
@@ -19,10 +21,14 @@ export type CheckoutConfirmation = Record<string, unknown>;
 
 /**
  * The steps of the checkout workflow that change the checkout, each one transaction of the
- * checkouts and orders services, each safe to run again.
+ * checkouts and orders services, each safe to run again; and the start of the subscription it
+ * made. `publicUrl`: checkouts and orders carry links to the hosted pages, under the API's
+ * public URL.
  */
-/** `publicUrl`: checkouts and orders carry links to the hosted pages, under the API's public URL. */
-export function createCheckoutActivities(orm: Orm, publicUrl: string) {
+export function createCheckoutActivities(
+  { orm, temporal }: { orm: Orm; temporal: Client },
+  publicUrl: string,
+) {
   return {
     /** The buyer's confirm (see confirmCheckout); a refusal fails the update with its API error. */
     async confirmCheckout({
@@ -54,15 +60,34 @@ export function createCheckoutActivities(orm: Orm, publicUrl: string) {
       await expireCheckout(em, checkoutId, publicUrl);
     },
 
-    /** The paid (or free) checkout's order, subscription and success (see completeCheckout). */
+    /**
+     * The paid (or free) checkout's order, subscription and success (see completeCheckout);
+     * `paymentMethodId`: the card saved for the subscription's renewals.
+     */
     completeCheckout({
       checkoutId,
       paymentId,
+      paymentMethodId = null,
     }: {
       checkoutId: string;
       paymentId: string | null;
+      paymentMethodId?: string | null;
     }): Promise<CompletedCheckout> {
-      return completeCheckout(orm.em.fork(), checkoutId, paymentId, publicUrl);
+      return completeCheckout(orm.em.fork(), checkoutId, paymentId, publicUrl, paymentMethodId);
+    },
+
+    /**
+     * Starts the workflow of the subscription the checkout made, on `taskQueue` (the checkout
+     * workflow's own); a second start finds it running.
+     */
+    async startCheckoutSubscription({
+      subscriptionId,
+      taskQueue,
+    }: {
+      subscriptionId: string;
+      taskQueue: string;
+    }): Promise<void> {
+      await startSubscriptionWorkflow(temporal, subscriptionId, taskQueue);
     },
 
     /** The checkout failed with the processor's reason; its buyer may confirm again. */

@@ -9,6 +9,10 @@ import { createMailActivities } from './mail/index.ts';
 import type { Mailer } from './mail/transport.ts';
 import { createMaintenanceActivities } from './maintenance.ts';
 import { createPaymentActivities } from './payments.ts';
+import { createRefundActivities } from './refunds.ts';
+import { createSubscriptionChangeActivities } from './subscription-changes.ts';
+import { createSubscriptionActivities } from './subscriptions.ts';
+import { createTestClockActivities } from './test-clocks.ts';
 import { createWebhookActivities } from './webhooks.ts';
 
 export interface ActivityDependencies {
@@ -27,8 +31,12 @@ export function createActivities({ config, orm, mailer, stripe, temporal }: Acti
     ...createMailActivities(mailer),
     ...createInvitationActivities(orm),
     ...createPaymentActivities({ orm, stripe }),
-    ...createCheckoutActivities(orm, config.api.publicUrl),
+    ...createRefundActivities({ orm, stripe }),
+    ...createCheckoutActivities({ orm, temporal }, config.api.publicUrl),
     ...createBenefitGrantActivities({ orm, temporal }, config.benefitIntegrations),
     ...createWebhookActivities(orm),
+    ...createTestClockActivities({ orm, temporal }),
+    ...createSubscriptionChangeActivities({ orm, stripe, publicUrl: config.api.publicUrl }),
+    ...createSubscriptionActivities({ orm, stripe, publicUrl: config.api.publicUrl }),
   };
 }

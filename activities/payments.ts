@@ -21,6 +21,25 @@ export interface PaymentAttemptResult {
   status: PaymentAttemptStatus;
   declineCode: string | null;
   message: string | null;
+  /** The card charged (or being charged): kept on a subscription for its renewals. */
+  paymentMethodId: string | null;
+}
+
+/** The card a checkout's buyer confirmed with, for attempt `attempt` (its idempotency key). */
+interface CheckoutCardAttempt {
+  checkoutId: string;
+  /** `pm_…` or `ctoken_…`. */
+  paymentMethodOrToken: string;
+  attempt: number;
+}
+
+/** What Stripe answered to saving a card for later without charging it (a trial's). */
+export interface PaymentSetupResult {
+  setupIntentId: string;
+  status: 'succeeded' | 'failed';
+  paymentMethodId: string | null;
+  declineCode: string | null;
+  message: string | null;
 }
 
 /**
@@ -43,6 +62,26 @@ const refusedForGood = (error: unknown) =>
   error instanceof Stripe.errors.StripeAuthenticationError ||
   error instanceof Stripe.errors.StripePermissionError;
 
+/** A Stripe error that is no card's answer: non-retryable when refused for good, else as it is. */
+function rethrowStripeError(error: unknown): never {
+  if (refusedForGood(error)) {
+    throw ApplicationFailure.nonRetryable(
+      (error as Error).message,
+      (error as Error).constructor.name,
+    );
+  }
+  throw error;
+}
+
+/** `pm_…` or `ctoken_…` as the parameter a Payment- or SetupIntent takes it in. */
+const paymentSource = (paymentMethodOrToken: string) =>
+  paymentMethodOrToken.startsWith('ctoken_')
+    ? { confirmation_token: paymentMethodOrToken }
+    : { payment_method: paymentMethodOrToken };
+
+const paymentMethodIdOf = (method: string | Stripe.PaymentMethod | null) =>
+  typeof method === 'string' ? method : (method?.id ?? null);
+
 /**
  * One charge of a saved or just-entered card: a pending Payment row, then a confirmed
  * PaymentIntent under the attempt's idempotency key (Stripe answers a retry with the first
@@ -59,12 +98,12 @@ export async function chargeAttempt(
     paymentMethodOrToken: string;
     /** Keep the card for later off-session charges (renewals of recurring products). */
     saveForOffSession: boolean;
+    /** A charge of a saved card without its holder (a renewal): no 3-D Secure step possible. */
+    offSession?: boolean;
   },
 ): Promise<PaymentAttemptResult> {
   await recordPaymentAttempt(orm.em.fork(), attempt);
-  const source = attempt.paymentMethodOrToken.startsWith('ctoken_')
-    ? { confirmation_token: attempt.paymentMethodOrToken }
-    : { payment_method: attempt.paymentMethodOrToken };
+  const source = paymentSource(attempt.paymentMethodOrToken);
   let paymentIntent: Stripe.PaymentIntent;
   try {
     paymentIntent = await stripe.paymentIntents.create(
@@ -74,7 +113,7 @@ export async function chargeAttempt(
         customer: attempt.stripeCustomerId,
         ...source,
         confirm: true,
-        off_session: false,
+        off_session: attempt.offSession ?? false,
         automatic_payment_methods: { enabled: true, allow_redirects: 'never' },
         ...(attempt.saveForOffSession ? { setup_future_usage: 'off_session' as const } : {}),
         metadata: {
@@ -91,13 +130,8 @@ export async function chargeAttempt(
     // A declined card is a 402 carrying the PaymentIntent with its last_payment_error.
     if (error instanceof Stripe.errors.StripeCardError && error.payment_intent) {
       paymentIntent = error.payment_intent;
-    } else if (refusedForGood(error)) {
-      throw ApplicationFailure.nonRetryable(
-        (error as Error).message,
-        (error as Error).constructor.name,
-      );
     } else {
-      throw error;
+      rethrowStripeError(error);
     }
   }
   const recorded = await recordPaymentOutcome(orm.em.fork(), attempt.paymentId, paymentIntent);
@@ -108,11 +142,24 @@ export async function chargeAttempt(
     status: outcome?.status ?? 'processing',
     declineCode: outcome?.declineCode ?? null,
     message: outcome?.message ?? null,
+    paymentMethodId: paymentMethodIdOf(paymentIntent.payment_method),
   };
 }
 
 /** The activities that take money through Stripe. */
 export function createPaymentActivities({ orm, stripe }: { orm: Orm; stripe: StripeClient }) {
+  /** The checkout, its product, and its customer's Stripe customer (ensureStripeCustomer made it). */
+  async function checkoutWithStripeCustomer(checkoutId: string) {
+    const checkout = await orm.em
+      .fork()
+      .findOneOrFail(Checkout, { id: checkoutId }, { populate: ['customer', 'product'] });
+    const stripeCustomerId = checkout.customer?.stripeCustomerId;
+    if (!stripeCustomerId) {
+      throw new Error(`checkout ${checkoutId} has no Stripe customer: ensureStripeCustomer first`);
+    }
+    return { checkout, stripeCustomerId };
+  }
+
   return {
     /**
      * The customer's Stripe customer, created once (idempotency key per customer) and kept on
@@ -149,20 +196,8 @@ export function createPaymentActivities({ orm, stripe }: { orm: Orm; stripe: Str
       checkoutId,
       paymentMethodOrToken,
       attempt,
-    }: {
-      checkoutId: string;
-      paymentMethodOrToken: string;
-      attempt: number;
-    }): Promise<PaymentAttemptResult> {
-      const checkout = await orm.em
-        .fork()
-        .findOneOrFail(Checkout, { id: checkoutId }, { populate: ['customer', 'product'] });
-      const stripeCustomerId = checkout.customer?.stripeCustomerId;
-      if (!stripeCustomerId) {
-        throw new Error(
-          `checkout ${checkoutId} has no Stripe customer: ensureStripeCustomer first`,
-        );
-      }
+    }: CheckoutCardAttempt): Promise<PaymentAttemptResult> {
+      const { checkout, stripeCustomerId } = await checkoutWithStripeCustomer(checkoutId);
       const idempotencyKey = `checkout:${checkoutId}:attempt:${attempt}`;
       return chargeAttempt(
         { orm, stripe },
@@ -179,6 +214,71 @@ export function createPaymentActivities({ orm, stripe }: { orm: Orm; stripe: Str
           saveForOffSession: checkout.product.recurringInterval !== null,
         },
       );
+    },
+
+    /**
+     * Saves the card of a checkout that charges nothing now (a trial) for the renewals: a
+     * SetupIntent for off-session use, confirmed at once (ensureStripeCustomer first), idempotent
+     * per attempt. A declined card, or one that needs its holder's authentication, fails.
+     */
+    async setUpCheckoutPaymentMethod({
+      checkoutId,
+      paymentMethodOrToken,
+      attempt,
+    }: CheckoutCardAttempt): Promise<PaymentSetupResult> {
+      const { checkout, stripeCustomerId } = await checkoutWithStripeCustomer(checkoutId);
+      let setupIntent: Stripe.SetupIntent;
+      try {
+        setupIntent = await stripe.setupIntents.create(
+          {
+            customer: stripeCustomerId,
+            ...paymentSource(paymentMethodOrToken),
+            confirm: true,
+            usage: 'off_session',
+            automatic_payment_methods: { enabled: true, allow_redirects: 'never' },
+            metadata: {
+              workflow_id: workflowIds.checkout(checkoutId),
+              organization_id: checkout.organization.id,
+              checkout_id: checkoutId,
+            },
+          },
+          { idempotencyKey: `checkout:${checkoutId}:setup:${attempt}` },
+        );
+      } catch (error) {
+        if (error instanceof Stripe.errors.StripeCardError && error.setup_intent) {
+          setupIntent = error.setup_intent;
+        } else {
+          rethrowStripeError(error);
+        }
+      }
+      const paymentMethodId = paymentMethodIdOf(setupIntent.payment_method);
+      if (setupIntent.status === 'succeeded') {
+        return {
+          setupIntentId: setupIntent.id,
+          status: 'succeeded',
+          paymentMethodId,
+          declineCode: null,
+          message: null,
+        };
+      }
+      // No 3-D Secure step on this path yet: the buyer is asked for another card.
+      if (setupIntent.status === 'requires_action') {
+        return {
+          setupIntentId: setupIntent.id,
+          status: 'failed',
+          paymentMethodId,
+          declineCode: 'authentication_required',
+          message: 'Your card requires authentication. Please use another card.',
+        };
+      }
+      const setupError = setupIntent.last_setup_error;
+      return {
+        setupIntentId: setupIntent.id,
+        status: 'failed',
+        paymentMethodId: null,
+        declineCode: setupError?.decline_code ?? setupError?.code ?? 'setup_failed',
+        message: setupError?.message ?? 'Your card could not be saved.',
+      };
     },
   };
 }

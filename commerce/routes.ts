@@ -20,7 +20,9 @@ import { orderRoutes } from './orders/routes.ts';
 import { organizationRoutes } from './organizations/routes.ts';
 import { paymentRoutes, stripeWebhookRoutes } from './payments/routes.ts';
 import { productRoutes } from './products/routes.ts';
+import { refundRoutes } from './refunds/routes.ts';
 import { subscriptionRoutes } from './subscriptions/routes.ts';
+import { testClockRoutes } from './test-clocks/routes.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
 
 /**
@@ -44,7 +46,9 @@ export function commerceRoutes(dependencies: AppDependencies): Router {
     checkoutLinkRoutes,
     checkoutRoutes,
     orderRoutes,
+    refundRoutes,
     subscriptionRoutes,
+    testClockRoutes,
     paymentRoutes,
     stripeWebhookRoutes,
     benefitRoutes,

@@ -205,6 +205,8 @@ const environmentSchema = z.object({
     .string()
     .regex(/^\d+(\.\d+)?(,\d+(\.\d+)?)*$/, 'comma-separated seconds such as 10,60,300')
     .default('10,60,300,1800,7200,21600,43200,86400,86400'),
+  /** Sandbox test clocks (/v1/test-clocks); unset: on, except with NODE_ENV=production. */
+  TOLLGATE_TEST_CLOCKS: z.enum(['on', 'off'], { message: 'on or off' }).optional(),
 });
 
 /** The social sign-in providers, by Better Auth's ids. */
@@ -285,6 +287,11 @@ export interface Config {
   benefitIntegrations: BenefitIntegrationsConfig;
   /** How long a checkout stays open before it expires (Polar: one hour). */
   checkouts: { ttlSeconds: number };
+  /**
+   * Sandbox test clocks: off, every /v1/test-clocks route answers 403 TestClockNotAvailable and
+   * customers cannot be attached to one. Subscriptions without a clock never look at it.
+   */
+  testClocks: { enabled: boolean };
   auth: {
     /** Signs session cookies; `npm start` makes one in the data folder when unset. */
     secret: string | undefined;
@@ -369,6 +376,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       github: { apiBaseUrl: env.TOLLGATE_GITHUB_API_BASE_URL, token: env.TOLLGATE_GITHUB_TOKEN },
     },
     checkouts: { ttlSeconds: env.TOLLGATE_CHECKOUT_TTL_SECONDS },
+    testClocks: {
+      enabled:
+        (env.TOLLGATE_TEST_CLOCKS ?? (env.NODE_ENV === 'production' ? 'off' : 'on')) === 'on',
+    },
     auth: {
       secret: env.TOLLGATE_AUTH_SECRET,
       trustedOrigins: (env.TOLLGATE_TRUSTED_ORIGINS ?? '')

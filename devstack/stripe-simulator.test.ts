@@ -293,9 +293,155 @@ describe('Stripe simulator (stateful PaymentIntents in front of stripe-mock)', (
     assert.match((await stripe.customers.create({ email: 'x@example.com' })).id, /^cus_/);
   });
 
+  it('declines the next matching confirmations as told, whatever the card', async () => {
+    const subscriptionId = randomUUID();
+    const renewal = () =>
+      stripe.paymentIntents
+        .create({
+          amount: 900,
+          currency: 'usd',
+          customer,
+          payment_method: 'pm_card_visa',
+          confirm: true,
+          off_session: true,
+          metadata: { workflow_id: `subscription:${subscriptionId}` },
+        })
+        .catch((error: unknown) => error);
+    await control.declinePayments({
+      bodyIncludes: `subscription:${subscriptionId}`,
+      declineCode: 'insufficient_funds',
+      message: 'Your card has insufficient funds.',
+      count: 2,
+    });
+    const other = await charge('pm_card_visa');
+    assert.equal(other.status, 'succeeded', 'a charge the fault does not name goes through');
+    for (const _ of [1, 2]) {
+      const refused = await renewal();
+      assert.ok(refused instanceof Stripe.errors.StripeCardError);
+      assert.equal(refused.decline_code, 'insufficient_funds');
+      assert.equal(refused.message, 'Your card has insufficient funds.');
+      assert.equal(refused.payment_intent?.status, 'requires_payment_method');
+      const [event] = await waitForEvents(control, refused.payment_intent?.id ?? '');
+      assert.equal(event?.type, 'payment_intent.payment_failed');
+    }
+    const third = await renewal();
+    assert.equal((third as Stripe.PaymentIntent).status, 'succeeded', 'two declines, then paid');
+    assert.deepEqual(await control.pendingFaults(), []);
+  });
+
+  it('saves a card through a SetupIntent: confirmed at once, declined cards refused', async () => {
+    const setup = (paymentMethod: string) =>
+      stripe.setupIntents.create(
+        {
+          customer,
+          payment_method: paymentMethod,
+          confirm: true,
+          usage: 'off_session',
+          automatic_payment_methods: { enabled: true, allow_redirects: 'never' },
+          metadata: { checkout_id: 'abc' },
+        },
+        { idempotencyKey: randomUUID() },
+      );
+    const saved = await setup('pm_card_visa');
+    assert.match(saved.id, /^seti_/);
+    assert.equal(saved.status, 'succeeded');
+    assert.equal(saved.payment_method, 'pm_card_visa');
+    assert.equal(saved.usage, 'off_session');
+    assert.equal((await stripe.setupIntents.retrieve(saved.id)).status, 'succeeded');
+    const [event] = await waitForEvents(control, saved.id);
+    assert.equal(event?.type, 'setup_intent.succeeded');
+
+    const refused = await setup('pm_card_chargeDeclined').catch((error: unknown) => error);
+    assert.ok(refused instanceof Stripe.errors.StripeCardError);
+    assert.equal(refused.decline_code, 'generic_decline');
+    assert.equal(refused.setup_intent?.status, 'requires_payment_method');
+    assert.equal(refused.setup_intent?.last_setup_error?.code, 'card_declined');
+
+    const unconfirmed = await stripe.setupIntents.create({ customer, usage: 'off_session' });
+    assert.equal(unconfirmed.status, 'requires_payment_method');
+    const confirmed = await stripe.setupIntents.confirm(unconfirmed.id, {
+      payment_method: 'pm_card_mastercard',
+    });
+    assert.equal(confirmed.status, 'succeeded');
+  });
+
+  it('sets up pm_card_chargeCustomerFail, then declines every charge of it', async () => {
+    const saved = await stripe.setupIntents.create({
+      customer,
+      payment_method: 'pm_card_chargeCustomerFail',
+      confirm: true,
+      usage: 'off_session',
+    });
+    assert.equal(saved.status, 'succeeded');
+    const refused = await declineOf('pm_card_chargeCustomerFail');
+    assert.equal(refused.code, 'card_declined');
+    assert.equal(refused.payment_intent?.last_payment_error?.payment_method?.card?.last4, '0341');
+  });
+
+  it('refunds a paid PaymentIntent: pending, then succeeded with its signed events', async () => {
+    const paid = await charge('pm_card_visa');
+    const refund = await stripe.refunds.create(
+      { payment_intent: paid.id, amount: 1000, metadata: { workflow_id: 'refund:abc' } },
+      { idempotencyKey: `refund:${paid.id}` },
+    );
+    assert.match(refund.id, /^re_/);
+    assert.deepEqual(
+      [refund.status, refund.amount, refund.payment_intent, refund.metadata?.workflow_id],
+      ['pending', 1000, paid.id, 'refund:abc'],
+    );
+    const replayed = await stripe.refunds.create(
+      { payment_intent: paid.id, amount: 1000, metadata: { workflow_id: 'refund:abc' } },
+      { idempotencyKey: `refund:${paid.id}` },
+    );
+    assert.equal(replayed.id, refund.id);
+    const events = await sink.eventsOf(stripe, [refund.id], 2);
+    assert.deepEqual(
+      events.map((event) => [event.type, (event.data.object as Stripe.Refund).status]),
+      [
+        ['refund.created', 'pending'],
+        ['refund.updated', 'succeeded'],
+      ],
+    );
+    assert.equal((await stripe.refunds.retrieve(refund.id)).status, 'succeeded');
+  });
+
+  it('refuses a refund above what the charge has left, or of a charge refunded already', async () => {
+    const paid = await charge('pm_card_visa');
+    const refusal = (amount: number) =>
+      stripe.refunds.create({ payment_intent: paid.id, amount }).then(
+        () => assert.fail('the refund should be refused'),
+        (error: unknown) => {
+          assert.ok(error instanceof Stripe.errors.StripeInvalidRequestError);
+          return error.code;
+        },
+      );
+    assert.equal(await refusal(2501), 'amount_too_large');
+    await stripe.refunds.create({ payment_intent: paid.id, amount: 2000 });
+    assert.equal(await refusal(501), 'amount_too_large');
+    await stripe.refunds.create({ payment_intent: paid.id });
+    assert.equal(await refusal(1), 'charge_already_refunded');
+  });
+
+  it('fails the refunds of a payment made with pm_card_refundFail, freeing the amount', async () => {
+    const paid = await charge('pm_card_refundFail');
+    assert.equal(paid.status, 'succeeded');
+    const refund = await stripe.refunds.create({ payment_intent: paid.id });
+    const failed = await eventually(
+      () => stripe.refunds.retrieve(refund.id),
+      (current) => current.status !== 'pending',
+      { what: `refund ${refund.id} failed` },
+    );
+    assert.deepEqual(
+      [failed.status, failed.failure_reason],
+      ['failed', 'expired_or_canceled_card'],
+    );
+    const again = await stripe.refunds.create({ payment_intent: paid.id });
+    assert.equal(again.amount, 2500);
+  });
+
   it('passes other calls to stripe-mock, its validation included', async () => {
-    const refund = await stripe.refunds.create({ payment_intent: 'pi_123', amount: 100 });
-    assert.equal(refund.object, 'refund');
+    const product = await stripe.products.create({ name: 'Passed through' });
+    assert.equal(product.object, 'product');
     await assert.rejects(
       stripe.paymentIntents.create({ amount: 100, currency: 'usd', bogus: true } as never),
       Stripe.errors.StripeInvalidRequestError,

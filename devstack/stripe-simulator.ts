@@ -7,9 +7,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
  * Development and test stand-in for Stripe's payment side, never in the product's payment
  * path: the product's STRIPE_API_BASE points here, and every call goes on to stripe-mock
  * (which validates parameters and answers fixtures). stripe-mock is stateless, so this proxy
- * keeps what it cannot: PaymentIntents with unique ids whose outcome follows Stripe's
- * documented test payment methods, answers replayed per Idempotency-Key, and the Stripe
- * events that follow, signed with the shared webhook secret and delivered to the registered
+ * keeps what it cannot: PaymentIntents and SetupIntents with unique ids whose outcome follows
+ * Stripe's documented test payment methods, refunds that settle a moment after they are asked for,
+ * answers replayed per Idempotency-Key, and the Stripe events that follow, signed with the shared webhook secret and delivered to the registered
  * webhook endpoints. Under `/_simulator/` a control API registers those endpoints and injects
  * faults for tests (see `stripeSimulatorControl`).
  */
@@ -27,29 +27,47 @@ export interface StripeSimulator {
  * - `drop`: the connection closes after `delayMs`, nothing done (the call never reached Stripe);
  * - `lost`: the call is done (stored under its idempotency key, events sent), then the
  *   connection closes after `delayMs` without an answer (Stripe charged; the answer was lost);
- * - `hang`: no answer ever, nothing done (until the client gives up).
+ * - `hang`: no answer ever, nothing done (until the client gives up);
+ * - `decline`: only PaymentIntent confirmations (a create with `confirm=true`, or `/confirm`)
+ *   match; each is declined as a card decline with `declineCode` (and `message`), whatever the
+ *   card: a 402 card_error, the PaymentIntent back in requires_payment_method, and the
+ *   payment_intent.payment_failed event. A replay of an answered Idempotency-Key is not one.
+ *
+ * `bodyIncludes` is looked for in the raw body, its URL-decoded form, and the metadata of the
+ * PaymentIntent a `/confirm` names: the metadata's `workflow_id` (`subscription:<id>`) matches.
  */
 export interface StripeFault {
   path: string;
   method?: string;
   bodyIncludes?: string;
-  mode: 'error' | 'drop' | 'lost' | 'hang';
+  mode: 'error' | 'drop' | 'lost' | 'hang' | 'decline';
   count?: number;
   delayMs?: number;
+  /** `decline`: Stripe's decline code, e.g. `insufficient_funds`, `lost_card`. */
+  declineCode?: string;
+  /** `decline`: the processor's message; Stripe's generic one when unset. */
+  message?: string;
 }
 
-/** What a documented test payment method does when a PaymentIntent is confirmed with it. */
+/**
+ * What a documented test payment method does when a PaymentIntent (or a SetupIntent) is
+ * confirmed with it. A declined card fails a setup too, unless it `attaches` (saved, but every
+ * charge declined).
+ */
 type TestCard =
   | { outcome: 'succeeded'; brand: string; last4: string }
   | { outcome: 'requires_action'; brand: string; last4: string }
-  | {
-      outcome: 'declined';
-      brand: string;
-      last4: string;
-      code: string;
-      declineCode: string | null;
-      message: string;
-    };
+  | Decline;
+
+interface Decline {
+  outcome: 'declined';
+  brand: string;
+  last4: string;
+  code: string;
+  declineCode: string | null;
+  message: string;
+  attaches?: boolean;
+}
 
 const declined = (last4: string, code: string, declineCode: string | null, message: string) =>
   ({ outcome: 'declined', brand: 'visa', last4, code, declineCode, message }) as const;
@@ -60,6 +78,8 @@ const testCards: Record<string, TestCard> = {
   pm_card_visa_debit: { outcome: 'succeeded', brand: 'visa', last4: '5556' },
   pm_card_mastercard: { outcome: 'succeeded', brand: 'mastercard', last4: '4444' },
   pm_card_amex: { outcome: 'succeeded', brand: 'amex', last4: '8431' },
+  // Pays; a refund of the payment fails (https://docs.stripe.com/testing#refunds).
+  pm_card_refundFail: { outcome: 'succeeded', brand: 'visa', last4: '5126' },
   pm_card_chargeDeclined: declined(
     '0002',
     'card_declined',
@@ -91,7 +111,18 @@ const testCards: Record<string, TestCard> = {
     'An error occurred while processing your card. Try again in a little bit.',
   ),
   pm_card_authenticationRequired: { outcome: 'requires_action', brand: 'visa', last4: '3184' },
+  // "Attaching this card to a Customer object succeeds, but attempts to charge the customer fail."
+  pm_card_chargeCustomerFail: {
+    ...declined('0341', 'card_declined', 'generic_decline', 'Your card was declined.'),
+    attaches: true,
+  },
 };
+
+/** The test payment methods whose refunds fail, after a while, as an expired card's do. */
+const refundFailingCards = new Set(['pm_card_refundFail']);
+
+/** How long a refund stays `pending` before it succeeds or fails, with its events. */
+const refundSettleMs = 300;
 
 /** Any other payment method (one made from a confirmation token, say) pays like Visa 4242. */
 const defaultCard = testCards.pm_card_visa as TestCard;
@@ -123,6 +154,8 @@ interface Request {
   rawBody: string;
   headers: IncomingMessage['headers'];
   requestId: string;
+  /** A `decline` fault this PaymentIntent confirmation answers, whatever its card. */
+  forcedDecline?: Decline;
 }
 
 const stripeId = (prefix: string) => `${prefix}_${randomBytes(12).toString('base64url')}`;
@@ -156,6 +189,37 @@ function arraysOf(value: unknown): unknown {
 
 const stripeError = (status: number, error: Json): Answer => ({ status, body: { error } });
 
+/** The card_error of a declined confirmation (a PaymentIntent's or a SetupIntent's). */
+const cardError = (decline: Decline, paymentMethod: Json): Json => ({
+  type: 'card_error',
+  code: decline.code,
+  ...(decline.declineCode ? { decline_code: decline.declineCode } : {}),
+  message: decline.message,
+  doc_url: `https://stripe.com/docs/error-codes/${decline.code.replaceAll('_', '-')}`,
+  payment_method: paymentMethod,
+});
+
+/** The intents the simulator keeps, by their `object`: confirmed alike, each with its own words. */
+type IntentObject = 'payment_intent' | 'setup_intent';
+const intentNames: Record<IntentObject, string> = {
+  payment_intent: 'PaymentIntent',
+  setup_intent: 'SetupIntent',
+};
+
+/** `automatic_payment_methods` as the intent shows it. */
+function automaticPaymentMethods(form: Json): Json | null {
+  const automatic = form.automatic_payment_methods as Json | undefined;
+  return automatic
+    ? { enabled: automatic.enabled === 'true', allow_redirects: automatic.allow_redirects }
+    : null;
+}
+
+/** A card confirmation: POST /v1/payment_intents with confirm=true, or …/confirm. */
+const isPaymentConfirmation = (request: Request) =>
+  request.method === 'POST' &&
+  ((request.path === '/v1/payment_intents' && request.form.confirm === 'true') ||
+    /^\/v1\/payment_intents\/[^/]+\/confirm$/.test(request.path));
+
 /** The `Stripe-Signature` header of a payload, as Stripe makes it (v1: HMAC-SHA256). */
 export function stripeSignature(payload: string, secret: string, timestamp = now()): string {
   const signature = createHmac('sha256', secret).update(`${timestamp}.${payload}`).digest('hex');
@@ -174,7 +238,9 @@ export async function startStripeSimulator(options: {
 }): Promise<StripeSimulator> {
   const log = options.log ?? (() => {});
   const paymentIntents = new Map<string, Json>();
+  const setupIntents = new Map<string, Json>();
   const paymentMethods = new Map<string, Json>();
+  const refunds = new Map<string, Json>();
   const idempotent = new Map<
     string,
     { fingerprint: string; answer: Promise<Answer>; storedAt: number }
@@ -251,7 +317,7 @@ export async function startStripeSimulator(options: {
     return created;
   }
 
-  /** The PaymentIntent as answered: `expand[]=payment_method` embeds the payment method. */
+  /** A Payment- or SetupIntent as answered: `expand[]=payment_method` embeds the payment method. */
   function shown(intent: Json, request: Request): Json {
     const expand = [request.form.expand, request.query.expand].flat();
     const methodId = intent.payment_method;
@@ -261,32 +327,83 @@ export async function startStripeSimulator(options: {
     return intent;
   }
 
-  async function confirm(intent: Json, request: Request): Promise<Answer> {
+  /**
+   * The payment method an intent is confirmed with (the one passed, a new one made of a
+   * confirmation token, or the intent's own), or Stripe's refusal to confirm it.
+   */
+  function methodToConfirm(intent: Json, request: Request): string | Answer {
+    const object = intent.object as IntentObject;
+    const name = intentNames[object];
     if (intent.status === 'succeeded' || intent.status === 'canceled') {
       return stripeError(400, {
         type: 'invalid_request_error',
-        code: 'payment_intent_unexpected_state',
-        message: `You cannot confirm this PaymentIntent because it has a status of ${intent.status}.`,
-        payment_intent: intent,
+        code: `${object}_unexpected_state`,
+        message: `You cannot confirm this ${name} because it has a status of ${intent.status}.`,
+        [object]: intent,
       });
     }
     const { form } = request;
-    const token = typeof form.confirmation_token === 'string' ? form.confirmation_token : null;
     const methodId =
       (typeof form.payment_method === 'string' && form.payment_method) ||
-      (token && stripeId('pm')) ||
+      (typeof form.confirmation_token === 'string' && stripeId('pm')) ||
       (typeof intent.payment_method === 'string' ? intent.payment_method : null);
-    if (!methodId) {
-      return stripeError(400, {
+    return (
+      methodId ||
+      stripeError(400, {
         type: 'invalid_request_error',
-        code: 'payment_intent_unexpected_state',
+        code: `${object}_unexpected_state`,
         message:
-          "You cannot confirm this PaymentIntent because it's missing a payment method. " +
-          'To confirm the PaymentIntent with a payment method, pass `payment_method`.',
-      });
-    }
+          `You cannot confirm this ${name} because it's missing a payment method. ` +
+          `To confirm the ${name} with a payment method, pass \`payment_method\`.`,
+      })
+    );
+  }
+
+  /** A 200 with the intent, and the event of its new state. */
+  const withEvent = (intent: Json, type: string, request: Request): Answer => ({
+    status: 200,
+    body: intent,
+    events: [event(type, intent, request)],
+  });
+
+  /** The intent waits for its card holder's 3-D Secure step. */
+  function awaitingAuthentication(intent: Json, request: Request): Answer {
+    intent.status = 'requires_action';
+    intent.next_action = {
+      type: 'use_stripe_sdk',
+      use_stripe_sdk: { type: 'three_d_secure_redirect', source: stripeId('src') },
+    };
+    return withEvent(intent, `${intent.object}.requires_action`, request);
+  }
+
+  /** The 402 card_error of a declined confirmation, carrying the intent, and its failure event. */
+  const cardDeclined = (intent: Json, lastError: Json, eventType: string, request: Request) => ({
+    status: 402,
+    body: {
+      error: {
+        ...lastError,
+        [intent.object as IntentObject]: intent,
+        request_log_url: `https://dashboard.stripe.com/test/logs/${request.requestId}`,
+      },
+    },
+    events: [event(eventType, intent, request)],
+  });
+
+  /** Confirms a kept intent as its kind does; a success shows it as asked (expansions). */
+  async function confirmKept(intent: Json, request: Request): Promise<Answer> {
+    const answer =
+      intent.object === 'setup_intent'
+        ? await confirmSetup(intent, request)
+        : await confirm(intent, request);
+    return answer.status === 200 ? { ...answer, body: shown(intent, request) } : answer;
+  }
+
+  async function confirm(intent: Json, request: Request): Promise<Answer> {
+    const methodId = methodToConfirm(intent, request);
+    if (typeof methodId !== 'string') return methodId;
+    const { form } = request;
     const method = await paymentMethod(request, methodId);
-    const card = testCards[methodId] ?? defaultCard;
+    const card = request.forcedDecline ?? testCards[methodId] ?? defaultCard;
     const offSession = form.off_session === 'true';
     if (form.setup_future_usage) intent.setup_future_usage = form.setup_future_usage;
     intent.payment_method = methodId;
@@ -296,23 +413,10 @@ export async function startStripeSimulator(options: {
     if (card.outcome === 'succeeded') {
       intent.status = 'succeeded';
       intent.amount_received = intent.amount;
-      return {
-        status: 200,
-        body: intent,
-        events: [event('payment_intent.succeeded', intent, request)],
-      };
+      return withEvent(intent, 'payment_intent.succeeded', request);
     }
     if (card.outcome === 'requires_action' && !offSession) {
-      intent.status = 'requires_action';
-      intent.next_action = {
-        type: 'use_stripe_sdk',
-        use_stripe_sdk: { type: 'three_d_secure_redirect', source: stripeId('src') },
-      };
-      return {
-        status: 200,
-        body: intent,
-        events: [event('payment_intent.requires_action', intent, request)],
-      };
+      return awaitingAuthentication(intent, request);
     }
     // Declined, or an off-session charge of a card that needs its holder: a 402 card_error.
     const decline =
@@ -326,26 +430,9 @@ export async function startStripeSimulator(options: {
           );
     intent.status = 'requires_payment_method';
     intent.payment_method = null;
-    intent.last_payment_error = {
-      type: 'card_error',
-      code: decline.code,
-      ...(decline.declineCode ? { decline_code: decline.declineCode } : {}),
-      message: decline.message,
-      charge: intent.latest_charge,
-      doc_url: `https://stripe.com/docs/error-codes/${decline.code.replaceAll('_', '-')}`,
-      payment_method: method,
-    };
-    return {
-      status: 402,
-      body: {
-        error: {
-          ...(intent.last_payment_error as Json),
-          payment_intent: intent,
-          request_log_url: `https://dashboard.stripe.com/test/logs/${request.requestId}`,
-        },
-      },
-      events: [event('payment_intent.payment_failed', intent, request)],
-    };
+    const lastError = { ...cardError(decline, method), charge: intent.latest_charge };
+    intent.last_payment_error = lastError;
+    return cardDeclined(intent, lastError, 'payment_intent.payment_failed', request);
   }
 
   /** The buyer passed (or failed) the 3-D Secure step a `requires_action` PaymentIntent awaits. */
@@ -355,11 +442,7 @@ export async function startStripeSimulator(options: {
     if (succeeded) {
       intent.status = 'succeeded';
       intent.amount_received = intent.amount;
-      return {
-        status: 200,
-        body: intent,
-        events: [event('payment_intent.succeeded', intent, request)],
-      };
+      return withEvent(intent, 'payment_intent.succeeded', request);
     }
     intent.status = 'requires_payment_method';
     intent.last_payment_error = {
@@ -370,11 +453,7 @@ export async function startStripeSimulator(options: {
       payment_method: paymentMethods.get(String(intent.payment_method)) ?? null,
     };
     intent.payment_method = null;
-    return {
-      status: 200,
-      body: intent,
-      events: [event('payment_intent.payment_failed', intent, request)],
-    };
+    return withEvent(intent, 'payment_intent.payment_failed', request);
   }
 
   async function createPaymentIntent(request: Request): Promise<Answer> {
@@ -382,7 +461,6 @@ export async function startStripeSimulator(options: {
     if (checked.status >= 400) return checked;
     const { form } = request;
     const id = stripeId('pi');
-    const automatic = form.automatic_payment_methods as Json | undefined;
     const intent: Json = {
       id,
       object: 'payment_intent',
@@ -392,9 +470,7 @@ export async function startStripeSimulator(options: {
       amount_received: 0,
       application: null,
       application_fee_amount: null,
-      automatic_payment_methods: automatic
-        ? { enabled: automatic.enabled === 'true', allow_redirects: automatic.allow_redirects }
-        : null,
+      automatic_payment_methods: automaticPaymentMethods(form),
       canceled_at: null,
       cancellation_reason: null,
       capture_method: form.capture_method ?? 'automatic_async',
@@ -431,15 +507,179 @@ export async function startStripeSimulator(options: {
     };
     paymentIntents.set(id, intent);
     // Only the outcome events are sent (not payment_intent.created): what the product acts on.
-    const answer: Answer =
-      form.confirm === 'true' ? await confirm(intent, request) : { status: 200, body: intent };
-    return answer.status === 200 ? { ...answer, body: shown(intent, request) } : answer;
+    return form.confirm === 'true'
+      ? confirmKept(intent, request)
+      : { status: 200, body: shown(intent, request) };
+  }
+
+  /**
+   * Saves a card for later (a trial's): the test card decides as for a charge, except that a
+   * card which `attaches` is saved, and an off-session charge never follows in the same call.
+   */
+  async function confirmSetup(intent: Json, request: Request): Promise<Answer> {
+    const methodId = methodToConfirm(intent, request);
+    if (typeof methodId !== 'string') return methodId;
+    const method = await paymentMethod(request, methodId);
+    const card = testCards[methodId] ?? defaultCard;
+    intent.payment_method = methodId;
+    intent.last_setup_error = null;
+    intent.next_action = null;
+    if (card.outcome === 'succeeded' || (card.outcome === 'declined' && card.attaches)) {
+      intent.status = 'succeeded';
+      return withEvent(intent, 'setup_intent.succeeded', request);
+    }
+    if (card.outcome === 'requires_action') return awaitingAuthentication(intent, request);
+    const lastError = cardError(card, method);
+    intent.status = 'requires_payment_method';
+    intent.payment_method = null;
+    intent.last_setup_error = lastError;
+    return cardDeclined(intent, lastError, 'setup_intent.setup_failed', request);
+  }
+
+  /** A SetupIntent on stripe-mock's fixture, with its own id and state (confirmed at once on `confirm=true`). */
+  async function createSetupIntent(request: Request): Promise<Answer> {
+    const checked = await forward(request);
+    if (checked.status >= 400) return checked;
+    const { form } = request;
+    const id = stripeId('seti');
+    const intent: Json = {
+      ...checked.body,
+      id,
+      automatic_payment_methods: automaticPaymentMethods(form),
+      client_secret: `${id}_secret_${randomBytes(12).toString('base64url')}`,
+      created: now(),
+      customer: form.customer ?? null,
+      description: form.description ?? null,
+      last_setup_error: null,
+      latest_attempt: null,
+      metadata: form.metadata ?? {},
+      next_action: null,
+      payment_method: typeof form.payment_method === 'string' ? form.payment_method : null,
+      status:
+        form.payment_method || form.confirmation_token
+          ? 'requires_confirmation'
+          : 'requires_payment_method',
+      usage: form.usage ?? 'off_session',
+    };
+    setupIntents.set(id, intent);
+    return form.confirm === 'true'
+      ? confirmKept(intent, request)
+      : { status: 200, body: shown(intent, request) };
+  }
+
+  /** What the refunds of a PaymentIntent give back or will: pending and succeeded ones. */
+  const refundedOf = (intentId: unknown) =>
+    [...refunds.values()]
+      .filter(
+        (refund) =>
+          refund.payment_intent === intentId &&
+          (refund.status === 'pending' || refund.status === 'succeeded'),
+      )
+      .reduce((sum, refund) => sum + Number(refund.amount), 0);
+
+  /**
+   * A refund of a succeeded PaymentIntent, of at most what it has not refunded yet (the whole of
+   * it by default): answered `pending`, it succeeds (or, paid with a card whose refunds fail,
+   * fails) a moment later, with its events.
+   */
+  async function createRefund(request: Request): Promise<Answer> {
+    const checked = await forward(request);
+    if (checked.status >= 400) return checked;
+    const { form } = request;
+    const intent = paymentIntents.get(String(form.payment_intent));
+    if (!intent) {
+      return stripeError(400, {
+        type: 'invalid_request_error',
+        code: 'resource_missing',
+        param: 'payment_intent',
+        message: `No such payment_intent: '${String(form.payment_intent)}'`,
+      });
+    }
+    if (intent.status !== 'succeeded') {
+      return stripeError(400, {
+        type: 'invalid_request_error',
+        code: 'payment_intent_unexpected_state',
+        message: 'This PaymentIntent does not have a successful charge to refund.',
+      });
+    }
+    const left = Number(intent.amount_received) - refundedOf(intent.id);
+    if (left <= 0) {
+      return stripeError(400, {
+        type: 'invalid_request_error',
+        code: 'charge_already_refunded',
+        message: `Charge ${String(intent.latest_charge)} has already been refunded.`,
+      });
+    }
+    const amount = form.amount === undefined ? left : Number(form.amount);
+    if (amount > left) {
+      return stripeError(400, {
+        type: 'invalid_request_error',
+        code: 'amount_too_large',
+        param: 'amount',
+        message: `Refund amount (${amount}) is greater than unrefunded amount on charge (${left})`,
+      });
+    }
+    const refund: Json = {
+      ...checked.body,
+      id: stripeId('re'),
+      object: 'refund',
+      amount,
+      charge: intent.latest_charge,
+      created: now(),
+      currency: intent.currency,
+      failure_reason: null,
+      metadata: form.metadata ?? {},
+      payment_intent: intent.id,
+      reason: form.reason ?? null,
+      status: 'pending',
+    };
+    refunds.set(String(refund.id), refund);
+    setTimeout(() => settleRefund(refund, intent, request), refundSettleMs).unref();
+    return { status: 200, body: refund, events: [event('refund.created', refund, request)] };
+  }
+
+  /** A pending refund's outcome, sent as Stripe does: refund.updated, then its charge's news. */
+  function settleRefund(refund: Json, intent: Json, request: Request) {
+    if (stopped || refund.status !== 'pending') return;
+    const fails = refundFailingCards.has(String(intent.payment_method));
+    refund.status = fails ? 'failed' : 'succeeded';
+    if (fails) refund.failure_reason = 'expired_or_canceled_card';
+    const refunded = refundedOf(intent.id);
+    const charge = {
+      id: intent.latest_charge,
+      object: 'charge',
+      amount: intent.amount_received,
+      amount_captured: intent.amount_received,
+      amount_refunded: refunded,
+      currency: intent.currency,
+      metadata: intent.metadata,
+      payment_intent: intent.id,
+      refunded: refunded >= Number(intent.amount_received),
+      status: 'succeeded',
+    };
+    const news = [
+      event('refund.updated', refund, request),
+      fails ? event('refund.failed', refund, request) : event('charge.refunded', charge, request),
+    ];
+    for (const item of news) void deliver(item);
+  }
+
+  /** Refunds: create and retrieve are kept here; other calls on them are stripe-mock's. */
+  async function routeRefund(request: Request): Promise<Answer> {
+    const { method, path } = request;
+    if (method === 'POST' && path === '/v1/refunds') return createRefund(request);
+    const id = /^\/v1\/refunds\/([^/]+)$/.exec(path)?.[1];
+    const refund = id ? refunds.get(id) : undefined;
+    if (method === 'GET' && refund) return { status: 200, body: refund };
+    return forward(request);
   }
 
   /** The stateful calls; everything else is stripe-mock's answer. */
   async function route(request: Request): Promise<Answer> {
     const { method, path } = request;
+    if (path.startsWith('/v1/refunds')) return routeRefund(request);
     if (method === 'POST' && path === '/v1/payment_intents') return createPaymentIntent(request);
+    if (method === 'POST' && path === '/v1/setup_intents') return createSetupIntent(request);
     if (method === 'GET' && path === '/v1/payment_intents') {
       const customer = request.query.customer;
       const limit = Number(request.query.limit ?? 10);
@@ -456,17 +696,16 @@ export async function startStripeSimulator(options: {
         },
       };
     }
-    const match = /^\/v1\/payment_intents\/([^/]+)(\/confirm|\/cancel)?$/.exec(path);
-    const intent = match?.[1] ? paymentIntents.get(match[1]) : undefined;
+    // A kept Payment- or SetupIntent: retrieved, confirmed, or (a PaymentIntent) canceled here.
+    const match = /^\/v1\/(payment|setup)_intents\/([^/]+)(\/confirm|\/cancel)?$/.exec(path);
+    const kept = match?.[1] === 'setup' ? setupIntents : paymentIntents;
+    const intent = match?.[2] ? kept.get(match[2]) : undefined;
     if (!match || !intent) return forward(request);
     const checked = await forward(request);
     if (checked.status >= 400) return checked;
-    if (method === 'GET' && !match[2]) return { status: 200, body: shown(intent, request) };
-    if (method === 'POST' && match[2] === '/confirm') {
-      const answer = await confirm(intent, request);
-      return answer.status === 200 ? { ...answer, body: shown(intent, request) } : answer;
-    }
-    if (method === 'POST' && match[2] === '/cancel') {
+    if (method === 'GET' && !match[3]) return { status: 200, body: shown(intent, request) };
+    if (method === 'POST' && match[3] === '/confirm') return confirmKept(intent, request);
+    if (method === 'POST' && match[3] === '/cancel' && match[1] === 'payment') {
       if (intent.status === 'succeeded' || intent.status === 'canceled') {
         return stripeError(400, {
           type: 'invalid_request_error',
@@ -477,11 +716,7 @@ export async function startStripeSimulator(options: {
       intent.status = 'canceled';
       intent.canceled_at = now();
       intent.cancellation_reason = request.form.cancellation_reason ?? null;
-      return {
-        status: 200,
-        body: intent,
-        events: [event('payment_intent.canceled', intent, request)],
-      };
+      return withEvent(intent, 'payment_intent.canceled', request);
     }
     return forward(request);
   }
@@ -551,6 +786,8 @@ export async function startStripeSimulator(options: {
         mode: fault.mode,
         count: fault.count ?? 1,
         delayMs: fault.delayMs ?? 0,
+        declineCode: fault.declineCode ?? 'generic_decline',
+        message: fault.message ?? 'Your card was declined.',
       });
       return { status: 200, body: { faults } };
     }
@@ -601,12 +838,34 @@ export async function startStripeSimulator(options: {
     }
   }
 
+  /** What `bodyIncludes` is looked for in (see StripeFault). */
+  function matchedText(request: Request): string {
+    let decoded = request.rawBody;
+    try {
+      decoded = decodeURIComponent(request.rawBody.replaceAll('+', ' '));
+    } catch {
+      // Not URL-encoded after all: the raw body alone is matched.
+    }
+    const confirmed = /^\/v1\/payment_intents\/([^/]+)\/confirm$/.exec(request.path)?.[1];
+    const metadata = confirmed ? paymentIntents.get(confirmed)?.metadata : undefined;
+    return [request.rawBody, decoded, metadata ? JSON.stringify(metadata) : ''].join('\n');
+  }
+
+  /** A POST whose Idempotency-Key already has an answer for these parameters. */
+  function isReplay(request: Request): boolean {
+    const key = request.headers['idempotency-key'];
+    if (request.method !== 'POST' || typeof key !== 'string') return false;
+    return idempotent.get(key)?.fingerprint === `${request.path}?${request.rawBody}`;
+  }
+
   function takeFault(request: Request): Required<StripeFault> | undefined {
+    const text = matchedText(request);
     const fault = faults.find(
       (candidate) =>
         request.path.startsWith(candidate.path) &&
         (!candidate.method || candidate.method === request.method) &&
-        request.rawBody.includes(candidate.bodyIncludes),
+        text.includes(candidate.bodyIncludes) &&
+        (candidate.mode !== 'decline' || (isPaymentConfirmation(request) && !isReplay(request))),
     );
     if (!fault) return undefined;
     fault.count -= 1;
@@ -690,6 +949,9 @@ export async function startStripeSimulator(options: {
       response.destroy();
       return;
     }
+    if (fault?.mode === 'decline') {
+      request.forcedDecline = declined('0000', 'card_declined', fault.declineCode, fault.message);
+    }
     const { answer, replayed } = answerOnce(request);
     const result = await answer;
     const events = replayed ? [] : (result.events ?? []);
@@ -759,6 +1021,22 @@ export function stripeSimulatorControl(simulatorUrl: string) {
       ),
     injectFault: (fault: StripeFault) =>
       call('POST', '/_simulator/faults', { ...fault }).then(() => undefined),
+    /**
+     * Declines the next `count` PaymentIntent confirmations whose body or metadata includes
+     * `bodyIncludes` (a subscription's id, say) as a card decline with `declineCode`.
+     */
+    declinePayments: (decline: {
+      bodyIncludes: string;
+      declineCode: string;
+      message?: string;
+      count?: number;
+    }) =>
+      call('POST', '/_simulator/faults', {
+        path: '/v1/payment_intents',
+        method: 'POST',
+        mode: 'decline',
+        ...decline,
+      }).then(() => undefined),
     clearFaults: () => call('DELETE', '/_simulator/faults').then(() => undefined),
     /** The injected faults not used up yet. */
     pendingFaults: () =>

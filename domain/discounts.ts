@@ -56,7 +56,7 @@ export const isDiscountRedeemable = (
 ) => discountRefusal(discount, moment) === null;
 
 /** `numerator / denominator` rounded half away from zero, exactly (a positive denominator). */
-function divideRoundingHalfAway(numerator: bigint, denominator: bigint): bigint {
+export function divideRoundingHalfAway(numerator: bigint, denominator: bigint): bigint {
   const quotient = numerator / denominator;
   const remainder = numerator % denominator;
   const magnitude = remainder < 0n ? -remainder : remainder;

@@ -1,7 +1,11 @@
-import type { Client } from '@temporalio/client';
+import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { BenefitGrantActivities } from '../activities/benefit-grants.ts';
 import type { CheckoutActivities, ConfirmedCheckout } from '../activities/checkouts.ts';
-import type { PaymentActivities, PaymentAttemptResult } from '../activities/payments.ts';
+import type {
+  PaymentActivities,
+  PaymentAttemptResult,
+  PaymentSetupResult,
+} from '../activities/payments.ts';
 import { checkout, confirmCheckoutUpdate } from './checkout.ts';
 import { paymentOutcomeSignal } from './payment-outcome.ts';
 import { recordOnOwnWorkers } from './replay-recording.ts';
@@ -26,65 +30,148 @@ const confirmed: ConfirmedCheckout = {
   confirmationTokenId: 'pm_card_visa',
 };
 
+/** A monthly plan with a trial: nothing to pay now, the card saved for the renewals. */
+const trialConfirmed: ConfirmedCheckout = {
+  ...confirmed,
+  productId: 'replay-plan',
+  isPaymentRequired: false,
+  isPaymentSetupRequired: true,
+  isRecurring: true,
+};
+
 const charge = (attempt: number, status: PaymentAttemptResult['status']) => ({
   paymentId: `replay-payment-${attempt}`,
   paymentIntentId: `pi_replay_${attempt}`,
   status,
   declineCode: status === 'failed' ? 'generic_decline' : null,
   message: status === 'failed' ? 'Your card was declined.' : null,
+  paymentMethodId: status === 'failed' ? null : 'pm_card_visa',
 });
 
+const setup = (attempt: number, status: PaymentSetupResult['status']): PaymentSetupResult => ({
+  setupIntentId: `seti_replay_${attempt}`,
+  status,
+  paymentMethodId: status === 'failed' ? null : 'pm_card_visa',
+  declineCode: status === 'failed' ? 'generic_decline' : null,
+  message: status === 'failed' ? 'Your card was declined.' : null,
+});
+
+type ReplayCheckoutActivities = CheckoutActivities &
+  Pick<
+    PaymentActivities,
+    'ensureStripeCustomer' | 'createCheckoutPayment' | 'setUpCheckoutPaymentMethod'
+  > &
+  Pick<BenefitGrantActivities, 'requestBenefitGrants'>;
+
 /**
- * A paid checkout's whole path, recorded without database or Stripe: a confirm whose card is
- * declined at once, a second confirm whose charge waits for the webhook's outcome (a signal),
- * then the order and the benefit grants.
+ * Records one checkout on workers of its own with activities that need no database or Stripe:
+ * the first card is declined (charge or setup), `drive` confirms again once it was.
  */
-export async function recordPaidCheckout(client: Client): Promise<string> {
-  const workflowId = 'replay:checkout-paid';
-  const taskQueue = 'replay-checkout-paid';
+async function recordCheckout(
+  client: Client,
+  name: string,
+  activities: Omit<ReplayCheckoutActivities, 'failCheckoutPayment'>,
+  drive: (handle: WorkflowHandle<typeof checkout>, declinedOnce: Promise<void>) => Promise<void>,
+): Promise<string> {
+  const workflowId = `replay:${name}`;
+  const taskQueue = `replay-${name}`;
   let declined: () => void = () => {};
   const declinedOnce = new Promise<void>((resolve) => {
     declined = resolve;
   });
-  const activities: CheckoutActivities &
-    Pick<PaymentActivities, 'ensureStripeCustomer' | 'createCheckoutPayment'> &
-    Pick<BenefitGrantActivities, 'requestBenefitGrants'> = {
-    confirmCheckout: async () => confirmed,
-    expireCheckout: async () => undefined,
-    failCheckoutPayment: async () => declined(),
-    completeCheckout: async () => ({
-      organizationId: confirmed.organizationId,
-      customerId: confirmed.customerId,
-      productId: confirmed.productId,
-      orderId: 'replay-order',
-      subscriptionId: null,
-    }),
-    ensureStripeCustomer: async () => 'cus_replay',
-    createCheckoutPayment: async ({ attempt }) =>
-      charge(attempt, attempt === 1 ? 'failed' : 'processing'),
-    requestBenefitGrants: async () => undefined,
-  };
-  await recordOnOwnWorkers(client, { taskQueue, activities }, async () => {
-    const handle = await client.workflow.start(checkout, {
-      workflowId,
-      taskQueue,
-      args: [{ checkoutId, expiresAt: new Date(Date.now() + 3600_000).toISOString() }],
-    });
-    const body = { customer_email: 'buyer@example.com', confirmation_token_id: 'pm_card_visa' };
-    await handle.executeUpdate(confirmCheckoutUpdate, { args: [body] });
-    await declinedOnce;
-    await handle.executeUpdate(confirmCheckoutUpdate, { args: [body] });
-    const { paymentId, paymentIntentId } = charge(2, 'succeeded');
-    await handle.signal(paymentOutcomeSignal, {
-      paymentId,
-      paymentIntentId,
-      status: 'succeeded',
-      declineCode: null,
-      message: null,
-      cardBrand: 'visa',
-      cardLast4: '4242',
-    });
-    await handle.result();
-  });
+  await recordOnOwnWorkers(
+    client,
+    { taskQueue, activities: { ...activities, failCheckoutPayment: async () => declined() } },
+    async () => {
+      const handle = await client.workflow.start(checkout, {
+        workflowId,
+        taskQueue,
+        args: [{ checkoutId, expiresAt: new Date(Date.now() + 3600_000).toISOString() }],
+      });
+      await drive(handle, declinedOnce);
+      await handle.result();
+    },
+  );
   return workflowId;
+}
+
+const confirmBody = { customer_email: 'buyer@example.com', confirmation_token_id: 'pm_card_visa' };
+
+/** What every recorded checkout answers alike. */
+const commonActivities = {
+  expireCheckout: async () => undefined,
+  ensureStripeCustomer: async () => 'cus_replay',
+  requestBenefitGrants: async () => undefined,
+};
+
+/**
+ * A paid checkout's whole path: a confirm whose card is declined at once, a second confirm whose
+ * charge waits for the webhook's outcome (a signal), then the order and the benefit grants.
+ */
+export function recordPaidCheckout(client: Client): Promise<string> {
+  return recordCheckout(
+    client,
+    'checkout-paid',
+    {
+      ...commonActivities,
+      confirmCheckout: async () => confirmed,
+      completeCheckout: async () => ({
+        organizationId: confirmed.organizationId,
+        customerId: confirmed.customerId,
+        productId: confirmed.productId,
+        orderId: 'replay-order',
+        subscriptionId: null,
+      }),
+      createCheckoutPayment: async ({ attempt }) =>
+        charge(attempt, attempt === 1 ? 'failed' : 'processing'),
+      setUpCheckoutPaymentMethod: async ({ attempt }) => setup(attempt, 'succeeded'),
+      startCheckoutSubscription: async () => undefined,
+    },
+    async (handle, declinedOnce) => {
+      await handle.executeUpdate(confirmCheckoutUpdate, { args: [confirmBody] });
+      await declinedOnce;
+      await handle.executeUpdate(confirmCheckoutUpdate, { args: [confirmBody] });
+      const { paymentId, paymentIntentId } = charge(2, 'succeeded');
+      await handle.signal(paymentOutcomeSignal, {
+        paymentId,
+        paymentIntentId,
+        status: 'succeeded',
+        declineCode: null,
+        message: null,
+        cardBrand: 'visa',
+        cardLast4: '4242',
+      });
+    },
+  );
+}
+
+/**
+ * A trial's checkout: a card whose setup is declined, a second card saved without a charge,
+ * then the order of nothing with its subscription, whose workflow starts, and the grants.
+ */
+export function recordTrialCheckout(client: Client): Promise<string> {
+  return recordCheckout(
+    client,
+    'checkout-trial-subscription',
+    {
+      ...commonActivities,
+      confirmCheckout: async () => trialConfirmed,
+      completeCheckout: async () => ({
+        organizationId: trialConfirmed.organizationId,
+        customerId: trialConfirmed.customerId,
+        productId: trialConfirmed.productId,
+        orderId: 'replay-order',
+        subscriptionId: 'replay-subscription',
+      }),
+      createCheckoutPayment: async ({ attempt }) => charge(attempt, 'succeeded'),
+      setUpCheckoutPaymentMethod: async ({ attempt }) =>
+        setup(attempt, attempt === 1 ? 'failed' : 'succeeded'),
+      startCheckoutSubscription: async () => undefined,
+    },
+    async (handle, declinedOnce) => {
+      await handle.executeUpdate(confirmCheckoutUpdate, { args: [confirmBody] });
+      await declinedOnce;
+      await handle.executeUpdate(confirmCheckoutUpdate, { args: [confirmBody] });
+    },
+  );
 }

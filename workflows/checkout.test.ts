@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Polar } from '@polar-sh/sdk';
+import { AlreadyActiveSubscriptionError } from '@polar-sh/sdk/models/errors/alreadyactivesubscriptionerror.js';
 import { ExpiredCheckoutError } from '@polar-sh/sdk/models/errors/expiredcheckouterror.js';
 import { NotOpenCheckout } from '@polar-sh/sdk/models/errors/notopencheckout.js';
 import { Context } from '@temporalio/activity';
@@ -20,7 +21,7 @@ import {
 } from '../commerce/orders/testing.ts';
 import { createSeller, type Seller, startCommerceApi, type TestApi } from '../commerce/testing.ts';
 import { loadRuntimeConfig } from '../config/env.ts';
-import { Checkout, OutboxEvent, Payment } from '../db/entities/index.ts';
+import { Checkout, OutboxEvent, Payment, Subscription } from '../db/entities/index.ts';
 import { eventually } from '../devstack/eventually.ts';
 import { stripeSignature, stripeSimulatorControl } from '../devstack/stripe-simulator.ts';
 import { workersOnOwnQueue } from '../temporal/testing.ts';
@@ -177,14 +178,182 @@ describe('the checkout workflow, end to end', { concurrency: true }, () => {
     assert.deepEqual(await paymentsOf(checkout.id), []);
   });
 
-  it('a subscription with a trial: trialing, nothing charged, in the customer state', async () => {
-    const plan = await seller.polar.products.create({
+  const subscriptionOf = (id: string | null | undefined) =>
+    api.orm.em.fork().findOneOrFail(Subscription, { id: id ?? '' });
+
+  /** How many runs of the subscription's workflow Temporal knows of, once it knows of one. */
+  const subscriptionWorkflowRuns = (subscriptionId: string) =>
+    eventually(
+      async () =>
+        (
+          await temporal.workflow.count(
+            `WorkflowId = "${workflowIds.subscription(subscriptionId)}"`,
+          )
+        ).count,
+      (runs) => runs > 0,
+      { what: `the workflow of subscription ${subscriptionId}` },
+    );
+
+  /**
+   * The checkout's workflow succeeded and started its subscription's workflow, on its own task
+   * queue: one run of it.
+   */
+  async function assertSubscriptionStartedOnce(checkoutId: string, subscriptionId: string) {
+    assert.equal(await workflowResult(checkoutId), 'succeeded');
+    const starts = (await activitiesRun(checkoutId)).filter(
+      (name) => name === 'startCheckoutSubscription',
+    );
+    assert.equal(starts.length, 1);
+    assert.equal(await subscriptionWorkflowRuns(subscriptionId), 1);
+    const taskQueueOf = async (workflowId: string) =>
+      (await temporal.workflow.getHandle(workflowId).describe()).taskQueue;
+    assert.equal(
+      await taskQueueOf(workflowIds.subscription(subscriptionId)),
+      await taskQueueOf(workflowIds.checkout(checkoutId)),
+    );
+  }
+
+  /**
+   * A checkout of the product confirmed with a declined card: failed with the processor's code
+   * and message, as its row and the buyer's details (to confirm again) are answered.
+   */
+  async function confirmedWithDeclinedCard(productId: string) {
+    const created = await seller.polar.checkouts.create({ products: [productId] });
+    const details = buyerDetails(testCards.declined);
+    await buyer.checkouts.clientConfirm({
+      clientSecret: created.clientSecret,
+      checkoutConfirmStripe: details,
+    });
+    assert.equal((await settledCheckout(seller, created.id)).status, 'failed');
+    const row = await api.orm.em.fork().findOneOrFail(Checkout, created.id);
+    assert.equal(row.paymentError?.code, 'generic_decline');
+    assert.match(row.paymentError?.message ?? '', /declined/i);
+    return { created, details, row };
+  }
+
+  /** A free monthly plan of `owner`: subscribed to without a card. */
+  const freePlan = (owner: Seller) =>
+    owner.polar.products.create({
+      name: 'Team plan',
+      recurringInterval: 'month',
+      prices: [{ amountType: 'free' }],
+    });
+
+  const trialPlan = () =>
+    seller.polar.products.create({
       name: 'Pro plan',
       recurringInterval: 'month',
       trialInterval: 'day',
       trialIntervalCount: 7,
       prices: [{ amountType: 'fixed', priceAmount: 900 }],
     });
+
+  it('a paid subscription: charged once, its card kept for renewals, its workflow started once', async () => {
+    const plan = await seller.polar.products.create({
+      name: 'Monthly plan',
+      recurringInterval: 'month',
+      prices: [{ amountType: 'fixed', priceAmount: 900 }],
+    });
+    const { checkout, order } = await buy(api, seller, plan.id, buyerDetails(testCards.visa));
+    assert.equal(checkout.status, 'succeeded');
+    assert.equal(order?.billingReason, 'subscription_create');
+    assert.deepEqual(
+      (await paymentsOf(checkout.id)).map((payment) => [payment.status, payment.amount]),
+      [['succeeded', 900]],
+    );
+    const subscription = await subscriptionOf(order?.subscriptionId);
+    assert.equal(subscription.status, 'active');
+    assert.equal(subscription.stripePaymentMethodId, testCards.visa);
+    await assertSubscriptionStartedOnce(checkout.id, subscription.id);
+  });
+
+  it('a free subscription: no card asked or saved, its workflow started', async () => {
+    const plan = await freePlan(seller);
+    const { checkout, order } = await buy(api, seller, plan.id, {
+      customerEmail: `free-plan-${randomUUID()}@example.com`,
+    });
+    assert.equal(checkout.status, 'succeeded');
+    const subscription = await subscriptionOf(order?.subscriptionId);
+    assert.equal(subscription.status, 'active');
+    assert.equal(subscription.stripePaymentMethodId, null);
+    assert.ok(!(await activitiesRun(checkout.id)).includes('ensureStripeCustomer'));
+    await assertSubscriptionStartedOnce(checkout.id, subscription.id);
+  });
+
+  it('a trial: its card saved through a SetupIntent without a charge, trialing', async () => {
+    const plan = await trialPlan();
+    const { checkout, order } = await buy(api, seller, plan.id, buyerDetails(testCards.visa));
+    assert.equal(checkout.status, 'succeeded');
+    assert.deepEqual(await paymentsOf(checkout.id), []);
+    const subscription = await subscriptionOf(order?.subscriptionId);
+    assert.equal(subscription.status, 'trialing');
+    assert.equal(subscription.stripePaymentMethodId, testCards.visa);
+    assert.equal(await workflowResult(checkout.id), 'succeeded');
+    assert.deepEqual(await activitiesRun(checkout.id), [
+      'confirmCheckout',
+      'ensureStripeCustomer',
+      'setUpCheckoutPaymentMethod',
+      'completeCheckout',
+      'startCheckoutSubscription',
+      'requestBenefitGrants',
+    ]);
+  });
+
+  it('a trial whose card setup is declined fails; a card that attaches is then saved', async () => {
+    const { created, details, row } = await confirmedWithDeclinedCard((await trialPlan()).id);
+    assert.equal(row.subscription, null);
+    assert.deepEqual(await ordersOfCheckout(seller, created.id), []);
+
+    // A card that Stripe saves but never charges is still saved: the renewal will tell.
+    await buyer.checkouts.clientConfirm({
+      clientSecret: created.clientSecret,
+      checkoutConfirmStripe: { ...details, confirmationTokenId: 'pm_card_chargeCustomerFail' },
+    });
+    const succeeded = await settledCheckout(seller, created.id, ['succeeded']);
+    const subscription = await subscriptionOf(succeeded.subscriptionId);
+    assert.equal(subscription.stripePaymentMethodId, 'pm_card_chargeCustomerFail');
+  });
+
+  it('refuses a second subscription to a buyer matched at confirm, the checkout left open', async () => {
+    const plan = await freePlan(seller);
+    const details = { customerEmail: `subscriber-${randomUUID()}@example.com` };
+    const { order } = await buy(api, seller, plan.id, details);
+    assert.ok(order?.subscriptionId);
+    const again = await seller.polar.checkouts.create({ products: [plan.id] });
+    await assert.rejects(
+      buyer.checkouts.clientConfirm({
+        clientSecret: again.clientSecret,
+        checkoutConfirmStripe: details,
+      }),
+      AlreadyActiveSubscriptionError,
+    );
+    assert.equal((await seller.polar.checkouts.get({ id: again.id })).status, 'open');
+    assert.deepEqual(await ordersOfCheckout(seller, again.id), []);
+  });
+
+  it('subscribes a buyer twice when the organization allows several subscriptions', async () => {
+    const generous = await createSeller(api);
+    await generous.polar.organizations.update({
+      id: generous.organizationId,
+      organizationUpdate: {
+        subscriptionSettings: {
+          allowMultipleSubscriptions: true,
+          allowCustomerUpdates: true,
+          prorationBehavior: 'prorate',
+        },
+      },
+    });
+    const plan = await freePlan(generous);
+    const details = { customerEmail: `subscriber-${randomUUID()}@example.com` };
+    const first = await buy(api, generous, plan.id, details);
+    const second = await buy(api, generous, plan.id, details);
+    assert.equal(second.checkout.status, 'succeeded');
+    assert.equal(second.order?.customerId, first.order?.customerId);
+    assert.notEqual(second.order?.subscriptionId, first.order?.subscriptionId);
+  });
+
+  it('a subscription with a trial: trialing, nothing charged, in the customer state', async () => {
+    const plan = await trialPlan();
     const { checkout, order } = await buy(api, seller, plan.id);
     assert.equal(checkout.status, 'succeeded');
     assert.equal(order?.billingReason, 'subscription_create');
@@ -202,17 +371,7 @@ describe('the checkout workflow, end to end', { concurrency: true }, () => {
   });
 
   it('declined, then retried with another card in the same checkout', async () => {
-    const created = await seller.polar.checkouts.create({ products: [ebook.id] });
-    const details = buyerDetails(testCards.declined);
-    await buyer.checkouts.clientConfirm({
-      clientSecret: created.clientSecret,
-      checkoutConfirmStripe: details,
-    });
-    const failed = await settledCheckout(seller, created.id);
-    assert.equal(failed.status, 'failed');
-    const row = await api.orm.em.fork().findOneOrFail(Checkout, created.id);
-    assert.equal(row.paymentError?.code, 'generic_decline');
-    assert.match(row.paymentError?.message ?? '', /declined/i);
+    const { created, details } = await confirmedWithDeclinedCard(ebook.id);
 
     await buyer.checkouts.clientConfirm({
       clientSecret: created.clientSecret,

@@ -4,9 +4,11 @@ import {
   condition,
   currentUpdateInfo,
   defineUpdate,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { BenefitGrantActivities } from '../activities/benefit-grants.ts';
 import type {
@@ -35,7 +37,10 @@ const retryUntilDone = {
   maximumInterval: '1 minute',
 } as const;
 
-/** The charge: a Stripe call that may hang, as an activity of its own with its own timeout. */
+/**
+ * The charge (or the card's setup): a Stripe call that may hang, as an activity of its own with
+ * its own timeout.
+ */
 const payments = proxyActivities<PaymentActivities>({
   startToCloseTimeout: '1 minute',
   retry: retryUntilDone,
@@ -78,11 +83,18 @@ export const confirmCheckoutUpdate = defineUpdate<ConfirmedCheckout, [CheckoutCo
 
 export type CheckoutOutcome = 'succeeded' | 'expired';
 
+/** What a confirmed checkout was settled with: its payment, and the card kept for renewals. */
+interface Settlement {
+  paymentId: string | null;
+  paymentMethodId: string | null;
+}
+
 /**
  * The life of one checkout (`checkout:<id>`): open until the buyer confirms or it expires. A
- * confirmed checkout is charged unless nothing is due; a declined charge fails the checkout,
- * which the buyer may confirm again with another card until it expires. Paid (or free), it
- * becomes an order in one transaction, and the product's benefits are granted.
+ * confirmed checkout is charged unless nothing is due; a recurring one with nothing due now (a
+ * trial) has its card saved instead. A declined card fails the checkout, which the buyer may
+ * confirm again with another card until it expires. Paid (or free), it becomes an order in one
+ * transaction; its subscription's workflow starts, and the product's benefits are granted.
  */
 export async function checkout({ checkoutId, expiresAt }: CheckoutInput): Promise<CheckoutOutcome> {
   const confirmations: ConfirmedCheckout[] = [];
@@ -148,11 +160,23 @@ export async function checkout({ checkoutId, expiresAt }: CheckoutInput): Promis
     return confirmations.shift() ?? null;
   }
 
+  /** The checkout failed with the processor's reason: the buyer may confirm again. */
+  async function declined(
+    { declineCode, message }: { declineCode: string | null; message: string | null },
+    fallback: string,
+  ): Promise<null> {
+    await steps.failCheckoutPayment({
+      checkoutId,
+      paymentError: { code: declineCode ?? 'payment_failed', message: message ?? fallback },
+    });
+    return null;
+  }
+
   /**
    * Charges the checkout's total: attempt `attempt` (its idempotency key). Answers the payment
-   * once it succeeded; a decline fails the checkout with the processor's message (null).
+   * and its card once it succeeded; a decline fails the checkout (null).
    */
-  async function pay(confirmed: ConfirmedCheckout, attempt: number): Promise<string | null> {
+  async function pay(confirmed: ConfirmedCheckout, attempt: number): Promise<Settlement | null> {
     await steps.ensureStripeCustomer({ customerId: confirmed.customerId });
     const charge = await payments.createCheckoutPayment({
       checkoutId,
@@ -160,15 +184,27 @@ export async function checkout({ checkoutId, expiresAt }: CheckoutInput): Promis
       attempt,
     });
     const outcome = await paymentOutcome(charge);
-    if (outcome.status === 'succeeded') return charge.paymentId;
-    await steps.failCheckoutPayment({
+    if (outcome.status !== 'succeeded') return declined(outcome, 'The payment failed.');
+    // Histories recorded before cards were kept carry no paymentMethodId.
+    return { paymentId: charge.paymentId, paymentMethodId: charge.paymentMethodId ?? null };
+  }
+
+  /**
+   * Saves the card for the renewals without charging it (attempt `attempt`): answers it once
+   * Stripe set it up; a declined card fails the checkout as a declined charge does (null).
+   */
+  async function saveCard(
+    confirmed: ConfirmedCheckout,
+    attempt: number,
+  ): Promise<Settlement | null> {
+    await steps.ensureStripeCustomer({ customerId: confirmed.customerId });
+    const setup = await payments.setUpCheckoutPaymentMethod({
       checkoutId,
-      paymentError: {
-        code: outcome.declineCode ?? 'payment_failed',
-        message: outcome.message ?? 'The payment failed.',
-      },
+      paymentMethodOrToken: confirmed.confirmationTokenId ?? '',
+      attempt,
     });
-    return null;
+    if (setup.status !== 'succeeded') return declined(setup, 'Your card could not be saved.');
+    return { paymentId: null, paymentMethodId: setup.paymentMethodId };
   }
 
   let attempts = 0;
@@ -176,16 +212,23 @@ export async function checkout({ checkoutId, expiresAt }: CheckoutInput): Promis
   while (!completed) {
     const confirmed = await nextConfirmation();
     if (!confirmed) return 'expired';
-    if (!confirmed.isPaymentRequired) {
-      completed = await steps.completeCheckout({ checkoutId, paymentId: null });
-    } else {
+    let settled: Settlement | null = { paymentId: null, paymentMethodId: null };
+    if (confirmed.isPaymentRequired) {
       attempts += 1;
-      const paymentId = await pay(confirmed, attempts);
-      if (paymentId) completed = await steps.completeCheckout({ checkoutId, paymentId });
+      settled = await pay(confirmed, attempts);
+    } else if (confirmed.isPaymentSetupRequired && patched('save-card-without-charge')) {
+      attempts += 1;
+      settled = await saveCard(confirmed, attempts);
     }
+    if (settled) completed = await steps.completeCheckout({ checkoutId, ...settled });
   }
 
   closed = true;
+  const { subscriptionId } = completed;
+  if (subscriptionId && patched('start-subscription-workflow')) {
+    // On this workflow's own task queue: the worker that runs checkouts runs subscriptions.
+    await steps.startCheckoutSubscription({ subscriptionId, taskQueue: workflowInfo().taskQueue });
+  }
   await steps.requestBenefitGrants(completed);
   await condition(allHandlersFinished);
   return 'succeeded';

@@ -4,5 +4,8 @@ export { benefitGrant } from './benefit-grant.ts';
 export { checkout } from './checkout.ts';
 export { invitation } from './invitation.ts';
 export { purgeExpiredRecords } from './purge-expired-records.ts';
+export { refund } from './refund.ts';
 export { sendEmail } from './send-email.ts';
+export { subscription } from './subscription.ts';
+export { testClockAdvance } from './test-clock-advance.ts';
 export { webhookEndpoint } from './webhook-endpoint.ts';

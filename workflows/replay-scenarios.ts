@@ -7,11 +7,17 @@ import {
   recordBenefitGrantCycled,
   recordBenefitGrantUpdated,
 } from './benefit-grant-replay.ts';
-import { recordPaidCheckout } from './checkout-replay.ts';
+import { recordPaidCheckout, recordTrialCheckout } from './checkout-replay.ts';
 import { answerInvitation, invitation } from './invitation.ts';
 import { purgeExpiredRecords } from './purge-expired-records.ts';
+import { recordSucceededRefund } from './refund-replay.ts';
 import { recordOnOwnWorkers } from './replay-recording.ts';
 import { sendEmail } from './send-email.ts';
+import {
+  recordSubscriptionDunning,
+  recordSubscriptionRenewed,
+  recordSubscriptionRenewedWithoutCycle,
+} from './subscription-replay.ts';
 import {
   recordWebhookEndpointDelivered,
   recordWebhookEndpointRetried,
@@ -130,9 +136,14 @@ export const replayScenarios: Record<string, (client: Client) => Promise<string>
   'invitation-expired': (client) =>
     recordInvitation(client, 'invitation-expired', 4, async () => undefined),
   'checkout-paid': recordPaidCheckout,
+  'checkout-trial-subscription': recordTrialCheckout,
+  'refund-succeeded': recordSucceededRefund,
   'benefit-grant': recordBenefitGrant,
   'benefit-grant-cycled': recordBenefitGrantCycled,
   'benefit-grant-updated': recordBenefitGrantUpdated,
   'webhook-endpoint-delivered': recordWebhookEndpointDelivered,
   'webhook-endpoint-retried': recordWebhookEndpointRetried,
+  'subscription-renewed': recordSubscriptionRenewed,
+  'subscription-dunning': recordSubscriptionDunning,
+  'subscription-renewed-without-cycle': recordSubscriptionRenewedWithoutCycle,
 };

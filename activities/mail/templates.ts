@@ -157,3 +157,31 @@ export function invitationExpired({
     ],
   });
 }
+
+/** To a subscriber whose renewal charge failed: what failed, and what happens next. */
+export function subscriptionPaymentFailed({
+  organizationName,
+  productName,
+  amount,
+  reason,
+  nextAttemptAt,
+}: {
+  organizationName: string;
+  productName: string;
+  /** Formatted, with its currency. */
+  amount: string;
+  /** The processor's message. */
+  reason: string;
+  /** The next retry; null when none follows (the subscription ends or waits for the seller). */
+  nextAttemptAt: Date | null;
+}): MailContent {
+  return noticeMail({
+    subject: `Your payment of ${amount} for ${productName} failed`,
+    paragraphs: [
+      `We could not charge your card ${amount} to renew your ${productName} subscription with ${organizationName}: ${reason}`,
+      nextAttemptAt
+        ? `We will try again on ${nextAttemptAt.toUTCString()}. To avoid an interruption, update your payment method before then.`
+        : `We will not try again. Contact ${organizationName} to keep your subscription.`,
+    ],
+  });
+}

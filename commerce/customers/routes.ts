@@ -7,6 +7,7 @@ import type { AppDependencies } from '../../api/dependencies.ts';
 import { parseBody, parseParams, parseQuery } from '../../api/validation.ts';
 import type { Customer } from '../../db/entities/index.ts';
 import { callerOf, scope } from '../http/caller.ts';
+import { commerceError } from '../http/errors.ts';
 import {
   listPage,
   organizationFilterMatches,
@@ -60,7 +61,7 @@ async function* jsonArray(customers: AsyncIterable<Customer>) {
  * /v1/customers: the organization's buyers, by id or by the seller's external id, with their
  * current state (benefits, meters). Deleting is soft; a deleted customer is not found.
  */
-export function customerRoutes({ orm, changes, temporal }: AppDependencies): Router {
+export function customerRoutes({ orm, config, changes, temporal }: AppDependencies): Router {
   const router = new Router({ prefix: '/v1/customers' });
   // Apps ask for a customer's state on every page they gate: kept per customer, as JSON bytes,
   // until a change to what it holds is announced (see announceCustomerStateChange).
@@ -88,6 +89,9 @@ export function customerRoutes({ orm, changes, temporal }: AppDependencies): Rou
   router.post('/', scope('customers:write'), async (ctx) => {
     const caller = callerOf(ctx);
     const input = parseCreateBody(ctx, customerCreateInput, caller);
+    if (input.test_clock_id && !config.testClocks.enabled) {
+      throw commerceError('TestClockNotAvailable');
+    }
     const customer = await createCustomer(orm.em, caller.organizationId, input);
     ctx.status = 201;
     ctx.body = customerWire(customer);

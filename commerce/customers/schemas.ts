@@ -32,6 +32,8 @@ export const customerCreateInput = z.object({
   tax_id: taxIdInput.nullish(),
   metadata: metadataInput.default({}),
   organization_id: z.uuid().nullish(),
+  /** Sandbox only (Tollgate's own): the test clock the customer's subscriptions follow. */
+  test_clock_id: z.uuid().nullish(),
 });
 export type CustomerCreateInput = z.infer<typeof customerCreateInput>;
 

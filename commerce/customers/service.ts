@@ -17,6 +17,7 @@ import {
   type SortCriterion,
 } from '../http/listing.ts';
 import { appendEvent, type CommerceEventType } from '../outbox.ts';
+import { attachableTestClockId } from '../test-clocks/service.ts';
 import {
   type CustomerCreateInput,
   type CustomerState,
@@ -159,8 +160,8 @@ function validatedTaxId(value: string, billingAddress: Address | null): TaxId {
 const insertCustomerWithEvent = `
   with inserted_customer as (
     insert into customers (id, organization_id, email, email_verified, external_id, name,
-      billing_address, tax_id, metadata, created_at)
-    values (?, ?, ?, false, ?, ?, ?, ?, ?, ?)
+      billing_address, tax_id, metadata, test_clock_id, created_at)
+    values (?, ?, ?, false, ?, ?, ?, ?, ?, ?, ?)
   )
   insert into outbox_events (id, organization_id, type, data, created_at)
   values (?, ?, '${'customer.created' satisfies CommerceEventType}', ?, ?)`;
@@ -169,7 +170,8 @@ const insertCustomerWithEvent = `
  * Creates a customer and records `customer.created` in a single statement (the event inserted
  * beside the customer by a data-modifying CTE): atomic like a transaction, without its BEGIN
  * and COMMIT round trips. The organization is referenced, never loaded; a taken email or
- * external id is refused by the unique indexes rather than looked up first.
+ * external id is refused by the unique indexes rather than looked up first. A sandbox customer
+ * may follow a test clock of the organization.
  */
 export async function createCustomer(
   em: EntityManager,
@@ -178,6 +180,9 @@ export async function createCustomer(
 ): Promise<Customer> {
   const billingAddress = input.billing_address ?? null;
   const taxId = input.tax_id ? validatedTaxId(input.tax_id[0], billingAddress) : null;
+  const testClockId = input.test_clock_id
+    ? await attachableTestClockId(em, organizationId, input.test_clock_id)
+    : null;
   const createdAt = new Date();
   const row = {
     id: newId(),
@@ -189,6 +194,7 @@ export async function createCustomer(
     billingAddress,
     taxId,
     metadata: input.metadata,
+    testClock: testClockId,
     createdAt,
   };
   const customer = em.create(Customer, row, { persist: false });
@@ -206,6 +212,7 @@ export async function createCustomer(
           json(billingAddress),
           json(taxId),
           json(row.metadata ?? {}),
+          testClockId,
           createdAt,
           newId(),
           organizationId,

@@ -40,6 +40,10 @@ export const commerceErrors = {
     status: 409,
     detail: 'This test clock is still advancing; wait until it is ready.',
   },
+  TestClockInUse: {
+    status: 409,
+    detail: 'This test clock still drives live subscriptions; cancel them before deleting it.',
+  },
 } as const;
 
 export type CommerceErrorName = keyof typeof commerceErrors;

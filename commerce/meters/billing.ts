@@ -38,12 +38,25 @@ export async function meterUsage(
   start: Date,
   end: Date,
 ): Promise<string> {
+  const statement = meterUsageSql(meter, customerId, start, end);
+  const [row] = await em.execute<{ units: string }[]>(statement.sql, statement.params);
+  return row?.units ?? '0';
+}
+
+/**
+ * The statement `meterUsage` runs: one row, `units` as exact decimal text. A scalar subquery,
+ * so that one statement can read the usage of many meters and customers.
+ */
+export function meterUsageSql(
+  meter: Meter,
+  customerId: string,
+  start: Date,
+  end: Date,
+): SqlFragment {
   const customer = sql`e.customer_id = ${customerId}`;
   if (meter.aggregation.func === 'unique') {
-    const statement = sql`select trim_scale(${meterAggregationToSql(meter.aggregation, 'e')})::text as units
+    return sql`select trim_scale(${meterAggregationToSql(meter.aggregation, 'e')})::text as units
       from events e where ${meterEventConditions(meter, sql`${start}`, sql`${end}`, [customer])}`;
-    const [row] = await em.execute<{ units: string }[]>(statement.sql, statement.params);
-    return row?.units ?? '0';
   }
   const firstWholeHour = new Date(Math.ceil(start.getTime() / hourMs) * hourMs);
   const lastHourEnd = new Date(Math.floor(end.getTime() / hourMs) * hourMs);
@@ -59,10 +72,8 @@ export async function meterUsage(
           raw(lastHourEnd, end),
         ]
       : [raw(start, end)];
-  const statement = sql`select trim_scale(${combinePartialsSql(meter.aggregation)})::text as units
+  return sql`select trim_scale(${combinePartialsSql(meter.aggregation)})::text as units
     from (${joinSql(partials, ' union all ')}) p`;
-  const [row] = await em.execute<{ units: string }[]>(statement.sql, statement.params);
-  return row?.units ?? '0';
 }
 
 /**

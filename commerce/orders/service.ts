@@ -146,7 +146,7 @@ export function generateInvoice(
 }
 
 /** The next invoice number of the organization (`<SLUG>-0001`, …), taken in the caller's transaction. */
-async function nextInvoiceNumber(tx: EntityManager, organizationId: string): Promise<string> {
+export async function nextInvoiceNumber(tx: EntityManager, organizationId: string): Promise<string> {
   const [row] = await tx.execute<{ slug: string; last_invoice_number: number }[]>(
     `update organizations set last_invoice_number = last_invoice_number + 1
      where id = ? returning slug, last_invoice_number`,
@@ -186,15 +186,17 @@ const completed = (order: Order): CompletedCheckout => ({
 /**
  * A confirmed checkout paid (or owing nothing), made an order in one transaction: the paid order
  * with its item and the checkout's amounts and billing details, its invoice number, the payment
- * linked to it; for a recurring product the subscription with its first period; the checkout
- * succeeded. Records order.created, order.paid, checkout.updated (and the subscription's
- * events). Run twice, the second run finds the order by its checkout and answers it.
+ * linked to it; for a recurring product the subscription with its first period, charged on
+ * `paymentMethodId` (the card the checkout saved) at renewal; the checkout succeeded. Records
+ * order.created, order.paid, checkout.updated (and the subscription's events). Run twice, the
+ * second run finds the order by its checkout and answers it.
  */
 export function completeCheckout(
   em: EntityManager,
   checkoutId: string,
   paymentId: string | null,
   publicUrl: string,
+  paymentMethodId: string | null = null,
 ): Promise<CompletedCheckout> {
   return em.transactional(async (tx) => {
     // Locked first: of two runs at once, the second waits and then finds the order.
@@ -220,6 +222,7 @@ export function completeCheckout(
     const subscription = recurring
       ? await startSubscriptionFromCheckout(tx, checkout, publicUrl)
       : null;
+    if (subscription) subscription.stripePaymentMethodId = paymentMethodId;
     // A trial takes nothing now: its order is for nothing, until the first renewal.
     const trialing = subscription?.status === 'trialing';
     const amounts = trialing

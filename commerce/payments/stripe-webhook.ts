@@ -1,9 +1,11 @@
-import { type Client, WorkflowNotFoundError } from '@temporalio/client';
+import { type Client, type WorkflowHandle, WorkflowNotFoundError } from '@temporalio/client';
 import type Stripe from 'stripe';
 import type { Logger } from '../../config/logger.ts';
 import { ProcessedStripeEvent } from '../../db/entities/index.ts';
 import type { Orm } from '../../db/orm.ts';
-import { paymentOutcomeSignal } from '../../workflows/payment-outcome.ts';
+import { type PaymentOutcome, paymentOutcomeSignal } from '../../workflows/payment-outcome.ts';
+import { refundOutcomeSignal } from '../../workflows/refund.ts';
+import { refundOutcomeOf } from '../refunds/service.ts';
 import { recordPaymentOutcome } from './service.ts';
 
 /** The events that settle (or hold up) a payment attempt. */
@@ -13,7 +15,47 @@ const paymentIntentEvents = new Set([
   'payment_intent.requires_action',
 ]);
 
+/** The events that tell how a refund ended (their object is the Refund). */
+const refundEvents = new Set(['refund.updated', 'refund.failed', 'charge.refund.updated']);
+
 export type StripeEventResult = 'applied' | 'duplicate' | 'ignored';
+
+/**
+ * A refund's final status, signalled to the refund workflow named by its `metadata.workflow_id`
+ * (within the caller's transaction, as the payment outcomes are); a status not final yet tells
+ * the workflow nothing.
+ */
+async function signalRefundOutcome(
+  temporal: Client,
+  logger: Logger,
+  event: Stripe.Event,
+): Promise<StripeEventResult> {
+  const refund = event.data.object as Stripe.Refund;
+  const workflowId = refund.metadata?.workflow_id;
+  if (!workflowId || !['succeeded', 'failed', 'canceled'].includes(refund.status ?? '')) {
+    return 'ignored';
+  }
+  await signalRunning(temporal, logger, event, workflowId, (handle) =>
+    handle.signal(refundOutcomeSignal, refundOutcomeOf(refund)),
+  );
+  return 'applied';
+}
+
+/** Signals the workflow an event is for; one that has ended wants no more news of it. */
+async function signalRunning(
+  temporal: Client,
+  logger: Logger,
+  event: Stripe.Event,
+  workflowId: string,
+  signal: (handle: WorkflowHandle) => Promise<void>,
+): Promise<void> {
+  try {
+    await signal(temporal.workflow.getHandle(workflowId));
+  } catch (error) {
+    if (!(error instanceof WorkflowNotFoundError)) throw error;
+    logger.warn({ eventId: event.id, workflowId }, 'Stripe event for a workflow not running');
+  }
+}
 
 /**
  * Applies one verified Stripe event, once per event id. In one transaction: the event id is
@@ -35,6 +77,7 @@ export async function applyStripeEvent(
       .ignore()
       .execute('run');
     if (!claimed.affectedRows) return 'duplicate';
+    if (refundEvents.has(event.type)) return signalRefundOutcome(temporal, logger, event);
     if (!paymentIntentEvents.has(event.type)) return 'ignored';
     const intent = event.data.object as Stripe.PaymentIntent;
     const { workflow_id: workflowId, payment_id: paymentId } = intent.metadata ?? {};
@@ -45,13 +88,10 @@ export async function applyStripeEvent(
     // signal would tell it nothing new, and cost it a workflow task (arriving as it completes,
     // one that fails and runs its last steps again).
     if (recorded.settledBefore) return 'applied';
-    try {
-      await temporal.workflow.getHandle(workflowId).signal(paymentOutcomeSignal, recorded.outcome);
-    } catch (error) {
-      // A workflow that has ended wants no more outcomes; the payment's row still has it.
-      if (!(error instanceof WorkflowNotFoundError)) throw error;
-      logger.warn({ eventId: event.id, workflowId }, 'Stripe event for a workflow not running');
-    }
+    // A workflow that has ended wants no more outcomes; the payment's row still has it.
+    await signalRunning(temporal, logger, event, workflowId, (handle) =>
+      handle.signal(paymentOutcomeSignal, recorded.outcome as PaymentOutcome),
+    );
     return 'applied';
   });
 }

@@ -1,6 +1,25 @@
 import Router from '@koa/router';
+import {
+  type UpdateDefinition,
+  WithStartWorkflowOperation,
+  WorkflowNotFoundError,
+} from '@temporalio/client';
 import type { AppDependencies } from '../../api/dependencies.ts';
+import { parseBody } from '../../api/validation.ts';
+import { taskQueues } from '../../temporal/task-queues.ts';
+import { workflowIds } from '../../workflows/ids.ts';
+import type { subscription as subscriptionWorkflow } from '../../workflows/subscription.ts';
+import {
+  changeSubscriptionUpdate,
+  type DunningAction,
+  dunningActionUpdate,
+  type SubscriptionChange,
+  type SubscriptionChangeResult,
+  subscriptionStateQuery,
+} from '../../workflows/subscription-messages.ts';
+import { apiErrorFromWorkflowFailure } from '../http/activity-errors.ts';
 import { callerOf, scope } from '../http/caller.ts';
+import { commerceError, resourceNotFound } from '../http/errors.ts';
 import {
   listPage,
   readMetadataFilter,
@@ -11,7 +30,12 @@ import {
   readSorting,
 } from '../http/listing.ts';
 import { readIdParam } from '../http/wire.ts';
-import { subscriptionSortFields } from './schemas.ts';
+import { hasEnded } from './changes.ts';
+import {
+  subscriptionSortFields,
+  subscriptionStatusFilter,
+  subscriptionUpdateInput,
+} from './schemas.ts';
 import {
   externalIdFilter,
   getSubscription,
@@ -19,13 +43,57 @@ import {
   serializeSubscriptions,
 } from './service.ts';
 
+/** The finance actions on a failed renewal, by the path that asks for them. */
+const dunningActions: Record<string, DunningAction> = {
+  retry: 'retry_now',
+  cancel: 'cancel',
+  resolve: 'mark_resolved',
+};
+
 /**
- * /v1/subscriptions, read side: what customers subscribe to. Changing a subscription (cancel,
- * revoke, plan change) comes with the subscriptions issue.
+ * /v1/subscriptions: what customers subscribe to, and their changes. Every change of a live
+ * subscription is an update of its workflow (`subscription:<id>`, started if it is not running),
+ * which applies it between renewals; a refusal comes back as the API's error.
  */
-export function subscriptionRoutes({ orm, config }: AppDependencies): Router {
+export function subscriptionRoutes({ orm, config, temporal }: AppDependencies): Router {
   const router = new Router({ prefix: '/v1/subscriptions' });
   const { publicUrl } = config.api;
+
+  /** Sends the subscription's workflow an update and answers the subscription it returns. */
+  async function updateWorkflow<Arg>(
+    subscriptionId: string,
+    update: UpdateDefinition<SubscriptionChangeResult, [Arg]>,
+    arg: Arg,
+  ): Promise<Record<string, unknown>> {
+    try {
+      const result = await temporal.workflow.executeUpdateWithStart(update, {
+        args: [arg],
+        startWorkflowOperation: new WithStartWorkflowOperation<typeof subscriptionWorkflow>(
+          'subscription',
+          {
+            workflowId: workflowIds.subscription(subscriptionId),
+            taskQueue: taskQueues.main,
+            args: [{ subscriptionId }],
+            workflowIdConflictPolicy: 'USE_EXISTING',
+          },
+        ),
+      });
+      return result.subscription;
+    } catch (error) {
+      throw apiErrorFromWorkflowFailure(error) ?? error;
+    }
+  }
+
+  /** A change of the caller's subscription `id`; an ended one is refused without Temporal. */
+  async function changeSubscription(
+    organizationId: string,
+    id: string,
+    change: SubscriptionChange,
+  ) {
+    const subscription = await getSubscription(orm.em.fork(), organizationId, id);
+    if (hasEnded(subscription)) throw commerceError('AlreadyCanceledSubscription');
+    return updateWorkflow(subscription.id, changeSubscriptionUpdate, change);
+  }
 
   router.get('/', scope('subscriptions:read'), async (ctx) => {
     const caller = callerOf(ctx);
@@ -37,6 +105,7 @@ export function subscriptionRoutes({ orm, config }: AppDependencies): Router {
       externalCustomerIds: readQueryList(ctx, 'external_customer_id', externalIdFilter),
       discountIds: readQueryIds(ctx, 'discount_id'),
       active: readQueryBoolean(ctx, 'active'),
+      statuses: readQueryList(ctx, 'status', subscriptionStatusFilter),
       metadata: readMetadataFilter(ctx),
     };
     ctx.body = await listPage(
@@ -53,6 +122,44 @@ export function subscriptionRoutes({ orm, config }: AppDependencies): Router {
     const subscription = await getSubscription(orm.em, callerOf(ctx).organizationId, id);
     const [wire] = await serializeSubscriptions(orm.em, [subscription], publicUrl);
     ctx.body = wire;
+  });
+
+  router.patch('/:id', scope('subscriptions:write'), async (ctx) => {
+    const id = readIdParam(ctx);
+    const change = parseBody(ctx, subscriptionUpdateInput);
+    ctx.body = await changeSubscription(callerOf(ctx).organizationId, id, change);
+  });
+
+  router.delete('/:id', scope('subscriptions:write'), async (ctx) => {
+    const id = readIdParam(ctx);
+    const change = { kind: 'revoke', reason: null, comment: null } as const;
+    ctx.body = await changeSubscription(callerOf(ctx).organizationId, id, change);
+  });
+
+  // Finance's actions on a failed renewal (Tollgate's own, for the dashboard).
+  router.post('/:id/dunning/:action', scope('subscriptions:write'), async (ctx) => {
+    const id = readIdParam(ctx);
+    const subscription = await getSubscription(orm.em.fork(), callerOf(ctx).organizationId, id);
+    const action = dunningActions[ctx.params.action ?? ''];
+    if (!action) throw resourceNotFound();
+    if (subscription.status !== 'past_due' && subscription.status !== 'unpaid') {
+      throw commerceError('NotPastDueSubscription');
+    }
+    ctx.body = await updateWorkflow(subscription.id, dunningActionUpdate, action);
+  });
+
+  /** What the subscription's workflow is doing: its schedule, next action and last periods. */
+  router.get('/:id/workflow', scope('subscriptions:read'), async (ctx) => {
+    const id = readIdParam(ctx);
+    const subscription = await getSubscription(orm.em, callerOf(ctx).organizationId, id);
+    try {
+      ctx.body = await temporal.workflow
+        .getHandle(workflowIds.subscription(subscription.id))
+        .query(subscriptionStateQuery);
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError) throw resourceNotFound('Workflow not found');
+      throw error;
+    }
   });
 
   return router;

@@ -1,9 +1,15 @@
-import type { Subscription } from '../../db/entities/index.ts';
+import { z } from 'zod';
+import type { Meter, Subscription } from '../../db/entities/index.ts';
+import { prorationBehaviors } from '../../db/entities/organization.ts';
+import { cancellationReasons, subscriptionStatuses } from '../../db/entities/subscription.ts';
+import type { SubscriptionChange } from '../../workflows/subscription-messages.ts';
 import { customerWire } from '../customers/schemas.ts';
 import { discountBaseWire } from '../discounts/schemas.ts';
-import { isoDateTime, isoDateTimeOrNull } from '../http/wire.ts';
+import { dateTimeInput, isoDateTime, isoDateTimeOrNull } from '../http/wire.ts';
+import { meterWire } from '../meters/schemas.ts';
 import type { PriceWire } from '../products/schemas.ts';
 import type { ProductWire } from '../products/service.ts';
+import type { CurrentMeterUsage } from './renewal-bill.ts';
 
 export const subscriptionSortFields = [
   'customer',
@@ -49,13 +55,36 @@ export function subscriptionCoreWire(subscription: Subscription) {
 export type SubscriptionCoreWire = ReturnType<typeof subscriptionCoreWire>;
 
 /**
+ * A metered price's usage in the subscription's current period (Polar's `SubscriptionMeter`):
+ * named after the subscription price, with the meter it reads (loaded).
+ */
+export function subscriptionMeterWire(
+  subscription: Subscription,
+  usage: CurrentMeterUsage,
+  meter: Meter,
+) {
+  return {
+    id: usage.subscriptionPriceId,
+    created_at: isoDateTime(subscription.createdAt),
+    modified_at: isoDateTimeOrNull(subscription.modifiedAt),
+    consumed_units: Number(usage.consumedUnits),
+    credited_units: usage.creditedUnits,
+    amount: usage.amount,
+    meter_id: meter.id,
+    meter: meterWire(meter),
+  };
+}
+export type SubscriptionMeterWire = ReturnType<typeof subscriptionMeterWire>;
+
+/**
  * A subscription as /v1 answers it (Polar's `Subscription`): with its customer and discount
- * (loaded), its product and the prices it bills, as serialized by the caller.
+ * (loaded), its product, the prices it bills and its metered usage, as serialized by the caller.
  */
 export function subscriptionWire(
   subscription: Subscription,
   product: ProductWire,
   prices: PriceWire[],
+  meters: SubscriptionMeterWire[],
 ) {
   return {
     ...subscriptionCoreWire(subscription),
@@ -64,8 +93,76 @@ export function subscriptionWire(
     product,
     discount: subscription.discount ? discountBaseWire(subscription.discount) : null,
     prices,
-    // Metered billing of subscriptions comes with the subscriptions issue.
-    meters: [] as never[],
+    meters,
   };
 }
 export type SubscriptionWire = ReturnType<typeof subscriptionWire>;
+
+/** The `status` list filter (repeatable): finance lists the past_due and unpaid ones. */
+export const subscriptionStatusFilter = z.enum(subscriptionStatuses);
+
+const cancellation = {
+  customer_cancellation_reason: z.enum(cancellationReasons).nullish(),
+  customer_cancellation_comment: z.string().max(10_000).nullish(),
+};
+
+/**
+ * The variants of Polar's `SubscriptionUpdate`, each named by the key only it has; a body
+ * carries exactly one of them, and no other field.
+ */
+const subscriptionUpdateVariants = {
+  product_id: z.strictObject({
+    product_id: z.uuid(),
+    proration_behavior: z.enum(prorationBehaviors).nullish(),
+  }),
+  discount_id: z.strictObject({ discount_id: z.uuid().nullable() }),
+  trial_end: z.strictObject({ trial_end: dateTimeInput }),
+  cancel_at_period_end: z.strictObject({ cancel_at_period_end: z.boolean(), ...cancellation }),
+  revoke: z.strictObject({ revoke: z.literal(true), ...cancellation }),
+} as const;
+
+type Variant = keyof typeof subscriptionUpdateVariants;
+const variantKeys = Object.keys(subscriptionUpdateVariants) as Variant[];
+
+/**
+ * PATCH /v1/subscriptions/{id}'s body as the change the subscription workflow applies: exactly
+ * one variant's key picks the schema that parses the whole body (its own issues located at its
+ * fields); no key, or two, answer 422 at the body.
+ */
+export const subscriptionUpdateInput = z
+  .looseObject({})
+  .check((ctx) => {
+    const present = variantKeys.filter((key) => key in ctx.value);
+    if (present.length !== 1) {
+      ctx.issues.push({
+        code: 'custom',
+        input: ctx.value,
+        message:
+          `Exactly one of ${variantKeys.join(', ')} is required` +
+          (present.length ? `, not ${present.join(' and ')}.` : '.'),
+      });
+    }
+  })
+  .pipe(z.union(Object.values(subscriptionUpdateVariants)))
+  .transform((body): SubscriptionChange => {
+    const reason =
+      'customer_cancellation_reason' in body ? (body.customer_cancellation_reason ?? null) : null;
+    const comment =
+      'customer_cancellation_comment' in body ? (body.customer_cancellation_comment ?? null) : null;
+    if ('product_id' in body) {
+      return {
+        kind: 'product',
+        productId: body.product_id,
+        prorationBehavior: body.proration_behavior ?? null,
+      };
+    }
+    if ('discount_id' in body) return { kind: 'discount', discountId: body.discount_id };
+    if ('trial_end' in body) return { kind: 'trial_end', trialEnd: body.trial_end.toISOString() };
+    if ('revoke' in body) return { kind: 'revoke', reason, comment };
+    return {
+      kind: 'cancel_at_period_end',
+      cancelAtPeriodEnd: body.cancel_at_period_end,
+      reason,
+      comment,
+    };
+  });

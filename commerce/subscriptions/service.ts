@@ -6,6 +6,7 @@ import {
   ProductPrice,
   Subscription,
   SubscriptionPrice,
+  TestClock,
 } from '../../db/entities/index.ts';
 import { trialEnd } from '../../domain/checkout-amounts.ts';
 import { resourceNotFound } from '../http/errors.ts';
@@ -13,13 +14,19 @@ import { metadataConditions, type Page, type SortCriterion } from '../http/listi
 import { appendEvent } from '../outbox.ts';
 import { priceWire } from '../products/schemas.ts';
 import { serializeProducts } from '../products/service.ts';
-import { type SubscriptionWire, type subscriptionSortFields, subscriptionWire } from './schemas.ts';
+import { currentMeterUsage } from './renewal-bill.ts';
+import {
+  type SubscriptionWire,
+  subscriptionMeterWire,
+  type subscriptionSortFields,
+  subscriptionWire,
+} from './schemas.ts';
 
 type SubscriptionSortField = (typeof subscriptionSortFields)[number];
 
 /**
  * Subscriptions as /v1 answers them: customers and discounts populated, products serialized
- * once each, and the prices each subscription bills.
+ * once each, the prices each subscription bills and its metered usage (one query for all).
  */
 export async function serializeSubscriptions(
   em: EntityManager,
@@ -38,13 +45,23 @@ export async function serializeSubscriptions(
     ),
   ]);
   const productWireOf = new Map(productWires.map((wire) => [wire.id, wire]));
+  const usageOf = new Map(
+    (await currentMeterUsage(em, subscriptions, billed)).map((usage) => [
+      usage.subscriptionPriceId,
+      usage,
+    ]),
+  );
   return subscriptions.map((subscription) => {
-    const prices = billed
-      .filter((link) => link.subscription.id === subscription.id)
-      .map((link) => priceWire(link.productPrice, subscription.product));
+    const links = billed.filter((link) => link.subscription.id === subscription.id);
+    const prices = links.map((link) => priceWire(link.productPrice, subscription.product));
+    const meters = links.flatMap((link) => {
+      const usage = usageOf.get(link.id);
+      const meter = link.productPrice.meter;
+      return usage && meter ? [subscriptionMeterWire(subscription, usage, meter)] : [];
+    });
     const product = productWireOf.get(subscription.product.id);
     if (!product) throw new Error(`product ${subscription.product.id} not serialized`);
-    return subscriptionWire(subscription, product, prices);
+    return subscriptionWire(subscription, product, prices, meters);
   });
 }
 
@@ -58,6 +75,8 @@ export interface SubscriptionListFilter {
   discountIds: string[];
   /** Active (or trialing) ones only, or only the others. */
   active?: boolean | undefined;
+  /** Only these statuses (none given: all). */
+  statuses: Subscription['status'][];
   metadata: Record<string, string[]>;
 }
 
@@ -95,6 +114,7 @@ export function listSubscriptions(
   if (filter.active !== undefined) {
     conditions.push({ status: filter.active ? { $in: activeStatuses } : { $nin: activeStatuses } });
   }
+  if (filter.statuses.length) conditions.push({ status: { $in: filter.statuses } });
   conditions.push(...metadataConditions(filter.metadata));
   return em.findAndCount(
     Subscription,
@@ -125,7 +145,8 @@ export async function getSubscription(
  * The subscription a succeeded checkout of a recurring product starts, inside the checkout's
  * completion transaction: active from now for one interval of the price's product, or trialing
  * until the checkout's trial ends (its first period is the trial). Records subscription.created
- * and, once it bills, subscription.active.
+ * and, once it bills, subscription.active. A customer on a test clock subscribes at the clock's
+ * frozen time, and the subscription follows the clock.
  */
 export async function startSubscriptionFromCheckout(
   tx: EntityManager,
@@ -136,7 +157,10 @@ export async function startSubscriptionFromCheckout(
   const interval = product.recurringInterval;
   if (!interval) throw new Error(`product ${product.id} is not recurring`);
   if (!customer) throw new Error(`checkout ${checkout.id} has no customer`);
-  const now = new Date();
+  const testClock = customer.testClock
+    ? await tx.findOneOrFail(TestClock, customer.testClock.id)
+    : null;
+  const now = testClock?.frozenTime ?? new Date();
   const trialInterval = checkout.trialInterval ?? product.trialInterval;
   const trialCount = checkout.trialIntervalCount ?? product.trialIntervalCount;
   const trialEndsAt = trialInterval && trialCount ? trialEnd(now, trialInterval, trialCount) : null;
@@ -158,6 +182,7 @@ export async function startSubscriptionFromCheckout(
     checkoutId: checkout.id,
     metadata: checkout.metadata,
     customFieldData: checkout.customFieldData,
+    testClock,
     createdAt: now,
   });
   // The static price chosen, and every metered price of the product, bill each period.

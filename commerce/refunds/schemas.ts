@@ -1,0 +1,38 @@
+import { z } from 'zod';
+import { type Refund, refundReasons } from '../../db/entities/refund.ts';
+import { metadataInput } from '../../domain/metadata.ts';
+import { isoDateTime, isoDateTimeOrNull } from '../http/wire.ts';
+
+export const refundSortFields = ['created_at', 'amount'] as const;
+
+/** Polar's `RefundCreate`: `amount` is pre-tax, in minor units; the tax follows pro rata. */
+export const refundCreateInput = z.object({
+  order_id: z.uuid(),
+  reason: z.enum(refundReasons),
+  amount: z.int().min(1),
+  comment: z.string().trim().max(10_000).nullable().optional(),
+  revoke_benefits: z.boolean().default(false),
+  metadata: metadataInput.default({}),
+});
+export type RefundCreateInput = z.infer<typeof refundCreateInput>;
+
+/** A refund as /v1 answers it (Polar's `Refund`). */
+export function refundWire(refund: Refund) {
+  return {
+    id: refund.id,
+    created_at: isoDateTime(refund.createdAt),
+    modified_at: isoDateTimeOrNull(refund.modifiedAt),
+    metadata: refund.metadata,
+    status: refund.status,
+    reason: refund.reason,
+    amount: refund.amount,
+    tax_amount: refund.taxAmount,
+    currency: refund.currency,
+    organization_id: refund.organization.id,
+    order_id: refund.order.id,
+    subscription_id: refund.subscription?.id ?? null,
+    customer_id: refund.customer.id,
+    revoke_benefits: refund.revokeBenefits,
+  };
+}
+export type RefundWire = ReturnType<typeof refundWire>;

@@ -1,0 +1,363 @@
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { paymentIdOf } from '../../activities/payments.ts';
+import {
+  Order,
+  OrderItem,
+  Payment,
+  ProductBenefit,
+  Subscription,
+} from '../../db/entities/index.ts';
+import { subscriptionSettingsOf } from '../../db/entities/organization.ts';
+import type {
+  SubscriptionPaymentError,
+  SubscriptionStatus,
+} from '../../db/entities/subscription.ts';
+import { nextBillingPeriod } from '../../domain/billing-periods.ts';
+import type {
+  SubscriptionChangeResult,
+  SubscriptionSchedule,
+} from '../../workflows/subscription-messages.ts';
+import { announceCustomerStateChange } from '../customers/service.ts';
+import type { OrderWire } from '../orders/schemas.ts';
+import { nextInvoiceNumber, serializeOrders } from '../orders/service.ts';
+import { appendEvent } from '../outbox.ts';
+import { renewalBill } from './renewal-bill.ts';
+import { scheduleOf, subscriptionNow } from './schedule.ts';
+import type { SubscriptionWire } from './schemas.ts';
+import { serializeSubscriptions } from './service.ts';
+
+/**
+ * The business steps of a subscription's life that its workflow (workflows/subscription.ts)
+ * takes: the renewal order, its settlement (paid, declined, resolved by finance) and the end.
+ * Each is one transaction with the subscription's row locked, and each can run twice.
+ */
+
+/** What the workflow needs after a step: the schedule, and whose benefits to cycle or revoke. */
+export interface LifecycleState {
+  schedule: SubscriptionSchedule;
+  organizationId: string;
+  customerId: string;
+  productId: string;
+  /** The product grants benefits: only then are they cycled on renewal. */
+  hasBenefits: boolean;
+}
+
+/** The renewal order of a period, as the workflow charges it. */
+export interface RenewalOrder {
+  orderId: string;
+  status: Order['status'];
+  totalAmount: number;
+  currency: string;
+}
+
+/** Hard declines: retrying the same card cannot succeed, so dunning stops at once. */
+const hardDeclineCodes = new Set([
+  'lost_card',
+  'stolen_card',
+  'fraudulent',
+  'pickup_card',
+  'restricted_card',
+  'expired_card',
+  'invalid_account',
+  'revocation_of_authorization',
+  'revocation_of_all_authorizations',
+  'stop_payment_order',
+  'do_not_honor',
+]);
+
+/** The renewal order of the period ending `periodEnd` has this id: inserted once, however often asked. */
+export const renewalOrderIdOf = (subscriptionId: string, periodEnd: Date) =>
+  paymentIdOf(`renewal:${subscriptionId}:${periodEnd.toISOString()}`);
+
+/** The idempotency key of charge `attempt` of a renewal: a retried activity charges once. */
+export const renewalChargeKey = (subscriptionId: string, periodEnd: Date, attempt: number) =>
+  `renewal:${subscriptionId}:${periodEnd.toISOString()}:attempt:${attempt}`;
+
+const ended = (status: SubscriptionStatus) =>
+  status === 'canceled' || status === 'incomplete_expired';
+
+function lockSubscription(tx: EntityManager, subscriptionId: string) {
+  return tx.findOneOrFail(
+    Subscription,
+    { id: subscriptionId },
+    { lockMode: LockMode.PESSIMISTIC_WRITE, populate: ['organization'] },
+  );
+}
+
+/** The subscription (locked) and the renewal order of its period ending `periodEnd`. */
+async function lockedRenewal(tx: EntityManager, subscriptionId: string, periodEnd: Date) {
+  const subscription = await lockSubscription(tx, subscriptionId);
+  const order = await tx.findOneOrFail(Order, { id: renewalOrderIdOf(subscriptionId, periodEnd) });
+  return { subscription, order };
+}
+
+/** The period after the one ending `periodEnd`, counted from the subscription's anchor. */
+const periodAfter = (subscription: Subscription, periodEnd: Date) =>
+  nextBillingPeriod(subscription.billingAnchor, subscription.recurringInterval, periodEnd);
+
+async function lifecycleState(
+  em: EntityManager,
+  subscription: Subscription,
+): Promise<LifecycleState> {
+  const benefits = await em.count(ProductBenefit, { product: subscription.product.id });
+  return {
+    schedule: await scheduleOf(em, subscription),
+    organizationId: subscription.organization.id,
+    customerId: subscription.customer.id,
+    productId: subscription.product.id,
+    hasBenefits: benefits > 0,
+  };
+}
+
+/** The subscription's state, read without a change. */
+export async function subscriptionLifecycleState(
+  em: EntityManager,
+  subscriptionId: string,
+): Promise<LifecycleState> {
+  const subscription = await em.findOneOrFail(Subscription, { id: subscriptionId });
+  return lifecycleState(em, subscription);
+}
+
+/** The subscription as /v1 shows it, with its schedule: what a finance action answers. */
+export async function subscriptionResult(
+  em: EntityManager,
+  subscriptionId: string,
+  publicUrl: string,
+): Promise<SubscriptionChangeResult> {
+  const subscription = await em.findOneOrFail(Subscription, { id: subscriptionId });
+  return {
+    subscription: await subscriptionWireOf(em, subscription, publicUrl),
+    schedule: await scheduleOf(em, subscription),
+  };
+}
+
+async function subscriptionWireOf(
+  tx: EntityManager,
+  subscription: Subscription,
+  publicUrl: string,
+) {
+  const [wire] = await serializeSubscriptions(tx, [subscription], publicUrl);
+  return wire as SubscriptionWire;
+}
+
+async function orderWireOf(tx: EntityManager, order: Order) {
+  const [wire] = await serializeOrders(tx, [order]);
+  return wire as OrderWire;
+}
+
+/**
+ * The pending renewal order of the period ending `periodEnd` (billing_reason
+ * subscription_cycle): the next period's prices and the prorations left by plan changes (the
+ * subscription's pendingItems, which the order takes over; a credit larger than the order is
+ * carried on). Inserted once under its deterministic id; asked again, it answers the one there.
+ * Records order.created.
+ */
+export function openRenewalOrder(
+  em: EntityManager,
+  subscriptionId: string,
+  periodEnd: Date,
+): Promise<RenewalOrder> {
+  return em.transactional(async (tx) => {
+    const subscription = await lockSubscription(tx, subscriptionId);
+    const orderId = renewalOrderIdOf(subscriptionId, periodEnd);
+    const existing = await tx.findOne(Order, { id: orderId });
+    if (existing) return renewalOrderOf(existing);
+    const closedPeriod = { start: subscription.currentPeriodStart, end: periodEnd };
+    const bill = await renewalBill(
+      tx,
+      subscription,
+      closedPeriod,
+      periodAfter(subscription, periodEnd),
+    );
+    await tx.populate(subscription, ['customer']);
+    const { customer } = subscription;
+    const order = tx.create(Order, {
+      id: orderId,
+      organization: subscription.organization,
+      customer,
+      product: subscription.product,
+      discount: subscription.discount ?? null,
+      subscription,
+      checkoutId: null,
+      status: 'pending',
+      billingReason: 'subscription_cycle',
+      subtotalAmount: bill.subtotalAmount,
+      discountAmount: bill.discountAmount,
+      netAmount: bill.netAmount,
+      taxAmount: bill.taxAmount,
+      totalAmount: bill.totalAmount,
+      currency: subscription.currency,
+      billingName: customer.name ?? null,
+      billingAddress: customer.billingAddress ?? null,
+      invoiceNumber: await nextInvoiceNumber(tx, subscription.organization.id),
+      metadata: subscription.metadata,
+      customFieldData: subscription.customFieldData,
+    });
+    for (const item of bill.items) {
+      tx.create(OrderItem, {
+        order,
+        label: item.label,
+        amount: item.amount,
+        taxAmount: item.taxAmount,
+        proration: item.proration,
+        productPrice: item.productPriceId,
+      });
+    }
+    subscription.pendingItems = bill.carriedCredit;
+    await tx.flush();
+    appendEvent(tx, subscription.organization.id, 'order.created', await orderWireOf(tx, order));
+    return renewalOrderOf(order);
+  });
+}
+
+const renewalOrderOf = (order: Order): RenewalOrder => ({
+  orderId: order.id,
+  status: order.status,
+  totalAmount: order.totalAmount,
+  currency: order.currency,
+});
+
+/**
+ * The renewal of the period ending `periodEnd` paid (by `paymentId`; null: free, or resolved by
+ * finance without a charge): the order paid, the next period begun, dunning cleared, the
+ * subscription active. Records order.updated, order.paid, subscription.updated (and
+ * subscription.active when it was trialing, past due or unpaid). Done already, it changes nothing.
+ */
+export function settleRenewalPaid(
+  em: EntityManager,
+  subscriptionId: string,
+  periodEnd: Date,
+  paymentId: string | null,
+  publicUrl: string,
+): Promise<LifecycleState> {
+  return em.transactional(async (tx) => {
+    const { subscription, order } = await lockedRenewal(tx, subscriptionId, periodEnd);
+    if (order.status !== 'pending') return lifecycleState(tx, subscription);
+    order.status = 'paid';
+    order.modifiedAt = new Date();
+    if (paymentId) {
+      await tx.nativeUpdate(Payment, { id: paymentId }, { order: order.id, status: 'succeeded' });
+    }
+    const comesBack = subscription.status !== 'active';
+    const next = periodAfter(subscription, periodEnd);
+    subscription.currentPeriodStart = next.start;
+    subscription.currentPeriodEnd = next.end;
+    if (!ended(subscription.status)) subscription.status = 'active';
+    subscription.pastDueAt = null;
+    subscription.dunningAttempts = 0;
+    subscription.nextPaymentAttemptAt = null;
+    subscription.lastPaymentError = null;
+    subscription.modifiedAt = new Date();
+    await tx.flush();
+    const organizationId = subscription.organization.id;
+    const paidOrder = await orderWireOf(tx, order);
+    appendEvent(tx, organizationId, 'order.updated', paidOrder);
+    appendEvent(tx, organizationId, 'order.paid', paidOrder);
+    const wire = await subscriptionWireOf(tx, subscription, publicUrl);
+    appendEvent(tx, organizationId, 'subscription.updated', wire);
+    if (comesBack && subscription.status === 'active') {
+      appendEvent(tx, organizationId, 'subscription.active', wire);
+    }
+    await announceCustomerStateChange(tx, organizationId, subscription.customer.id);
+    return lifecycleState(tx, subscription);
+  });
+}
+
+/**
+ * Charge `attempt` of the renewal of the period ending `periodEnd` failed: the subscription is
+ * past due (since its first failure), the next retry is scheduled `dunningRetryDays` after that
+ * first failure, by the subscription's clock; a hard decline, or the last retry, schedules none.
+ * Records subscription.updated. Recorded already (the same attempt), it changes nothing.
+ */
+export function recordRenewalDecline(
+  em: EntityManager,
+  subscriptionId: string,
+  periodEnd: Date,
+  attempt: number,
+  paymentId: string | null,
+  error: SubscriptionPaymentError,
+  publicUrl: string,
+): Promise<LifecycleState> {
+  return em.transactional(async (tx) => {
+    const { subscription, order } = await lockedRenewal(tx, subscriptionId, periodEnd);
+    const recorded = subscription.dunningAttempts >= attempt;
+    if (recorded || order.status !== 'pending' || ended(subscription.status)) {
+      return lifecycleState(tx, subscription);
+    }
+    if (paymentId) await tx.nativeUpdate(Payment, { id: paymentId }, { order: order.id });
+    const now = await subscriptionNow(tx, subscription);
+    const pastDueAt = subscription.pastDueAt ?? now;
+    const { dunningRetryDays } = subscriptionSettingsOf(subscription.organization);
+    const retryDay = hardDeclineCodes.has(error.code) ? undefined : dunningRetryDays[attempt - 1];
+    if (subscription.status !== 'unpaid') subscription.status = 'past_due';
+    subscription.pastDueAt = pastDueAt;
+    subscription.dunningAttempts = attempt;
+    subscription.nextPaymentAttemptAt =
+      retryDay === undefined ? null : new Date(pastDueAt.getTime() + retryDay * 86_400_000);
+    subscription.lastPaymentError = error;
+    subscription.modifiedAt = new Date();
+    await tx.flush();
+    appendEvent(
+      tx,
+      subscription.organization.id,
+      'subscription.updated',
+      await subscriptionWireOf(tx, subscription, publicUrl),
+    );
+    return lifecycleState(tx, subscription);
+  });
+}
+
+/** How a subscription ends: at its period's end as asked, or when dunning or finance gives up. */
+export type SubscriptionEnding = 'period_end' | 'dunning_exhausted' | 'finance_cancel';
+
+/**
+ * Ends the subscription: canceled (ended_at by its clock) at the end of a period it was
+ * canceled for, or when finance cancels it; after the last failed retry, as the organization's
+ * dunningFinalStatus says (unpaid keeps it, without renewals, until finance acts). A canceled
+ * subscription's end is subscription.revoked (Polar's event for access taken away; canceled
+ * was announced when cancel_at_period_end was set, or is announced here when it was not).
+ * Ended already, it changes nothing.
+ */
+export function endSubscription(
+  em: EntityManager,
+  subscriptionId: string,
+  ending: SubscriptionEnding,
+  publicUrl: string,
+): Promise<LifecycleState> {
+  return em.transactional(async (tx) => {
+    const subscription = await lockSubscription(tx, subscriptionId);
+    const finalStatus =
+      ending === 'dunning_exhausted'
+        ? subscriptionSettingsOf(subscription.organization).dunningFinalStatus
+        : 'canceled';
+    if (ended(subscription.status) || subscription.status === finalStatus) {
+      return lifecycleState(tx, subscription);
+    }
+    // Canceled at period end, it ends exactly then (a test clock may have jumped past it).
+    const endedAt =
+      ending === 'period_end'
+        ? (subscription.endsAt ??
+          subscription.currentPeriodEnd ??
+          (await subscriptionNow(tx, subscription)))
+        : await subscriptionNow(tx, subscription);
+    subscription.status = finalStatus;
+    subscription.nextPaymentAttemptAt = null;
+    if (finalStatus === 'canceled') {
+      subscription.canceledAt ??= endedAt;
+      subscription.endsAt ??= endedAt;
+      subscription.endedAt = endedAt;
+    }
+    subscription.modifiedAt = new Date();
+    await tx.flush();
+    const organizationId = subscription.organization.id;
+    const wire = await subscriptionWireOf(tx, subscription, publicUrl);
+    appendEvent(tx, organizationId, 'subscription.updated', wire);
+    if (finalStatus === 'canceled') {
+      if (ending !== 'period_end') appendEvent(tx, organizationId, 'subscription.canceled', wire);
+      appendEvent(tx, organizationId, 'subscription.revoked', wire);
+    }
+    await announceCustomerStateChange(tx, organizationId, subscription.customer.id);
+    return lifecycleState(tx, subscription);
+  });
+}

@@ -1,0 +1,37 @@
+import { z } from 'zod';
+import type { TestClock } from '../../db/entities/index.ts';
+import { dateTimeInput, isoDateTime, isoDateTimeOrNull } from '../http/wire.ts';
+
+/** A new clock: named or not, frozen at the given instant or at the moment it is created. */
+export const testClockCreateInput = z.object({
+  name: z
+    .string()
+    .trim()
+    .max(255)
+    .nullish()
+    .transform((value) => value || null),
+  frozen_time: dateTimeInput.nullish(),
+});
+export type TestClockCreateInput = z.infer<typeof testClockCreateInput>;
+
+/** Where the clock moves to: later than its frozen time, at most `maximumAdvanceYears` later. */
+export const testClockAdvanceInput = z.object({ frozen_time: dateTimeInput });
+export type TestClockAdvanceInput = z.infer<typeof testClockAdvanceInput>;
+
+/** How far one advance may move a clock: a bounded number of renewals per call. */
+export const maximumAdvanceYears = 2;
+
+export const testClockSortFields = ['created_at', 'frozen_time', 'name'] as const;
+
+/** A test clock as /v1 answers it (Tollgate's own resource; Polar has none). */
+export function testClockWire(clock: TestClock) {
+  return {
+    id: clock.id,
+    created_at: isoDateTime(clock.createdAt),
+    modified_at: isoDateTimeOrNull(clock.modifiedAt),
+    name: clock.name ?? null,
+    frozen_time: isoDateTime(clock.frozenTime),
+    status: clock.status,
+  };
+}
+export type TestClockWire = ReturnType<typeof testClockWire>;

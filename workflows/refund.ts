@@ -1,0 +1,118 @@
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  condition,
+  defineSignal,
+  proxyActivities,
+  proxyLocalActivities,
+  setHandler,
+} from '@temporalio/workflow';
+import type { BenefitGrantActivities } from '../activities/benefit-grants.ts';
+import type { RefundActivities } from '../activities/refunds.ts';
+import type { RefundStatus } from '../db/entities/refund.ts';
+
+/** A Stripe refund's status (https://docs.stripe.com/api/refunds/object#refund_object-status). */
+export type StripeRefundStatus =
+  | 'pending'
+  | 'requires_action'
+  | 'succeeded'
+  | 'failed'
+  | 'canceled';
+
+/** What Stripe said of a refund: at its creation, in a webhook event, or when asked again. */
+export interface RefundOutcome {
+  /** Stripe's refund id (`re_…`); null when Stripe refused to create it. */
+  processorId: string | null;
+  status: StripeRefundStatus;
+  /** Stripe's `failure_reason` (or the refusal's code) of a failed refund. */
+  failureReason: string | null;
+}
+
+/**
+ * Stripe's word on the refund, sent by the Stripe webhook endpoint to the workflow named in the
+ * refund's `metadata.workflow_id`.
+ */
+export const refundOutcomeSignal = defineSignal<[RefundOutcome]>('refundOutcome');
+
+type FinalOutcome = RefundOutcome & { status: 'succeeded' | 'failed' | 'canceled' };
+
+const isFinal = (outcome: RefundOutcome | undefined): outcome is FinalOutcome =>
+  outcome?.status === 'succeeded' || outcome?.status === 'failed' || outcome?.status === 'canceled';
+
+// Every step is idempotent (the Stripe call under the refund's idempotency key) and retried
+// until Stripe or the database answers again.
+const retryUntilDone = {
+  initialInterval: '1 second',
+  backoffCoefficient: 2,
+  maximumInterval: '1 minute',
+} as const;
+
+/** The Stripe calls, which may hang: activities of their own, each with its own timeout. */
+const stripeCalls = proxyActivities<RefundActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: retryUntilDone,
+});
+
+/** One transaction each: local activities, run within the workflow task that reaches them. */
+const steps = proxyLocalActivities<RefundActivities & BenefitGrantActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: retryUntilDone,
+});
+
+// The workflow starts just before the refund's transaction commits: its row is awaited about
+// half a minute; a refund whose transaction rolled back never appears, and the workflow ends.
+const committed = proxyLocalActivities<RefundActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 6 },
+});
+
+/** How long the webhook's word is awaited before Stripe is asked; then asked again as often. */
+const webhookWait = '10 minutes';
+
+export interface RefundInput {
+  refundId: string;
+}
+
+/**
+ * The life of one refund (`refund:<id>`): Stripe is asked to give the money back; a refund Stripe
+ * has not decided yet waits for the webhook's word, asking Stripe itself when it is long in
+ * coming. The outcome settles the refund and its order; a succeeded refund that asked for it
+ * then revokes the benefits the order gave.
+ */
+export async function refund({ refundId }: RefundInput): Promise<RefundStatus | 'never_created'> {
+  try {
+    await committed.awaitRefundRow({ refundId });
+  } catch (error) {
+    if (error instanceof ActivityFailure || error instanceof ApplicationFailure) {
+      return 'never_created';
+    }
+    throw error;
+  }
+  let signalled: RefundOutcome | undefined;
+  setHandler(refundOutcomeSignal, (outcome) => {
+    signalled = outcome;
+  });
+
+  let outcome = await stripeCalls.createStripeRefund({ refundId });
+  while (!isFinal(outcome)) {
+    if (await condition(() => isFinal(signalled), webhookWait)) {
+      outcome = signalled as FinalOutcome;
+    } else if (outcome.processorId) {
+      outcome = await stripeCalls.retrieveStripeRefund({ processorId: outcome.processorId });
+    }
+  }
+
+  const settled = await steps.settleRefund({
+    refundId,
+    status: outcome.status,
+    failureReason: outcome.failureReason,
+  });
+  if (settled.status === 'succeeded' && settled.revokeBenefits) {
+    await steps.requestBenefitRevocations({
+      customerId: settled.customerId,
+      productId: settled.productId,
+      orderId: settled.orderId,
+    });
+  }
+  return settled.status;
+}
