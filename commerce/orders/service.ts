@@ -146,7 +146,10 @@ export function generateInvoice(
 }
 
 /** The next invoice number of the organization (`<SLUG>-0001`, …), taken in the caller's transaction. */
-export async function nextInvoiceNumber(tx: EntityManager, organizationId: string): Promise<string> {
+export async function nextInvoiceNumber(
+  tx: EntityManager,
+  organizationId: string,
+): Promise<string> {
   const [row] = await tx.execute<{ slug: string; last_invoice_number: number }[]>(
     `update organizations set last_invoice_number = last_invoice_number + 1
      where id = ? returning slug, last_invoice_number`,
