@@ -16,6 +16,7 @@ import { fileRoutes } from './files/routes.ts';
 import { identifyCaller } from './http/caller.ts';
 import { customerPortalLicenseKeyRoutes, licenseKeyRoutes } from './license-keys/routes.ts';
 import { meterRoutes } from './meters/routes.ts';
+import { metricRoutes } from './metrics/routes.ts';
 import { orderRoutes } from './orders/routes.ts';
 import { organizationRoutes } from './organizations/routes.ts';
 import { paymentRoutes, stripeWebhookRoutes } from './payments/routes.ts';
@@ -24,6 +25,7 @@ import { refundRoutes } from './refunds/routes.ts';
 import { subscriptionRoutes } from './subscriptions/routes.ts';
 import { testClockRoutes } from './test-clocks/routes.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
+import { workflowRoutes } from './workflows/routes.ts';
 
 /**
  * The commerce API under /v1, Polar-compatible: every area's router behind one middleware that
@@ -59,6 +61,8 @@ export function commerceRoutes(dependencies: AppDependencies): Router {
     customFieldRoutes,
     discountRoutes,
     webhookRoutes,
+    metricRoutes,
+    workflowRoutes,
   ]) {
     router.use(area(dependencies).routes());
   }

@@ -1,0 +1,170 @@
+import { z } from 'zod';
+
+export const timeIntervals = ['hour', 'day', 'week', 'month', 'year'] as const;
+export type TimeInterval = (typeof timeIntervals)[number];
+
+/** The first day metrics can be asked from (Polar's: nothing was sold before). */
+export const metricsMinDate = '2023-01-01';
+
+/** The longest range, in days between start and end date, each interval may cover (Polar's). */
+export const intervalMaxDays: Record<TimeInterval, number> = {
+  hour: 7,
+  day: 366,
+  week: 7 * 53,
+  month: 365 * 4,
+  year: 365 * 10,
+};
+
+/** An IANA time zone name both Node and PostgreSQL know (`Europe/Paris`, `UTC`). */
+function isTimeZoneName(value: string): boolean {
+  // Offsets like `+01:00` are valid for Intl but are no IANA names (Polar refuses them).
+  if (!/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/.test(value)) return false;
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: value });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The single-valued parameters of GET /v1/metrics/ (the repeatable filters are read apart). */
+export const metricsQuery = z
+  .object({
+    start_date: z.iso.date(),
+    end_date: z.iso.date(),
+    interval: z.enum(timeIntervals),
+    timezone: z
+      .string()
+      .default('UTC')
+      .refine(isTimeZoneName, { message: 'Invalid IANA time zone name.' }),
+  })
+  .loose();
+export type MetricsQuery = z.infer<typeof metricsQuery>;
+
+export const billingTypeFilter = z.enum(['one_time', 'recurring']);
+
+/** Polar's `MetricType`: how a value reads (a count, cents, a ratio from 0 to 1). */
+type MetricType = 'scalar' | 'currency' | 'percentage';
+
+/**
+ * How a metric's total over the range is made from its periods: flows add up, stocks (and
+ * running totals) take the last period's value, ratios divide the totals they are made of.
+ */
+type TotalRule = 'sum' | 'last' | 'average_order_value' | 'net_average_order_value' | 'conversion';
+
+interface MetricDefinition {
+  slug: string;
+  display_name: string;
+  type: MetricType;
+  total: TotalRule;
+}
+
+const metric = (
+  slug: string,
+  display_name: string,
+  type: MetricType,
+  total: TotalRule,
+): MetricDefinition => ({ slug, display_name, type, total });
+
+/** The 31 metrics of Polar's `MetricsResponse`, in Polar's order. */
+export const metricDefinitions = [
+  metric('orders', 'Orders', 'scalar', 'sum'),
+  metric('revenue', 'Revenue', 'currency', 'sum'),
+  metric('net_revenue', 'Net Revenue', 'currency', 'sum'),
+  metric('cumulative_revenue', 'Cumulative Revenue', 'currency', 'last'),
+  metric('net_cumulative_revenue', 'Net Cumulative Revenue', 'currency', 'last'),
+  metric('average_order_value', 'Average Order Value', 'currency', 'average_order_value'),
+  metric(
+    'net_average_order_value',
+    'Net Average Order Value',
+    'currency',
+    'net_average_order_value',
+  ),
+  metric('one_time_products', 'One-Time Products', 'scalar', 'sum'),
+  metric('one_time_products_revenue', 'One-Time Products Revenue', 'currency', 'sum'),
+  metric('one_time_products_net_revenue', 'One-Time Products Net Revenue', 'currency', 'sum'),
+  metric('new_subscriptions', 'New Subscriptions', 'scalar', 'sum'),
+  metric('new_subscriptions_revenue', 'New Subscriptions Revenue', 'currency', 'sum'),
+  metric('new_subscriptions_net_revenue', 'New Subscriptions Net Revenue', 'currency', 'sum'),
+  metric('renewed_subscriptions', 'Renewed Subscriptions', 'scalar', 'sum'),
+  metric('renewed_subscriptions_revenue', 'Renewed Subscriptions Revenue', 'currency', 'sum'),
+  metric(
+    'renewed_subscriptions_net_revenue',
+    'Renewed Subscriptions Net Revenue',
+    'currency',
+    'sum',
+  ),
+  metric('active_subscriptions', 'Active Subscriptions', 'scalar', 'last'),
+  metric('monthly_recurring_revenue', 'Monthly Recurring Revenue', 'currency', 'last'),
+  metric(
+    'committed_monthly_recurring_revenue',
+    'Committed Monthly Recurring Revenue',
+    'currency',
+    'last',
+  ),
+  metric('checkouts', 'Checkouts', 'scalar', 'sum'),
+  metric('succeeded_checkouts', 'Succeeded Checkouts', 'scalar', 'sum'),
+  metric('checkouts_conversion', 'Checkouts Conversion Rate', 'percentage', 'conversion'),
+  metric('canceled_subscriptions', 'Canceled Subscriptions', 'scalar', 'sum'),
+  metric(
+    'canceled_subscriptions_customer_service',
+    'Canceled Subscriptions - Customer Service',
+    'scalar',
+    'sum',
+  ),
+  metric(
+    'canceled_subscriptions_low_quality',
+    'Canceled Subscriptions - Low Quality',
+    'scalar',
+    'sum',
+  ),
+  metric(
+    'canceled_subscriptions_missing_features',
+    'Canceled Subscriptions - Missing Features',
+    'scalar',
+    'sum',
+  ),
+  metric(
+    'canceled_subscriptions_switched_service',
+    'Canceled Subscriptions - Switched Service',
+    'scalar',
+    'sum',
+  ),
+  metric(
+    'canceled_subscriptions_too_complex',
+    'Canceled Subscriptions - Too Complex',
+    'scalar',
+    'sum',
+  ),
+  metric(
+    'canceled_subscriptions_too_expensive',
+    'Canceled Subscriptions - Too Expensive',
+    'scalar',
+    'sum',
+  ),
+  metric('canceled_subscriptions_unused', 'Canceled Subscriptions - Unused', 'scalar', 'sum'),
+  metric('canceled_subscriptions_other', 'Canceled Subscriptions - Other', 'scalar', 'sum'),
+] as const;
+
+/** A period's (or the totals') value of every metric, by slug. */
+export type MetricValues = Record<string, number>;
+
+/** Polar's `MetricsResponse`: each period's start instant and values, their totals, what each is. */
+export interface MetricsWire {
+  periods: ({ timestamp: string } & Record<string, number | string>)[];
+  totals: MetricValues;
+  metrics: Record<string, { slug: string; display_name: string; type: MetricType }>;
+}
+
+/** The `metrics` descriptors, the same in every answer. */
+export const metricDescriptors: MetricsWire['metrics'] = Object.fromEntries(
+  metricDefinitions.map(({ slug, display_name, type }) => [slug, { slug, display_name, type }]),
+);
+
+/** Polar's `MetricsLimits`: from when, and over how many days per interval, metrics answer. */
+export const metricsLimitsWire = {
+  min_date: metricsMinDate,
+  intervals: Object.fromEntries(
+    timeIntervals.map((interval) => [interval, { max_days: intervalMaxDays[interval] }]),
+  ) as Record<TimeInterval, { max_days: number }>,
+};

@@ -1,0 +1,72 @@
+import Router from '@koa/router';
+import type { Middleware } from 'koa';
+import type { AppDependencies } from '../../api/dependencies.ts';
+import { parseParams, parseQuery } from '../../api/validation.ts';
+import { callerOf, scope } from '../http/caller.ts';
+import { listResource, readPage, readQueryList } from '../http/listing.ts';
+import {
+  type WorkflowKind,
+  workflowKindParams,
+  workflowListQuery,
+  workflowStatusInput,
+} from './schemas.ts';
+import {
+  kindDefinitions,
+  listWorkflows,
+  type WorkflowServices,
+  workflowInsight,
+} from './service.ts';
+
+/** Reading a workflow takes the read scope of the entity it serves (`subscriptions:read`, …). */
+const kindScope =
+  (kindOf: (ctx: Parameters<Middleware>[0]) => WorkflowKind): Middleware =>
+  (ctx, next) =>
+    scope(kindDefinitions[kindOf(ctx)].scope)(ctx, next);
+
+/**
+ * /v1/workflows (Tollgate's own, for the dashboard's workflow panel): the workflow behind a
+ * checkout, subscription, refund, benefit grant, webhook endpoint or invitation, read from
+ * Temporal; only the caller's organization's.
+ */
+export function workflowRoutes({ orm, temporal, config }: AppDependencies): Router {
+  const router = new Router({ prefix: '/v1/workflows' });
+  const services = (): WorkflowServices => ({
+    em: orm.em,
+    temporal,
+    namespace: config.temporal.namespace,
+    webUiUrl: config.temporal.uiUrl,
+  });
+  const readKindParams = (ctx: Parameters<Middleware>[0]) =>
+    parseParams(ctx.params as Record<string, string>, workflowKindParams);
+
+  router.get(
+    '/',
+    kindScope((ctx) => parseQuery(ctx, workflowListQuery).type),
+    async (ctx) => {
+      const { type } = parseQuery(ctx, workflowListQuery);
+      const statuses = readQueryList(ctx, 'status', workflowStatusInput);
+      const page = readPage(ctx);
+      const { matches, truncated } = await listWorkflows(
+        services(),
+        callerOf(ctx).organizationId,
+        type,
+        statuses,
+      );
+      ctx.body = {
+        ...listResource(matches.slice(page.offset, page.offset + page.limit), matches.length, page),
+        truncated,
+      };
+    },
+  );
+
+  router.get(
+    '/:kind/:entityId',
+    kindScope((ctx) => readKindParams(ctx).kind),
+    async (ctx) => {
+      const { kind, entityId } = readKindParams(ctx);
+      ctx.body = await workflowInsight(services(), callerOf(ctx).organizationId, kind, entityId);
+    },
+  );
+
+  return router;
+}
