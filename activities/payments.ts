@@ -146,6 +146,37 @@ export async function chargeAttempt(
   };
 }
 
+/**
+ * A charge of a subscription's saved card off-session (a renewal, a plan change's difference)
+ * under `idempotencyKey`; the Stripe webhook signals the subscription's workflow.
+ */
+export function chargeSubscriptionCard(
+  deps: { orm: Orm; stripe: StripeClient },
+  charge: {
+    subscriptionId: string;
+    organizationId: string;
+    idempotencyKey: string;
+    amount: number;
+    currency: string;
+    stripeCustomerId: string;
+    paymentMethodId: string;
+  },
+): Promise<PaymentAttemptResult> {
+  return chargeAttempt(deps, {
+    paymentId: paymentIdOf(charge.idempotencyKey),
+    idempotencyKey: charge.idempotencyKey,
+    organizationId: charge.organizationId,
+    checkoutId: null,
+    workflowId: workflowIds.subscription(charge.subscriptionId),
+    amount: charge.amount,
+    currency: charge.currency,
+    stripeCustomerId: charge.stripeCustomerId,
+    paymentMethodOrToken: charge.paymentMethodId,
+    saveForOffSession: false,
+    offSession: true,
+  });
+}
+
 /** The activities that take money through Stripe. */
 export function createPaymentActivities({ orm, stripe }: { orm: Orm; stripe: StripeClient }) {
   /** The checkout, its product, and its customer's Stripe customer (ensureStripeCustomer made it). */

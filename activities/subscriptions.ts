@@ -21,7 +21,7 @@ import { workflowIds } from '../workflows/ids.ts';
 import type { SubscriptionChangeResult } from '../workflows/subscription-messages.ts';
 import type { EmailMessage } from './mail/index.ts';
 import * as templates from './mail/templates.ts';
-import { chargeAttempt, createPaymentActivities, paymentIdOf } from './payments.ts';
+import { chargeSubscriptionCard, createPaymentActivities } from './payments.ts';
 
 /**
  * Starts the workflow that lives the subscription's whole life (`subscription:<id>`); starting
@@ -139,10 +139,7 @@ export function createSubscriptionActivities({
       if (order.totalAmount === 0) {
         return settle(renewal, { status: 'succeeded', paymentId: null, error: null });
       }
-      const subscription = await orm.em
-        .fork()
-        .findOneOrFail(Subscription, { id: subscriptionId }, { populate: ['customer'] });
-      const paymentMethod = subscription.stripePaymentMethodId;
+      const paymentMethod = order.stripePaymentMethodId;
       if (!paymentMethod) {
         return settle(renewal, {
           status: 'failed',
@@ -150,24 +147,19 @@ export function createSubscriptionActivities({
           error: { code: 'no_payment_method', message: 'No payment method is saved.' },
         });
       }
-      const stripeCustomerId = await payments.ensureStripeCustomer({
-        customerId: subscription.customer.id,
-      });
-      const idempotencyKey = renewalChargeKey(subscriptionId, end, attempt);
-      const charged = await chargeAttempt(
+      const stripeCustomerId =
+        order.stripeCustomerId ??
+        (await payments.ensureStripeCustomer({ customerId: order.customerId }));
+      const charged = await chargeSubscriptionCard(
         { orm, stripe },
         {
-          paymentId: paymentIdOf(idempotencyKey),
-          idempotencyKey,
-          organizationId: subscription.organization.id,
-          checkoutId: null,
-          workflowId: workflowIds.subscription(subscriptionId),
+          subscriptionId,
+          organizationId: order.organizationId,
+          idempotencyKey: renewalChargeKey(subscriptionId, end, attempt),
           amount: order.totalAmount,
           currency: order.currency,
           stripeCustomerId,
-          paymentMethodOrToken: paymentMethod,
-          saveForOffSession: false,
-          offSession: true,
+          paymentMethodId: paymentMethod,
         },
       );
       if (charged.status === 'succeeded' || charged.status === 'failed') {

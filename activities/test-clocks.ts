@@ -13,9 +13,13 @@ export interface TestClockAdvance {
   frozenTime: string;
 }
 
-/** Subscriptions read per page (one heartbeat each), and signals in flight at once. */
+/**
+ * Subscriptions read per page (one heartbeat each), and signals in flight at once: a signal
+ * waits on Temporal's answer far longer than it costs, so many go at once (64 signalled a busy
+ * worker's subscriptions slower than it renewed them).
+ */
 const pageSize = 1_000;
-const signalsInFlight = 64;
+const signalsInFlight = 256;
 
 /** Runs `task` over `items` with at most `limit` at once; the first failure fails the whole. */
 async function eachWithConcurrency<T>(

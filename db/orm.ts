@@ -5,7 +5,7 @@ import { entities } from './entities/index.ts';
 
 export const migrationsPath = join(import.meta.dirname, 'migrations');
 
-export function ormOptions(databaseUrl: string): Options {
+export function ormOptions(databaseUrl: string, maxConnections = 10): Options {
   return defineConfig({
     clientUrl: databaseUrl,
     entities,
@@ -21,14 +21,15 @@ export function ormOptions(databaseUrl: string): Options {
       snapshotName: '.schema-snapshot',
       silent: true,
     },
-    pool: { min: 0, max: 10 },
+    pool: { min: 0, max: maxConnections },
   });
 }
 
 export type Orm = MikroORM;
 
-export function openOrm(databaseUrl: string): Promise<Orm> {
-  return MikroORM.init(ormOptions(databaseUrl));
+/** `maxConnections`: the pool's size (10 unless the process runs many transactions at once). */
+export function openOrm(databaseUrl: string, maxConnections?: number): Promise<Orm> {
+  return MikroORM.init(ormOptions(databaseUrl, maxConnections));
 }
 
 /** Applies every pending migration; answers the names it applied. */

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../activities/index.ts';
@@ -58,6 +59,29 @@ export async function workersOnOwnQueue(api: ApiConnections, name: string) {
         await running;
       };
       return { worker, running, stop };
+    },
+    /**
+     * The activities with `name` doing its work and then never answering, as in a worker that
+     * dies right after it: its side effects done, its result never recorded. `done` resolves
+     * once the work is done; stop the worker then.
+     */
+    dyingAfter(name: keyof typeof activities) {
+      let workDone: () => void = () => {};
+      const done = new Promise<void>((resolve) => {
+        workDone = resolve;
+      });
+      const activity = activities[name] as (...args: unknown[]) => Promise<unknown>;
+      const dying = {
+        ...activities,
+        async [name](...args: unknown[]) {
+          await Reflect.apply(activity, activities, args);
+          workDone();
+          return Context.current().cancelled.then(() => {
+            throw new Error('never reached: the worker stops first');
+          });
+        },
+      };
+      return { activities: dying, done };
     },
     close: () => connection.close(),
   };

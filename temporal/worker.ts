@@ -14,9 +14,22 @@ import { taskQueues } from './task-queues.ts';
 
 export const workflowsPath = join(import.meta.dirname, '..', 'workflows', 'index.ts');
 
+/**
+ * How much the worker runs at once. A workflow task waiting on its local activities (a renewal's
+ * transactions and Stripe call) holds its slot: the default 40 slots capped renewals near 26/s.
+ * Those activities share the database pool (10 by default); twice as many slots as here left
+ * renewals queueing for connections past their activities' timeouts, retried. The workflow
+ * cache keeps the SDK's default, sized from the memory available.
+ */
+const concurrency = {
+  workflowTasks: 100,
+  localActivities: 100,
+  databaseConnections: 30,
+};
+
 /** A worker on the main task queue with every workflow and activity; `run()` it to poll. */
 export async function createWorker(config: RuntimeConfig) {
-  const orm = await openOrm(config.database.url);
+  const orm = await openOrm(config.database.url, concurrency.databaseConnections);
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   const temporal = await connectTemporal(config.temporal);
   const worker = await Worker.create({
@@ -24,6 +37,8 @@ export async function createWorker(config: RuntimeConfig) {
     namespace: config.temporal.namespace,
     taskQueue: taskQueues.main,
     workflowsPath,
+    maxConcurrentWorkflowTaskExecutions: concurrency.workflowTasks,
+    maxConcurrentLocalActivityExecutions: concurrency.localActivities,
     activities: createActivities({
       config,
       orm,

@@ -5,7 +5,6 @@ import type { Polar } from '@polar-sh/sdk';
 import { AlreadyActiveSubscriptionError } from '@polar-sh/sdk/models/errors/alreadyactivesubscriptionerror.js';
 import { ExpiredCheckoutError } from '@polar-sh/sdk/models/errors/expiredcheckouterror.js';
 import { NotOpenCheckout } from '@polar-sh/sdk/models/errors/notopencheckout.js';
-import { Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { startApiServer } from '../api/server.ts';
@@ -509,22 +508,9 @@ describe('the checkout workflow, end to end', { concurrency: true }, () => {
   it('survives a worker killed after charging: it resumes without a second charge', async () => {
     const config = loadRuntimeConfig();
     const workers = await workersOnOwnQueue(api, 'checkout-restart');
-    const { taskQueue, activities } = workers;
-    let charged: () => void = () => {};
-    const chargedOnce = new Promise<void>((resolve) => {
-      charged = resolve;
-    });
+    const { taskQueue } = workers;
     // The first worker charges the card, then dies before it can report the charge.
-    const dyingAfterCharge = {
-      ...activities,
-      async createCheckoutPayment(input: Parameters<typeof activities.createCheckoutPayment>[0]) {
-        await activities.createCheckoutPayment(input);
-        charged();
-        return Context.current().cancelled.then(() => {
-          throw new Error('never reached: the worker stops first');
-        });
-      },
-    };
+    const dyingAfterCharge = workers.dyingAfter('createCheckoutPayment');
     // Created as the API creates it, its workflow on this test's own task queue.
     const created = await createCheckout(
       api.orm.em.fork(),
@@ -541,13 +527,13 @@ describe('the checkout workflow, end to end', { concurrency: true }, () => {
           }),
       },
     );
-    const original = await workers.start(dyingAfterCharge);
+    const original = await workers.start(dyingAfterCharge.activities);
     try {
       await buyer.checkouts.clientConfirm({
         clientSecret: created.client_secret,
         checkoutConfirmStripe: buyerDetails(),
       });
-      await chargedOnce;
+      await dyingAfterCharge.done;
     } finally {
       await original.stop();
     }

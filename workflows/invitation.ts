@@ -15,6 +15,7 @@ import type {
   InvitationRenewal,
 } from '../activities/invitations.ts';
 import type { MailActivities } from '../activities/mail/index.ts';
+import { mailActivityOptions } from './send-email.ts';
 
 // Mails and expiry are retried until the database is back; an answer, which a caller waits
 // for, fails after a few attempts.
@@ -27,16 +28,7 @@ const answers = proxyActivities<InvitationActivities>({
   retry: { initialInterval: '500 milliseconds', maximumAttempts: 4 },
 });
 
-// As the sendEmail workflow: about nine minutes of an unreachable SMTP server are ridden out.
-const mail = proxyActivities<MailActivities>({
-  startToCloseTimeout: '1 minute',
-  retry: {
-    initialInterval: '1 second',
-    backoffCoefficient: 2,
-    maximumInterval: '5 minutes',
-    maximumAttempts: 10,
-  },
-});
+const mail = proxyActivities<MailActivities>(mailActivityOptions);
 
 export interface InvitationInput {
   invitationId: string;

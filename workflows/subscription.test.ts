@@ -1,11 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Subscription as SubscriptionWire } from '@polar-sh/sdk/models/components/subscription.js';
-import { Context } from '@temporalio/activity';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { waitForMail } from '../activities/mail/testing.ts';
 import { startSubscriptionWorkflow } from '../activities/subscriptions.ts';
-import { buyerClient, buyerDetails, testCards } from '../commerce/orders/testing.ts';
+import { testCards } from '../commerce/orders/testing.ts';
+import {
+  advanceTestClock,
+  saveCard,
+  subscribeOnTestClock,
+} from '../commerce/subscriptions/testing.ts';
 import {
   callV1,
   createSeller,
@@ -40,20 +44,8 @@ describe('the subscription workflow, on test clocks', { concurrency: true }, () 
   const v1 = (method: string, path: string, body?: unknown, token = seller.token) =>
     callV1(api, token, method, path, body);
 
-  /** Moves the clock and waits until every subscription on it was told. */
-  async function advance(clockId: string, frozenTime: string, owner: Seller = seller) {
-    const call = (method: string, path: string, body?: unknown) =>
-      callV1(api, owner.token, method, path, body);
-    const advanced = await call('POST', `/v1/test-clocks/${clockId}/advance`, {
-      frozen_time: frozenTime,
-    });
-    assert.equal(advanced.status, 200, JSON.stringify(advanced.body));
-    await eventually(
-      async () => (await call('GET', `/v1/test-clocks/${clockId}`)).body,
-      (clock) => clock.status === 'ready',
-      { what: `test clock ${clockId} ready at ${frozenTime}` },
-    );
-  }
+  const advance = (clockId: string, frozenTime: string, owner: Seller = seller) =>
+    advanceTestClock(api, owner, clockId, frozenTime);
 
   /**
    * A new customer on a clock frozen at `startAt` buys a recurring product through a checkout
@@ -68,10 +60,6 @@ describe('the subscription workflow, on test clocks', { concurrency: true }, () 
     } = {},
     owner: Seller = seller,
   ) {
-    const call = (method: string, path: string, body?: unknown) =>
-      callV1(api, owner.token, method, path, body);
-    const clock = await call('POST', '/v1/test-clocks/', { frozen_time: startAt });
-    assert.equal(clock.status, 201, JSON.stringify(clock.body));
     const plan = await owner.polar.products.create({
       name: 'Team plan',
       recurringInterval: product.recurringInterval ?? 'month',
@@ -81,31 +69,10 @@ describe('the subscription workflow, on test clocks', { concurrency: true }, () 
       }),
       prices: [{ amountType: 'fixed', priceAmount: 1000 }],
     });
-    const details = buyerDetails();
-    const customer = await call('POST', '/v1/customers/', {
-      email: details.customerEmail,
-      test_clock_id: clock.body.id,
-    });
-    assert.equal(customer.status, 201, JSON.stringify(customer.body));
-    const checkout = await owner.polar.checkouts.create({
-      products: [plan.id],
-      customerId: customer.body.id,
-    });
-    await buyerClient(api).checkouts.clientConfirm({
-      clientSecret: checkout.clientSecret,
-      checkoutConfirmStripe: details,
-    });
-    const settled = await eventually(
-      () => owner.polar.checkouts.get({ id: checkout.id }),
-      (found) => found.status === 'succeeded' && found.subscriptionId !== null,
-      { what: `checkout ${checkout.id} succeeded` },
-    );
-    const subscriptionId = settled.subscriptionId as string;
+    const subscribed = await subscribeOnTestClock(api, owner, plan.id, startAt);
     return {
-      clockId: clock.body.id as string,
-      subscriptionId,
-      email: details.customerEmail as string,
-      subscription: await owner.polar.subscriptions.get({ id: subscriptionId }),
+      ...subscribed,
+      subscription: await owner.polar.subscriptions.get({ id: subscribed.subscriptionId }),
     };
   }
 
@@ -120,10 +87,6 @@ describe('the subscription workflow, on test clocks', { concurrency: true }, () 
       what,
       timeoutMs: 90_000,
     });
-
-  /** The saved card goes bad (or is replaced): renewals charge it from now on. */
-  const saveCard = (subscriptionId: string, card: string) =>
-    api.orm.em.fork().nativeUpdate(Subscription, subscriptionId, { stripePaymentMethodId: card });
 
   /** The renewal orders of a subscription, oldest period first. */
   const renewalOrders = (subscriptionId: string) =>
@@ -258,7 +221,7 @@ describe('the subscription workflow, on test clocks', { concurrency: true }, () 
 
   it('retries a declined renewal on the dunning schedule, mails the customer, and recovers', async () => {
     const { clockId, subscriptionId, email } = await subscribe('2027-05-10T09:00:00.000Z');
-    await saveCard(subscriptionId, testCards.insufficientFunds);
+    await saveCard(api, subscriptionId, testCards.insufficientFunds);
     await advance(clockId, '2027-06-10T09:00:00.000Z');
     await subscriptionWhen(subscriptionId, (found) => found.status === 'past_due', 'past due');
     const pastDue = await api.orm.em.fork().findOneOrFail(Subscription, subscriptionId);
@@ -271,7 +234,7 @@ describe('the subscription workflow, on test clocks', { concurrency: true }, () 
     const mail = await waitForMail({ to: email, subject: /payment of .* failed/ });
     assert.match(mail.text, /try again on/);
 
-    await saveCard(subscriptionId, testCards.visa);
+    await saveCard(api, subscriptionId, testCards.visa);
     await advance(clockId, '2027-06-12T09:00:00.000Z');
     const recovered = await subscriptionWhen(
       subscriptionId,
@@ -317,7 +280,7 @@ describe('the subscription workflow, on test clocks', { concurrency: true }, () 
 
   it('cancels the subscription when the last retry fails, and revokes it', async () => {
     const { clockId, subscriptionId } = await subscribe('2027-07-01T00:00:00.000Z');
-    await saveCard(subscriptionId, testCards.insufficientFunds);
+    await saveCard(api, subscriptionId, testCards.insufficientFunds);
     await advance(clockId, '2027-08-01T00:00:00.000Z');
     await subscriptionWhen(subscriptionId, (found) => found.status === 'past_due', 'past due');
     // Every retry (2, 7, 14 and 21 days after the first failure) falls due in this advance.
@@ -349,7 +312,7 @@ describe('the subscription workflow, on test clocks', { concurrency: true }, () 
     };
     await em.flush();
     const { clockId, subscriptionId } = await subscribe('2027-09-05T00:00:00.000Z', {}, strict);
-    await saveCard(subscriptionId, lostCard);
+    await saveCard(api, subscriptionId, lostCard);
     await advance(clockId, '2027-10-05T00:00:00.000Z', strict);
     // A lost card is never retried: unpaid after the first failure.
     await subscriptionWhen(subscriptionId, (found) => found.status === 'unpaid', 'unpaid', strict);
@@ -372,10 +335,10 @@ describe('the subscription workflow, on test clocks', { concurrency: true }, () 
 
   it('charges again at once when finance retries now', async () => {
     const { clockId, subscriptionId } = await subscribe('2027-04-03T00:00:00.000Z');
-    await saveCard(subscriptionId, testCards.insufficientFunds);
+    await saveCard(api, subscriptionId, testCards.insufficientFunds);
     await advance(clockId, '2027-05-03T00:00:00.000Z');
     await subscriptionWhen(subscriptionId, (found) => found.status === 'past_due', 'past due');
-    await saveCard(subscriptionId, testCards.visa);
+    await saveCard(api, subscriptionId, testCards.visa);
     const retried = await v1('POST', `/v1/subscriptions/${subscriptionId}/dunning/retry`);
     assert.equal(retried.status, 200, JSON.stringify(retried.body));
     assert.equal(retried.body.status, 'active');
@@ -388,7 +351,7 @@ describe('the subscription workflow, on test clocks', { concurrency: true }, () 
 
   it('ends a past-due subscription at once when finance cancels it', async () => {
     const { clockId, subscriptionId } = await subscribe('2027-04-04T00:00:00.000Z');
-    await saveCard(subscriptionId, testCards.insufficientFunds);
+    await saveCard(api, subscriptionId, testCards.insufficientFunds);
     await advance(clockId, '2027-05-04T00:00:00.000Z');
     await subscriptionWhen(subscriptionId, (found) => found.status === 'past_due', 'past due');
     const canceled = await v1('POST', `/v1/subscriptions/${subscriptionId}/dunning/cancel`);
@@ -431,32 +394,19 @@ describe('the subscription workflow, on test clocks', { concurrency: true }, () 
 
   it('survives a worker killed mid-renewal: one order and one charge for the period', async () => {
     const workers = await workersOnOwnQueue(api, 'subscription-restart');
-    const { taskQueue, activities } = workers;
-    let charged: () => void = () => {};
-    const chargedOnce = new Promise<void>((resolve) => {
-      charged = resolve;
-    });
+    const { taskQueue } = workers;
     // The first worker writes the order and charges the card, then dies before recording it
     // (a local activity: the stopping worker waits out its 30 s timeout).
-    const dyingAfterCharge = {
-      ...activities,
-      async renewSubscription(input: Parameters<typeof activities.renewSubscription>[0]) {
-        await activities.renewSubscription(input);
-        charged();
-        return Context.current().cancelled.then(() => {
-          throw new Error('never reached: the worker stops first');
-        });
-      },
-    };
+    const dyingAfterCharge = workers.dyingAfter('renewSubscription');
     const { clockId, subscriptionId } = await subscribe('2027-10-10T00:00:00.000Z');
     // The checkout started its workflow on the test run's queue: this test's workers take over.
     const handle = api.temporal.workflow.getHandle(workflowIds.subscription(subscriptionId));
     await handle.terminate('moved to the restart test’s own workers');
     await startSubscriptionWorkflow(api.temporal, subscriptionId, taskQueue);
-    const original = await workers.start(dyingAfterCharge);
+    const original = await workers.start(dyingAfterCharge.activities);
     try {
       await advance(clockId, '2027-11-10T00:00:00.000Z');
-      await chargedOnce;
+      await dyingAfterCharge.done;
     } finally {
       await original.stop();
     }

@@ -25,6 +25,7 @@ import { apiErrorFailure } from '../commerce/http/activity-errors.ts';
 import { commerceError } from '../commerce/http/errors.ts';
 import type { LifecycleState } from '../commerce/subscriptions/lifecycle.ts';
 import { type PaymentOutcome, paymentOutcomeSignal } from './payment-outcome.ts';
+import { mailActivityOptions } from './send-email.ts';
 import {
   type BilledPeriod,
   changeSubscriptionUpdate,
@@ -64,16 +65,7 @@ const changes = proxyLocalActivities<SubscriptionChangeActivities>({
   retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumAttempts: 6 },
 });
 
-// As the sendEmail workflow: about nine minutes of an unreachable SMTP server are ridden out.
-const mail = proxyActivities<MailActivities>({
-  startToCloseTimeout: '1 minute',
-  retry: {
-    initialInterval: '1 second',
-    backoffCoefficient: 2,
-    maximumInterval: '5 minutes',
-    maximumAttempts: 10,
-  },
-});
+const mail = proxyActivities<MailActivities>(mailActivityOptions);
 
 /** How long a charge Stripe has not decided yet (processing) is waited for. */
 const paymentOutcomeTimeout = '30 minutes';

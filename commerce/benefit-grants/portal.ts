@@ -40,7 +40,12 @@ export async function updateCustomerBenefitGrant(
     const locked = await tx.findOneOrFail(
       BenefitGrant,
       { id },
-      { lockMode: LockMode.PESSIMISTIC_WRITE, populate: ['benefit.organization'] },
+      // The grant's row alone (`for update of` its alias), not its benefit's or organization's.
+      {
+        lockMode: LockMode.PESSIMISTIC_WRITE,
+        lockTableAliases: ['b0'],
+        populate: ['benefit.organization'],
+      },
     );
     const account = await tx.findOne(CustomerOAuthAccount, { customer: customer.id, platform });
     if (!account) {

@@ -145,18 +145,27 @@ export function generateInvoice(
   });
 }
 
+/** What the organization's invoice counter answered, as an invoice number (`<SLUG>-0001`, …). */
+export interface InvoiceCounterRow {
+  slug: string;
+  last_invoice_number: number;
+}
+
+export const invoiceNumberOf = (row: InvoiceCounterRow) =>
+  `${row.slug.toUpperCase()}-${String(row.last_invoice_number).padStart(4, '0')}`;
+
 /** The next invoice number of the organization (`<SLUG>-0001`, …), taken in the caller's transaction. */
 export async function nextInvoiceNumber(
   tx: EntityManager,
   organizationId: string,
 ): Promise<string> {
-  const [row] = await tx.execute<{ slug: string; last_invoice_number: number }[]>(
+  const [row] = await tx.execute<InvoiceCounterRow[]>(
     `update organizations set last_invoice_number = last_invoice_number + 1
      where id = ? returning slug, last_invoice_number`,
     [organizationId],
   );
   if (!row) throw new Error(`organization ${organizationId} not found`);
-  return `${row.slug.toUpperCase()}-${String(row.last_invoice_number).padStart(4, '0')}`;
+  return invoiceNumberOf(row);
 }
 
 async function checkoutWireOf(

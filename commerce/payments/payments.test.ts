@@ -162,7 +162,12 @@ describe('Payments: Stripe charges, the Stripe webhook, /v1/payments', () => {
     const secret = () => api.config.stripe.webhookSecret ?? assert.fail('a webhook secret');
 
     /** A pending payment of a collector's workflow, and a Stripe event settling it. */
-    async function pendingPayment() {
+    /**
+     * A payment whose charge Stripe answered `processing` (so its workflow waits for the
+     * webhook), and the event settling it; `answered: false`, one whose charge's answer is not
+     * recorded yet.
+     */
+    async function pendingPayment({ answered = true } = {}) {
       const collector = await startCollector();
       const paymentId = randomUUID();
       await recordPaymentAttempt(api.orm.em.fork(), {
@@ -193,6 +198,14 @@ describe('Payments: Stripe charges, the Stripe webhook, /v1/payments', () => {
           },
         },
       });
+      if (answered) {
+        await recordPaymentOutcome(api.orm.em.fork(), paymentId, {
+          id: intentId,
+          status: 'processing',
+          payment_method: 'pm_card_visa',
+          last_payment_error: null,
+        } as Stripe.PaymentIntent);
+      }
       return { collector, paymentId, intentId, payload };
     }
 
@@ -260,6 +273,22 @@ describe('Payments: Stripe charges, the Stripe webhook, /v1/payments', () => {
       const paid = await api.orm.em.fork().findOneOrFail(Payment, { id: paymentId });
       assert.equal(paid.status, 'succeeded');
       assert.equal(paid.processorId, intentId);
+    });
+
+    it('signals nothing for an event settling a payment ahead of its charge’s answer, which then takes its outcome', async () => {
+      const { collector, paymentId, intentId, payload } = await pendingPayment({ answered: false });
+      const answer = await post(payload, stripeSignature(payload, secret()));
+      assert.deepEqual(await answer.json(), { received: true, result: 'applied' });
+      await collector.signal(doneSignal);
+      assert.deepEqual(await collector.result(), []);
+      // The charge's own answer, older than the event: what it hands its workflow is the event's.
+      const charged = await recordPaymentOutcome(api.orm.em.fork(), paymentId, {
+        id: intentId,
+        status: 'processing',
+        last_payment_error: null,
+      } as Stripe.PaymentIntent);
+      assert.equal(charged?.settledBefore, true);
+      assert.equal(charged?.outcome?.status, 'succeeded');
     });
 
     it('acknowledges events it has no use for', async () => {

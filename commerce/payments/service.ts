@@ -169,18 +169,40 @@ export function paymentOutcomeOf(
   }
 }
 
+/** The final outcome a settled payment's row holds (whatever a later answer of Stripe says). */
+function settledOutcomeOf(payment: Payment, paymentIntent: Stripe.PaymentIntent): PaymentOutcome {
+  const card = cardOf(paymentIntent);
+  const succeeded = payment.status === 'succeeded';
+  return {
+    paymentId: payment.id,
+    paymentIntentId: payment.processorId ?? paymentIntent.id,
+    status: succeeded ? 'succeeded' : 'failed',
+    declineCode: succeeded ? null : (payment.declineReason ?? 'payment_failed'),
+    message: succeeded ? null : (payment.declineMessage ?? null),
+    cardBrand: card?.brand ?? null,
+    cardLast4: card?.last4 ?? null,
+  };
+}
+
 /**
  * Writes what Stripe said about an attempt onto its Payment (locked, so the answer of the
  * API call and the webhook's event, arriving together, apply one after the other): the
  * PaymentIntent id, the card, and a final status once — a settled payment is never reopened
- * (`settledBefore`: it was settled already, by whichever of the two came first).
- * Null when no such payment exists (a PaymentIntent made elsewhere).
+ * (`settledBefore`: it was settled already, by whichever of the two came first, and the
+ * outcome answered is the one settled). `answeredBefore`: a PaymentIntent's state was recorded
+ * before (the charge's own answer, or an earlier event). Null when no such payment exists (a
+ * PaymentIntent made elsewhere).
  */
 export async function recordPaymentOutcome(
   em: EntityManager,
   paymentId: string,
   paymentIntent: Stripe.PaymentIntent,
-): Promise<{ payment: Payment; outcome: PaymentOutcome | null; settledBefore: boolean } | null> {
+): Promise<{
+  payment: Payment;
+  outcome: PaymentOutcome | null;
+  settledBefore: boolean;
+  answeredBefore: boolean;
+} | null> {
   return em.transactional(async (tx) => {
     const payment = await tx.findOne(
       Payment,
@@ -189,7 +211,10 @@ export async function recordPaymentOutcome(
     );
     if (!payment) return null;
     const settledBefore = payment.status !== 'pending';
-    const outcome = paymentOutcomeOf(paymentIntent, paymentId);
+    const answeredBefore = Boolean(payment.processorId);
+    const outcome = settledBefore
+      ? settledOutcomeOf(payment, paymentIntent)
+      : paymentOutcomeOf(paymentIntent, paymentId);
     payment.processorId ??= paymentIntent.id;
     const card = cardOf(paymentIntent);
     if (card) payment.methodMetadata = { ...payment.methodMetadata, ...card };
@@ -206,6 +231,7 @@ export async function recordPaymentOutcome(
     return {
       payment,
       settledBefore,
+      answeredBefore,
       outcome: outcome && {
         ...outcome,
         cardBrand: outcome.cardBrand ?? (typeof brand === 'string' ? brand : null),

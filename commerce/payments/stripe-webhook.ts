@@ -86,8 +86,12 @@ export async function applyStripeEvent(
     if (!recorded?.outcome) return 'ignored';
     // Settled already by the charge's own answer, which its activity hands the workflow: a
     // signal would tell it nothing new, and cost it a workflow task (arriving as it completes,
-    // one that fails and runs its last steps again).
-    if (recorded.settledBefore) return 'applied';
+    // one that fails and runs its last steps again). An event settling the payment ahead of the
+    // charge's own answer needs none either: that answer, recorded after it, finds the payment
+    // settled and hands this outcome over. Only a workflow told `processing` (or
+    // `requires_action`) by its charge waits for a signal.
+    const settles = recorded.outcome.status !== 'requires_action';
+    if (recorded.settledBefore || (settles && !recorded.answeredBefore)) return 'applied';
     // A workflow that has ended wants no more outcomes; the payment's row still has it.
     await signalRunning(temporal, logger, event, workflowId, (handle) =>
       handle.signal(paymentOutcomeSignal, recorded.outcome as PaymentOutcome),

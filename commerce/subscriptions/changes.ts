@@ -1,6 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { chargeAttempt, paymentIdOf } from '../../activities/payments.ts';
+import { chargeSubscriptionCard } from '../../activities/payments.ts';
 import { invalidField } from '../../api/errors.ts';
 import type { StripeClient } from '../../config/stripe.ts';
 import {
@@ -21,7 +21,6 @@ import { priceAmountOf } from '../../domain/checkout-amounts.ts';
 import { discountRefusal } from '../../domain/discounts.ts';
 import { isMeteredPrice, isStaticPrice } from '../../domain/prices.ts';
 import { prorate } from '../../domain/proration.ts';
-import { workflowIds } from '../../workflows/ids.ts';
 import type {
   SubscriptionChange,
   SubscriptionChangeResult,
@@ -363,21 +362,16 @@ async function chargeDifference(
   if (!stripeCustomerId || !paymentMethod) {
     throw commerceError('PaymentError', 'The subscription has no saved payment method to charge.');
   }
-  const idempotencyKey = `subscription-update:${updateId}`;
-  const charged = await chargeAttempt(
+  const charged = await chargeSubscriptionCard(
     { orm, stripe },
     {
-      paymentId: paymentIdOf(idempotencyKey),
-      idempotencyKey,
+      subscriptionId: subscription.id,
       organizationId: subscription.organization.id,
-      checkoutId: null,
-      workflowId: workflowIds.subscription(subscription.id),
+      idempotencyKey: `subscription-update:${updateId}`,
       amount,
       currency: subscription.currency,
       stripeCustomerId,
-      paymentMethodOrToken: paymentMethod,
-      saveForOffSession: false,
-      offSession: true,
+      paymentMethodId: paymentMethod,
     },
   );
   if (charged.status === 'succeeded') return charged.paymentId;

@@ -19,8 +19,8 @@ import type {
   SubscriptionSchedule,
 } from '../../workflows/subscription-messages.ts';
 import { announceCustomerStateChange } from '../customers/service.ts';
-import type { OrderWire } from '../orders/schemas.ts';
-import { nextInvoiceNumber, serializeOrders } from '../orders/service.ts';
+import { type OrderWire, orderWire } from '../orders/schemas.ts';
+import { type InvoiceCounterRow, invoiceNumberOf, serializeOrders } from '../orders/service.ts';
 import { appendEvent } from '../outbox.ts';
 import { renewalBill } from './renewal-bill.ts';
 import { scheduleOf, subscriptionNow } from './schedule.ts';
@@ -43,12 +43,17 @@ export interface LifecycleState {
   hasBenefits: boolean;
 }
 
-/** The renewal order of a period, as the workflow charges it. */
+/** The renewal order of a period, as the workflow charges it, and who pays it. */
 export interface RenewalOrder {
   orderId: string;
   status: Order['status'];
   totalAmount: number;
   currency: string;
+  organizationId: string;
+  customerId: string;
+  stripeCustomerId: string | null;
+  /** The saved card renewals charge off-session. */
+  stripePaymentMethodId: string | null;
 }
 
 /** Hard declines: retrying the same card cannot succeed, so dunning stops at once. */
@@ -77,18 +82,32 @@ export const renewalChargeKey = (subscriptionId: string, periodEnd: Date, attemp
 const ended = (status: SubscriptionStatus) =>
   status === 'canceled' || status === 'incomplete_expired';
 
+/**
+ * The subscription, its row alone locked (`for update of` its alias): the organization,
+ * customer and test clock read in the same query are not, or every renewal of a seller would
+ * queue on its organization's row.
+ */
 function lockSubscription(tx: EntityManager, subscriptionId: string) {
   return tx.findOneOrFail(
     Subscription,
     { id: subscriptionId },
-    { lockMode: LockMode.PESSIMISTIC_WRITE, populate: ['organization'] },
+    {
+      lockMode: LockMode.PESSIMISTIC_WRITE,
+      lockTableAliases: ['s0'],
+      populate: ['organization', 'customer', 'testClock'],
+    },
   );
 }
 
 /** The subscription (locked) and the renewal order of its period ending `periodEnd`. */
 async function lockedRenewal(tx: EntityManager, subscriptionId: string, periodEnd: Date) {
   const subscription = await lockSubscription(tx, subscriptionId);
-  const order = await tx.findOneOrFail(Order, { id: renewalOrderIdOf(subscriptionId, periodEnd) });
+  // Its product read with it: the order's event shows it.
+  const order = await tx.findOneOrFail(
+    Order,
+    { id: renewalOrderIdOf(subscriptionId, periodEnd) },
+    { populate: ['product'] },
+  );
   return { subscription, order };
 }
 
@@ -115,7 +134,11 @@ export async function subscriptionLifecycleState(
   em: EntityManager,
   subscriptionId: string,
 ): Promise<LifecycleState> {
-  const subscription = await em.findOneOrFail(Subscription, { id: subscriptionId });
+  const subscription = await em.findOneOrFail(
+    Subscription,
+    { id: subscriptionId },
+    { populate: ['testClock'] },
+  );
   return lifecycleState(em, subscription);
 }
 
@@ -153,16 +176,18 @@ async function orderWireOf(tx: EntityManager, order: Order) {
  * carried on). Inserted once under its deterministic id; asked again, it answers the one there.
  * Records order.created.
  */
-export function openRenewalOrder(
+export async function openRenewalOrder(
   em: EntityManager,
   subscriptionId: string,
   periodEnd: Date,
 ): Promise<RenewalOrder> {
+  const orderId = renewalOrderIdOf(subscriptionId, periodEnd);
+  const invoiceNumber = await renewalInvoiceNumber(em, subscriptionId, orderId);
   return em.transactional(async (tx) => {
     const subscription = await lockSubscription(tx, subscriptionId);
-    const orderId = renewalOrderIdOf(subscriptionId, periodEnd);
     const existing = await tx.findOne(Order, { id: orderId });
-    if (existing) return renewalOrderOf(existing);
+    if (existing) return renewalOrderOf(existing, subscription);
+    if (!invoiceNumber) throw new Error(`renewal order ${orderId} appeared, then went away`);
     const closedPeriod = { start: subscription.currentPeriodStart, end: periodEnd };
     const bill = await renewalBill(
       tx,
@@ -170,7 +195,6 @@ export function openRenewalOrder(
       closedPeriod,
       periodAfter(subscription, periodEnd),
     );
-    await tx.populate(subscription, ['customer']);
     const { customer } = subscription;
     const order = tx.create(Order, {
       id: orderId,
@@ -190,11 +214,11 @@ export function openRenewalOrder(
       currency: subscription.currency,
       billingName: customer.name ?? null,
       billingAddress: customer.billingAddress ?? null,
-      invoiceNumber: await nextInvoiceNumber(tx, subscription.organization.id),
+      invoiceNumber,
       metadata: subscription.metadata,
       customFieldData: subscription.customFieldData,
     });
-    for (const item of bill.items) {
+    const items = bill.items.map((item) =>
       tx.create(OrderItem, {
         order,
         label: item.label,
@@ -202,20 +226,48 @@ export function openRenewalOrder(
         taxAmount: item.taxAmount,
         proration: item.proration,
         productPrice: item.productPriceId,
-      });
-    }
+      }),
+    );
     subscription.pendingItems = bill.carriedCredit;
     await tx.flush();
-    appendEvent(tx, subscription.organization.id, 'order.created', await orderWireOf(tx, order));
-    return renewalOrderOf(order);
+    // Built from what the transaction holds, without reading the order back.
+    appendEvent(tx, subscription.organization.id, 'order.created', orderWire(order, items));
+    return renewalOrderOf(order, subscription);
   });
 }
 
-const renewalOrderOf = (order: Order): RenewalOrder => ({
+/**
+ * The invoice number of a renewal order not written yet (null: written already), taken from its
+ * organization's counter in a statement of its own: inside the renewal's transaction, the
+ * counter's row would stay locked until that commits, and every renewal of the seller would
+ * queue on it. A number taken by a renewal whose transaction then fails is skipped, never
+ * reused: numbers stay unique, with rare gaps.
+ */
+async function renewalInvoiceNumber(
+  em: EntityManager,
+  subscriptionId: string,
+  orderId: string,
+): Promise<string | null> {
+  const [row] = await em.execute<InvoiceCounterRow[]>(
+    `update organizations o set last_invoice_number = o.last_invoice_number + 1
+     from subscriptions s
+     where s.id = ? and o.id = s.organization_id
+       and not exists (select 1 from orders where id = ?)
+     returning o.slug, o.last_invoice_number`,
+    [subscriptionId, orderId],
+  );
+  return row ? invoiceNumberOf(row) : null;
+}
+
+const renewalOrderOf = (order: Order, subscription: Subscription): RenewalOrder => ({
   orderId: order.id,
   status: order.status,
   totalAmount: order.totalAmount,
   currency: order.currency,
+  organizationId: subscription.organization.id,
+  customerId: subscription.customer.id,
+  stripeCustomerId: subscription.customer.stripeCustomerId ?? null,
+  stripePaymentMethodId: subscription.stripePaymentMethodId ?? null,
 });
 
 /**

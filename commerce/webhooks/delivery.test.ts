@@ -304,6 +304,8 @@ describe('webhook delivery: retries, order, faults', () => {
     await endpointFor(quick);
     await appendEvents(1, 3);
     await quick.receivedAtLeast(3, 'the other endpoint’s deliveries');
+    // Its first request may arrive after the other endpoint's three: wait for it, then no more.
+    await stuck.receivedAtLeast(1, 'the stuck endpoint’s first delivery');
     assert.equal(stuck.received.length, 1, 'the stuck endpoint still waits for its first answer');
     assert.equal(hanging.length, 1);
     released = true;
