@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Koa from 'koa';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import {
   callV1,
   createSeller,
@@ -14,13 +14,11 @@ import {
   startCommerceApi,
   type TestApi,
 } from '../commerce/testing.ts';
-import { loadRuntimeConfig, projectRoot } from '../config/env.ts';
+import { loadRuntimeConfig } from '../config/env.ts';
 import { Checkout } from '../db/entities/index.ts';
-import { chromiumPath } from '../devstack/chromium.ts';
 import { buildDashboardIfStale } from '../devstack/dashboard.ts';
+import { launchTestBrowser, screenshotsDir } from './browser-testing.ts';
 import { checkoutPageRoutes } from './checkout-page.ts';
-
-const screenshots = join(projectRoot, '.data', 'screenshots');
 
 describe('hosted checkout page (serving)', () => {
   it('serves the built page for checkout, confirmation and portal paths with its settings', async () => {
@@ -68,8 +66,7 @@ describe('hosted checkout page (serving)', () => {
 describe('hosted checkout page (browser)', () => {
   let api: TestApi;
   let seller: Seller;
-  let browser: BrowserContext;
-  let profile: string;
+  let browser: Awaited<ReturnType<typeof launchTestBrowser>>;
   let licensed: { productId: string; benefitId: string };
 
   before(async () => {
@@ -91,27 +88,11 @@ describe('hosted checkout page (browser)', () => {
       productBenefitsUpdate: { benefits: [benefit.id] },
     });
     licensed = { productId: product.id, benefitId: benefit.id };
-    mkdirSync(screenshots, { recursive: true });
-    profile = mkdtempSync(join(tmpdir(), 'tollgate-chromium-'));
-    browser = await chromium.launchPersistentContext(profile, {
-      executablePath: chromiumPath,
-      headless: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchTestBrowser();
   });
 
   after(async () => {
-    await browser?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
+    await browser?.closeAndForget();
     await api?.close();
   });
 
@@ -142,7 +123,7 @@ describe('hosted checkout page (browser)', () => {
     assert.equal(await page.getByLabel('Email').getAttribute('aria-invalid'), 'true');
     assert.equal(await page.getByLabel('Name').inputValue(), 'Ada Lovelace');
     await page.screenshot({
-      path: join(screenshots, 'checkout-email-refused.png'),
+      path: join(screenshotsDir, 'checkout-email-refused.png'),
       fullPage: true,
     });
 
@@ -184,14 +165,17 @@ describe('hosted checkout page (browser)', () => {
       failed.body.payment_error?.message ?? 'The payment failed.',
     );
     assert.equal(await page.getByLabel('Email').inputValue(), 'grace@example.com');
-    await page.screenshot({ path: join(screenshots, 'checkout-declined.png'), fullPage: true });
+    await page.screenshot({ path: join(screenshotsDir, 'checkout-declined.png'), fullPage: true });
 
     await page.getByRole('radio', { name: /4242/ }).check();
     await page.getByRole('button', { name: 'Pay $19.00' }).click();
     await page.waitForURL(/\/confirmation$/, { timeout: 30_000 });
     const shownKey = page.getByTestId('license-key');
     await shownKey.waitFor({ timeout: 30_000 });
-    await page.screenshot({ path: join(screenshots, 'checkout-confirmation.png'), fullPage: true });
+    await page.screenshot({
+      path: join(screenshotsDir, 'checkout-confirmation.png'),
+      fullPage: true,
+    });
 
     const keys = await seller.polar.licenseKeys.list({ benefitId: licensed.benefitId });
     const issued = keys.result.items.find((key) => key.customer.email === 'grace@example.com');
@@ -207,7 +191,7 @@ describe('hosted checkout page (browser)', () => {
     await page.getByRole('cell', { name: /Desktop app/ }).waitFor();
     assert.equal(await page.getByTestId('license-key').textContent(), issued.key);
     assert.ok(!page.url().includes('customer_session_token'), 'the token left the address bar');
-    await page.screenshot({ path: join(screenshots, 'customer-portal.png'), fullPage: true });
+    await page.screenshot({ path: join(screenshotsDir, 'customer-portal.png'), fullPage: true });
     await page.close();
   });
 
@@ -253,7 +237,10 @@ describe('hosted checkout page (browser)', () => {
     await page.getByRole('radio', { name: /4242/ }).check();
     await page.getByRole('button', { name: 'Pay $25.50' }).click();
     await errorOf(page, `custom_field_data.${source.slug}`).waitFor();
-    await page.screenshot({ path: join(screenshots, 'checkout-custom-field.png'), fullPage: true });
+    await page.screenshot({
+      path: join(screenshotsDir, 'checkout-custom-field.png'),
+      fullPage: true,
+    });
     // A business needs a full address, whatever the country.
     assert.equal(await errorOf(page, 'customer_billing_address.line1').count(), 1);
 
@@ -299,7 +286,7 @@ describe('hosted checkout page (browser)', () => {
     assert.equal(await page.getByTestId('discount-amount').textContent(), '−$4.90');
     assert.equal(await page.getByTestId('total-amount').textContent(), '$44.10');
     await page.getByRole('button', { name: 'Pay $44.10' }).waitFor();
-    await page.screenshot({ path: join(screenshots, 'checkout-discount.png'), fullPage: true });
+    await page.screenshot({ path: join(screenshotsDir, 'checkout-discount.png'), fullPage: true });
     await page.getByRole('button', { name: 'Remove' }).click();
     await page.getByRole('button', { name: 'Pay $49.00' }).waitFor();
     assert.equal(await page.getByTestId('discount-amount').count(), 0);

@@ -7,9 +7,11 @@ import { startApiServer } from './server.ts';
  * sets). While it runs, the run's Stripe simulator sends its webhook events here (any live
  * test API will do: they share the database and Temporal). Close it in `after`.
  */
-export async function startTestApi() {
-  const config = loadRuntimeConfig();
-  const api = await startApiServer(config, { host: '127.0.0.1', port: 0 });
+export async function startTestApi(
+  config = loadRuntimeConfig(),
+  listen: { host: string; port: number } = { host: '127.0.0.1', port: 0 },
+) {
+  const api = await startApiServer(config, listen);
   const simulatorUrl = config.stripe.simulatorUrl;
   if (!simulatorUrl) return api;
   const stripeSimulator = stripeSimulatorControl(simulatorUrl);

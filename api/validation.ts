@@ -1,3 +1,5 @@
+// The body parser's typing of `ctx.request.body`, also for programs that import only this file.
+import type {} from '@koa/bodyparser';
 import type { Context } from 'koa';
 import type { z } from 'zod';
 import { RequestValidationError } from './errors.ts';

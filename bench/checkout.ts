@@ -10,7 +10,7 @@
  * Round trips are counted in the API and worker processes themselves (bench/lib/query-counter.ts
  * preloaded into them); workflow tasks are read from the histories of a sample of checkouts.
  */
-import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -21,6 +21,7 @@ import { stripeSimulatorControl } from '../devstack/stripe-simulator.ts';
 import { connectTemporal } from '../temporal/client.ts';
 import { workflowIds } from '../workflows/ids.ts';
 import { benchRun } from './lib/bench-run.ts';
+import { countQueriesOfAppProcesses, queryCounts } from './lib/query-counts.ts';
 import { writeBenchResults } from './lib/results.ts';
 
 const flag = (name: string, fallback: number) => {
@@ -56,35 +57,10 @@ const percentile = (sorted: number[], p: number) =>
     ? (sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0)
     : 0;
 
-/** Round trips counted so far, by process role and client (`worker orm`, …), over processes. */
-function queryCounts(): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const file of readdirSync(countDir)) {
-    const role = /^\d+-(worker|server)\.json$/.exec(file)?.[1];
-    if (!role) continue;
-    const byClient = JSON.parse(readFileSync(join(countDir, file), 'utf8')) as Record<
-      string,
-      number
-    >;
-    for (const [client, queries] of Object.entries(byClient)) {
-      const key = `${role === 'server' ? 'api' : role} ${client}`;
-      counts[key] = (counts[key] ?? 0) + queries;
-    }
-  }
-  return counts;
-}
-
 try {
   rmSync(workDir, { recursive: true, force: true });
-  mkdirSync(countDir, { recursive: true });
   // Inherited by the worker and API processes the stack and the run start.
-  process.env.NODE_OPTIONS = [
-    process.env.NODE_OPTIONS,
-    `--import=${join(import.meta.dirname, 'lib', 'query-counter.ts')}`,
-  ]
-    .filter(Boolean)
-    .join(' ');
-  process.env.TOLLGATE_QUERY_COUNT_DIR = countDir;
+  countQueriesOfAppProcesses(countDir);
 
   const loadBefore = loadavg();
   say('starting the test stack');
@@ -186,11 +162,11 @@ try {
   say(`warm-up: ${warmupSeconds} s, ${concurrency} customers`);
   await phase(warmupSeconds);
   await sleep(1000);
-  const countsBefore = queryCounts();
+  const countsBefore = queryCounts(countDir);
   say(`measuring: ${durationSeconds} s, ${concurrency} customers`);
   const measured = await phase(durationSeconds);
   await sleep(1000);
-  const countsAfter = queryCounts();
+  const countsAfter = queryCounts(countDir);
   const loadAfter = loadavg();
   const { completed } = measured;
   const count = completed.length;

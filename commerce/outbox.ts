@@ -1,37 +1,8 @@
 import type { EntityManager } from '@mikro-orm/core';
 import { OutboxEvent } from '../db/entities/index.ts';
+import type { CommerceEventType } from '../domain/webhooks.ts';
 
-/** The commerce events of the spec (section 4), as webhook endpoints subscribe to them. */
-export const commerceEventTypes = [
-  'checkout.created',
-  'checkout.updated',
-  'customer.created',
-  'customer.updated',
-  'customer.deleted',
-  'customer.state_changed',
-  'order.created',
-  'order.updated',
-  'order.paid',
-  'order.refunded',
-  'subscription.created',
-  'subscription.updated',
-  'subscription.active',
-  'subscription.canceled',
-  'subscription.uncanceled',
-  'subscription.revoked',
-  'refund.created',
-  'refund.updated',
-  'product.created',
-  'product.updated',
-  'benefit.created',
-  'benefit.updated',
-  'benefit_grant.created',
-  'benefit_grant.cycled',
-  'benefit_grant.updated',
-  'benefit_grant.revoked',
-  'organization.updated',
-] as const;
-export type CommerceEventType = (typeof commerceEventTypes)[number];
+export { type CommerceEventType, commerceEventTypes } from '../domain/webhooks.ts';
 
 /**
  * Records an event beside the change it reports: call it inside the transaction that writes the

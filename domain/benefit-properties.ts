@@ -4,11 +4,8 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-/** Limits Polar puts on license key settings. */
-export const licenseKeyLimits = { maximumActivations: 50 } as const;
-
-/** Benefit descriptions are 3 to 42 characters, as in Polar. */
-export const descriptionLength = { minimum: 3, maximum: 42 } as const;
+// The limits live apart so browser code can read them without node:crypto.
+export { descriptionLength, licenseKeyLimits } from './benefit-limits.ts';
 
 const guildSignature = (secret: string, guildId: string) =>
   createHmac('sha256', secret).update(`tollgate discord guild:${guildId}`).digest('base64url');

@@ -4,6 +4,11 @@
  * values; amounts are integer minor units.
  */
 
+export const discountTypes = ['fixed', 'percentage'] as const;
+export type DiscountType = (typeof discountTypes)[number];
+export const discountDurations = ['once', 'forever', 'repeating'] as const;
+export type DiscountDuration = (typeof discountDurations)[number];
+
 /** Polar's limits on discount terms. */
 export const discountLimits = {
   /** 100 basis points are 1 %; a discount takes at most the whole amount. */

@@ -18,6 +18,10 @@ export const priceAmountLimits = {
 /** A metered unit amount: a positive decimal with at most 12 decimals and 17 digits in all. */
 export const unitAmountLimits = { decimals: 12, digits: 17 } as const;
 
+/** How often a recurring product bills (Polar's `SubscriptionRecurringInterval`). */
+export const recurringIntervals = ['day', 'week', 'month', 'year'] as const;
+export type RecurringInterval = (typeof recurringIntervals)[number];
+
 /** Currencies sellers may price in (Polar: only usd in this line). */
 export const priceCurrencies = ['usd'] as const;
 

@@ -8,6 +8,7 @@
  *   npm test -- --quick api/routes    the same without lint, type-check and dashboard build
  */
 import { spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { projectRoot } from '../config/env.ts';
 import { ensureChromium } from '../devstack/chromium.ts';
@@ -80,10 +81,15 @@ async function checks() {
   });
 }
 
-/** The checkout page's browser test runs in this selection: it needs Debian's chromium. */
-const browserTest = 'api/checkout-page.test.ts';
+/** The browser tests (the checkout page's, the dashboard's): they need Debian's chromium. */
+const browserTests = readdirSync(join(projectRoot, 'api'))
+  .filter((file) => /^(checkout-page|dashboard(-[\w-]+)?)\.test\.ts$/.test(file))
+  .map((file) => `api/${file}`);
 const needsBrowser =
-  selected.length === 0 || selected.some((path) => browserTest.startsWith(path.replace(/\/$/, '')));
+  selected.length === 0 ||
+  selected.some((path) =>
+    browserTests.some((browserTest) => browserTest.startsWith(path.replace(/\/$/, ''))),
+  );
 
 try {
   if (!quick) await checks();

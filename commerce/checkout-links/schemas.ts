@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { CheckoutLink } from '../../db/entities/index.ts';
-import { recurringIntervals } from '../../db/entities/product.ts';
 import { metadataInput } from '../../domain/metadata.ts';
+import { recurringIntervals } from '../../domain/prices.ts';
 import { discountBaseWire } from '../discounts/schemas.ts';
 import { isoDateTime, isoDateTimeOrNull } from '../http/wire.ts';
 import type { ProductWire } from '../products/service.ts';

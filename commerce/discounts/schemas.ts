@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { discountDurations, discountTypes } from '../../db/entities/discount.ts';
 import type { Discount, Product } from '../../db/entities/index.ts';
-import { discountLimits } from '../../domain/discounts.ts';
+import { discountDurations, discountLimits, discountTypes } from '../../domain/discounts.ts';
 import { metadataInput } from '../../domain/metadata.ts';
 import { dateTimeInput, isoDateTime, isoDateTimeOrNull } from '../http/wire.ts';
 import { productBaseWire } from '../products/schemas.ts';

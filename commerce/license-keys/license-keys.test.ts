@@ -107,6 +107,31 @@ describe('license keys (/v1/license-keys, /v1/customer-portal/license-keys)', ()
     assert.equal(malformed.status, 422);
   });
 
+  it('lists one customer’s keys with customer_id (the dashboard’s customer page)', async () => {
+    const wanted = await seedKey(seller);
+    await seedKey(seller);
+    const listed = await callV1(
+      api,
+      seller.token,
+      'GET',
+      `/v1/license-keys/?customer_id=${wanted.customerId}`,
+    );
+    assert.equal(listed.status, 200);
+    assert.deepEqual(
+      listed.body.items.map((key: { id: string }) => key.id),
+      [wanted.id],
+    );
+    const foreign = await callV1(
+      api,
+      other.token,
+      'GET',
+      `/v1/license-keys/?customer_id=${wanted.customerId}`,
+    );
+    assert.deepEqual(foreign.body.items, []);
+    const malformed = await callV1(api, seller.token, 'GET', '/v1/license-keys/?customer_id=x');
+    assert.equal(malformed.status, 422);
+  });
+
   it('validates a key: counts validations and usage, within its usage limit', async () => {
     const seeded = await seedKey(seller, { limitUsage: 5 });
     const base = { key: seeded.key, organizationId: seller.organizationId };

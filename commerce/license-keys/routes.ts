@@ -68,7 +68,12 @@ export function licenseKeyRoutes(dependencies: AppDependencies): Router {
   router.get('/', scope('license_keys:read'), async (ctx) => {
     const caller = callerOf(ctx);
     const page = readPage(ctx);
-    const filter = { benefitIds: readQueryIds(ctx, 'benefit_id'), organizationIds: [] };
+    const filter = {
+      benefitIds: readQueryIds(ctx, 'benefit_id'),
+      organizationIds: [],
+      // Tollgate's own filter: Polar's list has none by customer.
+      customerIds: readQueryIds(ctx, 'customer_id'),
+    };
     ctx.body = await listPage(
       ctx,
       caller,

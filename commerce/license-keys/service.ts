@@ -20,11 +20,14 @@ const ownerCondition = (owner: LicenseKeyOwner) =>
     ? { organization: owner.organizationId }
     : { customer: { id: owner.customerId, deletedAt: null } };
 
-/** A page of the owner's keys, oldest first, optionally of some benefits and organizations. */
+/**
+ * A page of the owner's keys, oldest first, optionally of some benefits, organizations and
+ * customers (the dashboard's customer page lists a customer's keys).
+ */
 export function listLicenseKeys(
   em: EntityManager,
   owner: LicenseKeyOwner,
-  filter: { benefitIds: string[]; organizationIds: string[] },
+  filter: { benefitIds: string[]; organizationIds: string[]; customerIds?: string[] },
   page: Page,
 ): Promise<[LicenseKey[], number]> {
   return em.findAndCount(
@@ -35,6 +38,7 @@ export function listLicenseKeys(
       ...(filter.organizationIds.length > 0 && {
         organization: { $in: filter.organizationIds },
       }),
+      ...((filter.customerIds ?? []).length > 0 && { customer: { $in: filter.customerIds } }),
     },
     {
       populate: ['customer'],

@@ -2,10 +2,10 @@ import { z } from 'zod';
 import type { Organization } from '../../db/entities/index.ts';
 import {
   dunningFinalStatuses,
-  prorationBehaviors,
   socialPlatforms,
   subscriptionSettingsOf,
-} from '../../db/entities/organization.ts';
+} from '../../domain/organization-settings.ts';
+import { prorationBehaviors } from '../../domain/subscriptions.ts';
 import { isoDateTime, isoDateTimeOrNull } from '../http/wire.ts';
 
 const nullableText = z.string().trim().min(1).nullable();

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import type { Product, ProductPrice } from '../../db/entities/index.ts';
-import { recurringIntervals } from '../../db/entities/product.ts';
 import { metadataInput } from '../../domain/metadata.ts';
 import {
   canonicalDecimal,
   customAmountsProblem,
   priceAmountLimits,
   priceCurrencies,
+  recurringIntervals,
   unitAmountText,
 } from '../../domain/prices.ts';
 import { isoDateTime, isoDateTimeOrNull } from '../http/wire.ts';

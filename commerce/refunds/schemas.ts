@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { type Refund, refundReasons } from '../../db/entities/refund.ts';
+import type { Refund } from '../../db/entities/refund.ts';
 import { metadataInput } from '../../domain/metadata.ts';
+import { refundReasons } from '../../domain/refunds.ts';
 import { isoDateTime, isoDateTimeOrNull } from '../http/wire.ts';
 
 export const refundSortFields = ['created_at', 'amount'] as const;

@@ -9,9 +9,9 @@ import { Subscription } from '../../db/entities/index.ts';
 import { eventually } from '../../devstack/eventually.ts';
 import { stripeSimulatorControl } from '../../devstack/stripe-simulator.ts';
 import type { SubscriptionChange } from '../../workflows/subscription-messages.ts';
-import { buyerClient, buyerDetails, ordersOfCheckout, settledCheckout } from '../orders/testing.ts';
 import { callV1, createSeller, type Seller, startCommerceApi, type TestApi } from '../testing.ts';
 import { applySubscriptionChange } from './changes.ts';
+import { advanceTestClock, subscribeOnTestClock } from './testing.ts';
 
 // Every subscription here starts on its own test clock at this instant: its first period is
 // January (31 days), so amounts that are multiples of 31 prorate to the cent.
@@ -38,43 +38,12 @@ describe('subscription changes (PATCH and DELETE /v1/subscriptions/{id})', () =>
 
   /** A subscription to `productId` bought at `newYear` by a new customer on a clock of its own. */
   const subscribe = async (productId: string) => {
-    const clock = await callV1(api, seller.token, 'POST', '/v1/test-clocks/', {
-      frozen_time: newYear,
-    });
-    assert.equal(clock.status, 201, JSON.stringify(clock.body));
-    const details = buyerDetails();
-    const customer = await callV1(api, seller.token, 'POST', '/v1/customers/', {
-      email: details.customerEmail,
-      test_clock_id: clock.body.id,
-    });
-    assert.equal(customer.status, 201, JSON.stringify(customer.body));
-    const checkout = await seller.polar.checkouts.create({
-      products: [productId],
-      customerId: customer.body.id,
-    });
-    await buyerClient(api).checkouts.clientConfirm({
-      clientSecret: checkout.clientSecret,
-      checkoutConfirmStripe: details,
-    });
-    assert.equal((await settledCheckout(seller, checkout.id)).status, 'succeeded');
-    const [order] = await ordersOfCheckout(seller, checkout.id);
-    assert.ok(order?.subscriptionId, 'the checkout started a subscription');
-    const subscription = await seller.polar.subscriptions.get({ id: order.subscriptionId });
-    return { subscription, clockId: clock.body.id as string };
+    const { subscriptionId, clockId } = await subscribeOnTestClock(api, seller, productId, newYear);
+    return { subscription: await seller.polar.subscriptions.get({ id: subscriptionId }), clockId };
   };
 
-  /** Moves the subscription's clock to `frozenTime` and waits until it is ready again. */
-  const advanceClock = async (clockId: string, frozenTime: string) => {
-    const advanced = await callV1(api, seller.token, 'POST', `/v1/test-clocks/${clockId}/advance`, {
-      frozen_time: frozenTime,
-    });
-    assert.equal(advanced.status, 200, JSON.stringify(advanced.body));
-    await eventually(
-      () => callV1(api, seller.token, 'GET', `/v1/test-clocks/${clockId}`),
-      (clock) => clock.body.status === 'ready',
-      { what: `test clock ${clockId} ready` },
-    );
-  };
+  const advanceClock = (clockId: string, frozenTime: string) =>
+    advanceTestClock(api, seller, clockId, frozenTime);
 
   /** The subscription events recorded for `subscriptionId`, oldest first. */
   const eventsOf = async (subscriptionId: string) => {

@@ -22,6 +22,7 @@ import { callerOf, scope } from '../http/caller.ts';
 import { commerceError, resourceNotFound } from '../http/errors.ts';
 import {
   listPage,
+  listResource,
   readMetadataFilter,
   readPage,
   readQueryBoolean,
@@ -32,13 +33,19 @@ import {
 import { readIdParam } from '../http/wire.ts';
 import { hasEnded } from './changes.ts';
 import {
+  failedRenewalSortFields,
+  failedRenewalStatusFilter,
+  failedRenewalWire,
   subscriptionSortFields,
   subscriptionStatusFilter,
   subscriptionUpdateInput,
 } from './schemas.ts';
 import {
+  amountsAtRisk,
   externalIdFilter,
+  failedRenewalTotals,
   getSubscription,
+  listFailedRenewals,
   listSubscriptions,
   serializeSubscriptions,
 } from './service.ts';
@@ -115,6 +122,26 @@ export function subscriptionRoutes({ orm, config, temporal }: AppDependencies): 
       () => listSubscriptions(orm.em, caller.organizationId, filter, sorting, page),
       (subscriptions) => serializeSubscriptions(orm.em, subscriptions, publicUrl),
     );
+  });
+
+  /**
+   * Finance's list (Tollgate's own): past-due and unpaid subscriptions with their dunning and
+   * the amount at risk, and `totals` per currency over all of them (not only this page).
+   */
+  router.get('/failed-renewals', scope('subscriptions:read'), async (ctx) => {
+    const { organizationId } = callerOf(ctx);
+    const page = readPage(ctx);
+    const sorting = readSorting(ctx, failedRenewalSortFields, 'past_due_at');
+    const statuses = readQueryList(ctx, 'status', failedRenewalStatusFilter);
+    const [[subscriptions, total], totals] = await Promise.all([
+      listFailedRenewals(orm.em.fork(), organizationId, statuses, sorting, page),
+      failedRenewalTotals(orm.em.fork(), organizationId, statuses),
+    ]);
+    const amounts = await amountsAtRisk(orm.em.fork(), subscriptions);
+    const items = subscriptions.map((subscription) =>
+      failedRenewalWire(subscription, amounts.get(subscription.id) ?? null),
+    );
+    ctx.body = { ...listResource(items, total, page), totals };
   });
 
   router.get('/:id', scope('subscriptions:read'), async (ctx) => {

@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import type { Meter, Subscription } from '../../db/entities/index.ts';
-import { prorationBehaviors } from '../../db/entities/organization.ts';
-import { cancellationReasons, subscriptionStatuses } from '../../db/entities/subscription.ts';
+import {
+  cancellationFields,
+  productChangeInput,
+  subscriptionStatuses,
+} from '../../domain/subscriptions.ts';
 import type { SubscriptionChange } from '../../workflows/subscription-messages.ts';
 import { customerWire } from '../customers/schemas.ts';
 import { discountBaseWire } from '../discounts/schemas.ts';
@@ -101,24 +104,19 @@ export type SubscriptionWire = ReturnType<typeof subscriptionWire>;
 /** The `status` list filter (repeatable): finance lists the past_due and unpaid ones. */
 export const subscriptionStatusFilter = z.enum(subscriptionStatuses);
 
-const cancellation = {
-  customer_cancellation_reason: z.enum(cancellationReasons).nullish(),
-  customer_cancellation_comment: z.string().max(10_000).nullish(),
-};
-
 /**
  * The variants of Polar's `SubscriptionUpdate`, each named by the key only it has; a body
  * carries exactly one of them, and no other field.
  */
 const subscriptionUpdateVariants = {
-  product_id: z.strictObject({
-    product_id: z.uuid(),
-    proration_behavior: z.enum(prorationBehaviors).nullish(),
-  }),
+  product_id: productChangeInput,
   discount_id: z.strictObject({ discount_id: z.uuid().nullable() }),
   trial_end: z.strictObject({ trial_end: dateTimeInput }),
-  cancel_at_period_end: z.strictObject({ cancel_at_period_end: z.boolean(), ...cancellation }),
-  revoke: z.strictObject({ revoke: z.literal(true), ...cancellation }),
+  cancel_at_period_end: z.strictObject({
+    cancel_at_period_end: z.boolean(),
+    ...cancellationFields,
+  }),
+  revoke: z.strictObject({ revoke: z.literal(true), ...cancellationFields }),
 } as const;
 
 type Variant = keyof typeof subscriptionUpdateVariants;
@@ -166,3 +164,41 @@ export const subscriptionUpdateInput = z
       comment,
     };
   });
+
+/** The statuses of a subscription whose renewal failed (the failed-renewals `status` filter). */
+export const failedRenewalStatuses = ['past_due', 'unpaid'] as const;
+export const failedRenewalStatusFilter = z.enum(failedRenewalStatuses);
+
+export const failedRenewalSortFields = [
+  'customer',
+  'amount',
+  'past_due_at',
+  'next_payment_attempt_at',
+  'dunning_attempts',
+] as const;
+
+/**
+ * A subscription whose renewal failed, as finance lists it (Tollgate's own: Polar's wire has no
+ * dunning): its own fields, whom and what it bills (customer and product loaded), its dunning,
+ * and what the renewal order still pending would bring in (null: none is pending).
+ */
+export function failedRenewalWire(subscription: Subscription, amountAtRisk: number | null) {
+  return {
+    ...subscriptionCoreWire(subscription),
+    customer_email: subscription.customer.email,
+    product_name: subscription.product.name,
+    past_due_at: isoDateTimeOrNull(subscription.pastDueAt),
+    dunning_attempts: subscription.dunningAttempts,
+    next_payment_attempt_at: isoDateTimeOrNull(subscription.nextPaymentAttemptAt),
+    last_payment_error: subscription.lastPaymentError ?? null,
+    amount_at_risk: amountAtRisk,
+  };
+}
+export type FailedRenewalWire = ReturnType<typeof failedRenewalWire>;
+
+/** The failed renewals of one currency: how many, and what their pending orders total. */
+export interface FailedRenewalTotal {
+  currency: string;
+  count: number;
+  amount_at_risk: number;
+}

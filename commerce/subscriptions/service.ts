@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import {
   type Checkout,
+  Order,
   ProductPrice,
   Subscription,
   SubscriptionPrice,
@@ -10,12 +11,20 @@ import {
 } from '../../db/entities/index.ts';
 import { trialEnd } from '../../domain/checkout-amounts.ts';
 import { resourceNotFound } from '../http/errors.ts';
-import { metadataConditions, type Page, type SortCriterion } from '../http/listing.ts';
+import {
+  metadataConditions,
+  type Page,
+  placeholders,
+  type SortCriterion,
+} from '../http/listing.ts';
 import { appendEvent } from '../outbox.ts';
 import { priceWire } from '../products/schemas.ts';
 import { serializeProducts } from '../products/service.ts';
 import { currentMeterUsage } from './renewal-bill.ts';
 import {
+  type FailedRenewalTotal,
+  type failedRenewalSortFields,
+  failedRenewalStatuses,
   type SubscriptionWire,
   subscriptionMeterWire,
   type subscriptionSortFields,
@@ -23,6 +32,8 @@ import {
 } from './schemas.ts';
 
 type SubscriptionSortField = (typeof subscriptionSortFields)[number];
+type FailedRenewalSortField = (typeof failedRenewalSortFields)[number];
+type FailedRenewalStatus = (typeof failedRenewalStatuses)[number];
 
 /**
  * Subscriptions as /v1 answers them: customers and discounts populated, products serialized
@@ -128,6 +139,97 @@ export function listSubscriptions(
       offset: page.offset,
     },
   );
+}
+
+const failedRenewalSortKeys: Record<
+  FailedRenewalSortField,
+  (direction: 'asc' | 'desc') => QueryOrderMap<Subscription>
+> = {
+  customer: sortKeys.customer,
+  amount: sortKeys.amount,
+  past_due_at: (direction) => ({ pastDueAt: direction }),
+  next_payment_attempt_at: (direction) => ({ nextPaymentAttemptAt: direction }),
+  dunning_attempts: (direction) => ({ dunningAttempts: direction }),
+};
+
+/**
+ * A page of the organization's subscriptions whose renewal failed (past due or unpaid; only
+ * `statuses` when given), their customers and products loaded, and how many there are.
+ */
+export function listFailedRenewals(
+  em: EntityManager,
+  organizationId: string,
+  statuses: FailedRenewalStatus[],
+  sorting: SortCriterion<FailedRenewalSortField>[],
+  page: Page,
+): Promise<[Subscription[], number]> {
+  return em.findAndCount(
+    Subscription,
+    {
+      organization: organizationId,
+      status: { $in: statuses.length ? statuses : [...failedRenewalStatuses] },
+    },
+    {
+      populate: ['customer', 'product'],
+      orderBy: [
+        ...sorting.map(({ field, descending }) =>
+          failedRenewalSortKeys[field](descending ? 'desc' : 'asc'),
+        ),
+        { id: 'asc' },
+      ],
+      limit: page.limit,
+      offset: page.offset,
+    },
+  );
+}
+
+/**
+ * What a failed renewal would bring in: the total of its renewal order still pending (the
+ * workflow retries that same order until it is paid or dunning gives up), by subscription id.
+ */
+export async function amountsAtRisk(
+  em: EntityManager,
+  subscriptions: Subscription[],
+): Promise<Map<string, number>> {
+  const amounts = new Map<string, number>();
+  if (subscriptions.length === 0) return amounts;
+  const pending = await em.find(Order, {
+    subscription: { $in: subscriptions.map((subscription) => subscription.id) },
+    status: 'pending',
+    billingReason: 'subscription_cycle',
+  });
+  for (const order of pending) {
+    const id = order.subscription?.id ?? '';
+    amounts.set(id, (amounts.get(id) ?? 0) + order.totalAmount);
+  }
+  return amounts;
+}
+
+/** All of the organization's failed renewals (of `statuses`), counted and summed per currency. */
+export async function failedRenewalTotals(
+  em: EntityManager,
+  organizationId: string,
+  statuses: FailedRenewalStatus[],
+): Promise<FailedRenewalTotal[]> {
+  const wanted: string[] = statuses.length ? statuses : [...failedRenewalStatuses];
+  const rows = await em.execute<{ currency: string; count: string; amount: string | null }[]>(
+    `select s.currency, count(*) as count, sum(pending.total) as amount
+       from subscriptions s
+       left join lateral (
+         select sum(o.total_amount) as total from orders o
+          where o.subscription_id = s.id and o.status = 'pending'
+            and o.billing_reason = 'subscription_cycle'
+       ) pending on true
+      where s.organization_id = ? and s.status in (${placeholders(wanted.length)})
+      group by s.currency
+      order by s.currency`,
+    [organizationId, ...wanted],
+  );
+  return rows.map((row) => ({
+    currency: row.currency,
+    count: Number(row.count),
+    amount_at_risk: Number(row.amount ?? 0),
+  }));
 }
 
 /** A subscription of the organization; other organizations' are not found. */

@@ -6,7 +6,8 @@ import { Customer, Subscription, TestClock } from '../../db/entities/index.ts';
 import { eventually } from '../../devstack/eventually.ts';
 import { workflowIds } from '../../workflows/ids.ts';
 import { subscriptionStateQuery } from '../../workflows/subscription-messages.ts';
-import { buyerClient, buyerDetails, ordersOfCheckout, settledCheckout } from '../orders/testing.ts';
+import { buyerDetails } from '../orders/testing.ts';
+import { subscribeCustomerOnClock } from '../subscriptions/testing.ts';
 import { callV1, createSeller, type Seller, startCommerceApi, type TestApi } from '../testing.ts';
 
 const january = '2027-01-15T12:00:00.000Z';
@@ -56,19 +57,8 @@ describe('test clocks (/v1/test-clocks)', () => {
       recurringInterval: 'month',
       prices: [{ amountType: 'fixed', priceAmount: 1500 }],
     });
-    const { customer, details } = await clockCustomer(clockId);
-    const checkout = await seller.polar.checkouts.create({
-      products: [plan.id],
-      customerId: customer.id,
-    });
-    await buyerClient(api).checkouts.clientConfirm({
-      clientSecret: checkout.clientSecret,
-      checkoutConfirmStripe: details,
-    });
-    assert.equal((await settledCheckout(seller, checkout.id)).status, 'succeeded');
-    const [order] = await ordersOfCheckout(seller, checkout.id);
-    assert.ok(order?.subscriptionId, 'the checkout started a subscription');
-    return seller.polar.subscriptions.get({ id: order.subscriptionId });
+    const { subscriptionId } = await subscribeCustomerOnClock(api, seller, plan.id, clockId);
+    return seller.polar.subscriptions.get({ id: subscriptionId });
   };
 
   it('creates a clock frozen at the given time, and reads it back', async () => {

@@ -2,9 +2,8 @@ import { z } from 'zod';
 import { invalidField } from '../../api/errors.ts';
 import type { Config } from '../../config/env.ts';
 import type { WebhookDelivery, WebhookEndpoint, WebhookEvent } from '../../db/entities/index.ts';
-import { webhookFormats } from '../../db/entities/webhook.ts';
+import { commerceEventTypes, webhookFormats } from '../../domain/webhooks.ts';
 import { dateTimeInput, isoDateTime, isoDateTimeOrNull } from '../http/wire.ts';
-import { commerceEventTypes } from '../outbox.ts';
 
 const urlInput = z.string().trim().min(1).max(2048);
 /** Polar's (deprecated) own secret: at least 32 characters, kept as given. */

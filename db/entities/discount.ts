@@ -1,12 +1,16 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { discountDurations, discountTypes } from '../../domain/discounts.ts';
 import { commerceTimestampColumns, idColumn, metadataColumn } from './columns.ts';
 import { Organization } from './organization.ts';
 import { Product } from './product.ts';
 
-export const discountTypes = ['fixed', 'percentage'] as const;
-export type DiscountType = (typeof discountTypes)[number];
-export const discountDurations = ['once', 'forever', 'repeating'] as const;
-export type DiscountDuration = (typeof discountDurations)[number];
+// Defined in domain/ so browser code can use them without the ORM; entities read them from here.
+export {
+  type DiscountDuration,
+  type DiscountType,
+  discountDurations,
+  discountTypes,
+} from '../../domain/discounts.ts';
 
 /**
  * A discount: a fixed amount or a percentage (basis points), for one, every or some billing

@@ -1,20 +1,21 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import {
+  defaultSubscriptionSettings,
+  type SocialPlatform,
+  type SubscriptionSettings,
+} from '../../domain/organization-settings.ts';
 import { idColumn, timestampColumns } from './columns.ts';
 
-export const socialPlatforms = [
-  'x',
-  'github',
-  'facebook',
-  'instagram',
-  'youtube',
-  'tiktok',
-  'linkedin',
-  'other',
-] as const;
-export type SocialPlatform = (typeof socialPlatforms)[number];
-
-export const prorationBehaviors = ['invoice', 'prorate'] as const;
-export type ProrationBehavior = (typeof prorationBehaviors)[number];
+export {
+  type DunningFinalStatus,
+  defaultSubscriptionSettings,
+  dunningFinalStatuses,
+  type SocialPlatform,
+  type SubscriptionSettings,
+  socialPlatforms,
+  subscriptionSettingsOf,
+} from '../../domain/organization-settings.ts';
+export { type ProrationBehavior, prorationBehaviors } from '../../domain/subscriptions.ts';
 
 export interface OrganizationSocial {
   platform: SocialPlatform;
@@ -26,19 +27,6 @@ export interface FeatureSettings {
   seatBasedPricingEnabled: boolean;
 }
 
-/** Where a subscription ends up when the last dunning retry failed too. */
-export const dunningFinalStatuses = ['unpaid', 'canceled'] as const;
-export type DunningFinalStatus = (typeof dunningFinalStatuses)[number];
-
-export interface SubscriptionSettings {
-  allowMultipleSubscriptions: boolean;
-  allowCustomerUpdates: boolean;
-  prorationBehavior: ProrationBehavior;
-  /** Days after the first failed renewal charge on which it is retried (ascending). */
-  dunningRetryDays: number[];
-  dunningFinalStatus: DunningFinalStatus;
-}
-
 export interface NotificationSettings {
   newOrder: boolean;
   newSubscription: boolean;
@@ -47,23 +35,6 @@ export interface NotificationSettings {
 export const defaultFeatureSettings = (): FeatureSettings => ({
   issueFundingEnabled: false,
   seatBasedPricingEnabled: false,
-});
-
-export const defaultSubscriptionSettings = (): SubscriptionSettings => ({
-  allowMultipleSubscriptions: false,
-  allowCustomerUpdates: true,
-  prorationBehavior: 'prorate',
-  // As Polar retries: 2, 7, 14 and 21 days after the first failure.
-  dunningRetryDays: [2, 7, 14, 21],
-  dunningFinalStatus: 'canceled',
-});
-
-/** The organization's subscription settings, with the defaults of keys added since it saved them. */
-export const subscriptionSettingsOf = (organization: {
-  subscriptionSettings: Partial<SubscriptionSettings>;
-}): SubscriptionSettings => ({
-  ...defaultSubscriptionSettings(),
-  ...organization.subscriptionSettings,
 });
 
 export const defaultNotificationSettings = (): NotificationSettings => ({

@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { recurringIntervals } from '../../domain/prices.ts';
 import { Benefit } from './benefit.ts';
 import { commerceTimestampColumns, idColumn, metadataColumn } from './columns.ts';
 import { CustomField } from './custom-field.ts';
@@ -6,8 +7,8 @@ import { Meter } from './meter.ts';
 import { Organization } from './organization.ts';
 import { StoredFile } from './stored-file.ts';
 
-export const recurringIntervals = ['day', 'week', 'month', 'year'] as const;
-export type RecurringInterval = (typeof recurringIntervals)[number];
+// Defined in domain/ so browser code can use it without the ORM; entities read it from here.
+export { type RecurringInterval, recurringIntervals } from '../../domain/prices.ts';
 
 export const priceAmountTypes = ['fixed', 'custom', 'free', 'metered_unit', 'seat_based'] as const;
 export type PriceAmountType = (typeof priceAmountTypes)[number];

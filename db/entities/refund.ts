@@ -1,22 +1,13 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { refundReasons, refundStatuses } from '../../domain/refunds.ts';
 import { commerceTimestampColumns, idColumn, metadataColumn } from './columns.ts';
 import { Customer } from './customer.ts';
 import { Order } from './order.ts';
 import { Organization } from './organization.ts';
 import { Subscription } from './subscription.ts';
 
-export const refundStatuses = ['pending', 'succeeded', 'failed', 'canceled'] as const;
-export type RefundStatus = (typeof refundStatuses)[number];
-
-export const refundReasons = [
-  'duplicate',
-  'fraudulent',
-  'customer_request',
-  'service_disruption',
-  'satisfaction_guarantee',
-  'other',
-] as const;
-export type RefundReason = (typeof refundReasons)[number];
+export type { RefundReason, RefundStatus } from '../../domain/refunds.ts';
+export { refundReasons, refundStatuses };
 
 /**
  * Money given back on an order, carried out by its workflow (`refund:<id>`). A pending refund

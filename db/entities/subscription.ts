@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { cancellationReasons, subscriptionStatuses } from '../../domain/subscriptions.ts';
 import { commerceTimestampColumns, idColumn, metadataColumn } from './columns.ts';
 import { Customer } from './customer.ts';
 import { Discount } from './discount.ts';
@@ -6,28 +7,12 @@ import { Organization } from './organization.ts';
 import { Product, ProductPrice, recurringIntervals } from './product.ts';
 import { TestClock } from './test-clock.ts';
 
-export const subscriptionStatuses = [
-  'incomplete',
-  'incomplete_expired',
-  'trialing',
-  'active',
-  'past_due',
-  'canceled',
-  'unpaid',
-] as const;
-export type SubscriptionStatus = (typeof subscriptionStatuses)[number];
-
-export const cancellationReasons = [
-  'customer_service',
-  'low_quality',
-  'missing_features',
-  'switched_service',
-  'too_complex',
-  'too_expensive',
-  'unused',
-  'other',
-] as const;
-export type CancellationReason = (typeof cancellationReasons)[number];
+export {
+  type CancellationReason,
+  cancellationReasons,
+  type SubscriptionStatus,
+  subscriptionStatuses,
+} from '../../domain/subscriptions.ts';
 
 /** Why the last charge of a subscription failed, as Stripe said it. */
 export interface SubscriptionPaymentError {

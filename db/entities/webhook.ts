@@ -1,10 +1,10 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { webhookFormats } from '../../domain/webhooks.ts';
 import { commerceTimestampColumns, idColumn } from './columns.ts';
 import { Organization } from './organization.ts';
 import { OutboxEvent } from './outbox-event.ts';
 
-export const webhookFormats = ['raw', 'discord', 'slack'] as const;
-export type WebhookFormat = (typeof webhookFormats)[number];
+export { type WebhookFormat, webhookFormats } from '../../domain/webhooks.ts';
 
 /** A seller's URL that receives the events it subscribes to, signed with its `whsec_` secret. */
 const WebhookEndpointSchema = defineEntity({

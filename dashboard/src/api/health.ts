@@ -1,4 +1,4 @@
-import { getJson } from './client';
+import { api } from './client';
 
 export type ServiceName = 'database' | 'temporal' | 'stripe';
 
@@ -23,9 +23,9 @@ export interface HealthInfo {
 
 export function fetchReadiness(signal?: AbortSignal): Promise<Readiness> {
   // 503 means "degraded" and carries the same report, so it is data rather than a failure.
-  return getJson<Readiness>('/api/health/ready', { acceptStatuses: [503], signal });
+  return api.get<Readiness>('/api/health/ready', { acceptStatuses: [503], signal });
 }
 
 export function fetchHealthInfo(signal?: AbortSignal): Promise<HealthInfo> {
-  return getJson<HealthInfo>('/api/health/info', { signal });
+  return api.get<HealthInfo>('/api/health/info', { signal });
 }

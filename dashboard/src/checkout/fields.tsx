@@ -19,6 +19,36 @@ export function fieldErrorsOf(issues: ValidationIssue[]): FieldErrors {
 /** The DOM id of a field's input, from its key (`customer_billing_address.line1`). */
 export const inputId = (key: string) => `field-${key.replace(/[^a-zA-Z0-9_-]/g, '-')}`;
 
+/** The ids of a field's hint and error, for its input's aria-describedby (none: undefined). */
+export const describedBy = (id: string, hint: string | undefined, error: string | undefined) =>
+  [hint && `${id}-hint`, error && `${id}-error`].filter(Boolean).join(' ') || undefined;
+
+/** A field's hint and error under its input, under the ids `describedBy` names. */
+export function FieldMessages({
+  id,
+  hint,
+  error,
+}: {
+  id: string;
+  hint?: string | undefined;
+  error?: string | undefined;
+}) {
+  return (
+    <>
+      {hint && (
+        <p className="field-hint" id={`${id}-hint`}>
+          {hint}
+        </p>
+      )}
+      {error && (
+        <p className="field-error" id={`${id}-error`} role="alert">
+          {error}
+        </p>
+      )}
+    </>
+  );
+}
+
 interface FieldProps {
   name: string;
   label: string;
@@ -39,7 +69,6 @@ interface FieldProps {
  */
 export function Field({ name, label, error, hint, required = false, children }: FieldProps) {
   const id = inputId(name);
-  const described = [hint && `${id}-hint`, error && `${id}-error`].filter(Boolean).join(' ');
   return (
     <div className={`field${error ? ' field-invalid' : ''}`}>
       <label htmlFor={id}>
@@ -56,19 +85,10 @@ export function Field({ name, label, error, hint, required = false, children }: 
       {children({
         id,
         'aria-invalid': Boolean(error),
-        'aria-describedby': described || undefined,
+        'aria-describedby': describedBy(id, hint, error),
         'aria-required': required,
       })}
-      {hint && (
-        <p className="field-hint" id={`${id}-hint`}>
-          {hint}
-        </p>
-      )}
-      {error && (
-        <p className="field-error" id={`${id}-error`} role="alert">
-          {error}
-        </p>
-      )}
+      <FieldMessages id={id} hint={hint} error={error} />
     </div>
   );
 }

@@ -5,6 +5,7 @@ import {
   useReactTable,
 } from '@tanstack/react-table';
 import type { ReadinessCheck } from '../api/health';
+import { BodyRows } from './DataTable';
 import { StatusBadge } from './StatusBadge';
 
 const column = createColumnHelper<ReadinessCheck>();
@@ -15,7 +16,9 @@ const columns = [
   column.accessor('ok', {
     header: 'Status',
     cell: (cell) => (
-      <StatusBadge ok={cell.getValue()}>{cell.getValue() ? 'up' : 'down'}</StatusBadge>
+      <StatusBadge tone={cell.getValue() ? 'ok' : 'failed'}>
+        {cell.getValue() ? 'up' : 'down'}
+      </StatusBadge>
     ),
   }),
   column.accessor('latencyMs', {
@@ -51,15 +54,7 @@ export function ReadinessTable({ checks }: ReadinessTableProps) {
         ))}
       </thead>
       <tbody>
-        {table.getRowModel().rows.map((row) => (
-          <tr key={row.id}>
-            {row.getVisibleCells().map((cell) => (
-              <td key={cell.id} className={`col-${cell.column.id}`}>
-                {flexRender(cell.column.columnDef.cell, cell.getContext())}
-              </td>
-            ))}
-          </tr>
-        ))}
+        <BodyRows table={table} />
       </tbody>
     </table>
   );

@@ -1,12 +1,13 @@
 import { useQuery } from '@tanstack/react-query';
 import { fetchHealthInfo, fetchReadiness, type Readiness } from '../api/health';
+import { DateTime } from '../components/DateTime';
 import { ErrorMessage } from '../components/ErrorMessage';
 import { ReadinessTable } from '../components/ReadinessTable';
 import { StatusBadge } from '../components/StatusBadge';
 
 const READINESS_POLL_INTERVAL_MS = 5_000;
 
-export function SystemStatusPage() {
+export default function SystemStatusPage() {
   const readiness = useQuery({
     queryKey: ['health', 'ready'],
     queryFn: ({ signal }) => fetchReadiness(signal),
@@ -51,15 +52,13 @@ function ReadinessSummary({ readiness }: { readiness: Readiness }) {
       <div>
         <dt>Overall</dt>
         <dd>
-          <StatusBadge ok={readiness.status === 'ready'}>{readiness.status}</StatusBadge>
+          <StatusBadge status={readiness.status} />
         </dd>
       </div>
       <div>
         <dt>Checked at</dt>
         <dd>
-          <time dateTime={readiness.checkedAt}>
-            {new Date(readiness.checkedAt).toLocaleString()}
-          </time>
+          <DateTime value={readiness.checkedAt} />
         </dd>
       </div>
     </dl>

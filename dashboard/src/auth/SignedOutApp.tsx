@@ -1,0 +1,206 @@
+/**
+ * What a signed-out visitor sees: sign-in (with email or a configured social provider),
+ * sign-up, the forgotten-password request and the reset form mailed links open. Loaded only
+ * when nobody is signed in.
+ */
+import { useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import {
+  requestPasswordReset,
+  resetPassword,
+  signIn,
+  signInSocial,
+  signUp,
+  socialProviders,
+} from '../api/auth';
+import { Form, TextField, useApiForm } from '../components/Form';
+import { Link, navigate, usePathname, useSearch } from '../router';
+import { sessionQueryKey } from './session';
+
+const providerNames: Record<string, string> = {
+  github: 'GitHub',
+  google: 'Google',
+  discord: 'Discord',
+};
+
+const emailInput = { label: 'Email', type: 'email', autoComplete: 'email', required: true };
+const passwordInput = (autoComplete: 'current-password' | 'new-password') => ({
+  label: 'Password',
+  type: 'password',
+  autoComplete,
+  required: true,
+});
+
+export default function SignedOutApp() {
+  const pathname = usePathname();
+  const page =
+    pathname === '/sign-up' ? (
+      <SignUp />
+    ) : pathname === '/forgot-password' ? (
+      <ForgotPassword />
+    ) : pathname === '/reset-password' ? (
+      <ResetPassword />
+    ) : (
+      <SignIn />
+    );
+  return (
+    <main className="auth-layout">
+      <div className="auth-card">
+        <p className="brand auth-brand">Tollgate</p>
+        {page}
+      </div>
+    </main>
+  );
+}
+
+/** Signed in: the session query answers the user now, and the dashboard takes over. */
+function useSignedInNow() {
+  const queryClient = useQueryClient();
+  return async () => {
+    await queryClient.invalidateQueries({ queryKey: sessionQueryKey });
+    navigate('/', { replace: true });
+  };
+}
+
+function SignIn() {
+  const signedIn = useSignedInNow();
+  const form = useApiForm({ email: '', password: '' }, signIn, { onSuccess: signedIn });
+  return (
+    <>
+      <h1>Sign in</h1>
+      <Form form={form} submitLabel="Sign in">
+        <TextField form={form} name="email" {...emailInput} />
+        <TextField form={form} name="password" {...passwordInput('current-password')} />
+      </Form>
+      <SocialButtons />
+      <p className="auth-links">
+        <Link to="/forgot-password">Forgot your password?</Link>
+        <Link to="/sign-up">Create an account</Link>
+      </p>
+    </>
+  );
+}
+
+function SocialButtons() {
+  const [error, setError] = useState<Error | null>(null);
+  if (socialProviders.length === 0) return null;
+  const start = async (provider: string) => {
+    try {
+      const { url } = await signInSocial(provider);
+      window.location.assign(url);
+    } catch (failure) {
+      setError(failure as Error);
+    }
+  };
+  return (
+    <div className="social-buttons">
+      {error && (
+        <div className="error-message" role="alert">
+          {error.message}
+        </div>
+      )}
+      {socialProviders.map((provider) => (
+        <button key={provider} type="button" className="button" onClick={() => start(provider)}>
+          Continue with {providerNames[provider] ?? provider}
+        </button>
+      ))}
+    </div>
+  );
+}
+
+function SignUp() {
+  const signedIn = useSignedInNow();
+  const [mailed, setMailed] = useState(false);
+  const form = useApiForm({ name: '', email: '', password: '' }, signUp, {
+    // Without a session the server requires a verified email first: its link is on its way.
+    onSuccess: (answer) => (answer.token ? signedIn() : setMailed(true)),
+  });
+  if (mailed) {
+    return (
+      <>
+        <h1>Check your email</h1>
+        <p>
+          We sent a link to <strong>{form.values.email}</strong>. Open it to verify your address,
+          then <Link to="/sign-in">sign in</Link>.
+        </p>
+      </>
+    );
+  }
+  return (
+    <>
+      <h1>Create your account</h1>
+      <Form form={form} submitLabel="Create account">
+        <TextField form={form} name="name" label="Name" autoComplete="name" required />
+        <TextField form={form} name="email" {...emailInput} />
+        <TextField form={form} name="password" {...passwordInput('new-password')} />
+      </Form>
+      <p className="auth-links">
+        <Link to="/sign-in">Already have an account? Sign in</Link>
+      </p>
+    </>
+  );
+}
+
+function ForgotPassword() {
+  const [sent, setSent] = useState(false);
+  const form = useApiForm({ email: '' }, ({ email }) => requestPasswordReset(email), {
+    onSuccess: () => setSent(true),
+  });
+  return (
+    <>
+      <h1>Reset your password</h1>
+      {sent ? (
+        <p role="status">If an account uses {form.values.email}, a reset link is on its way.</p>
+      ) : (
+        <Form form={form} submitLabel="Send reset link">
+          <TextField form={form} name="email" {...emailInput} />
+        </Form>
+      )}
+      <p className="auth-links">
+        <Link to="/sign-in">Back to sign in</Link>
+      </p>
+    </>
+  );
+}
+
+/** Opened from the mailed link: /reset-password?token=… (or ?error=INVALID_TOKEN). */
+function ResetPassword() {
+  const query = new URLSearchParams(useSearch());
+  const token = query.get('token');
+  const [done, setDone] = useState(false);
+  const form = useApiForm(
+    { newPassword: '' },
+    ({ newPassword }) => resetPassword({ token: token ?? '', newPassword }),
+    { onSuccess: () => setDone(true) },
+  );
+  if (!token) {
+    return (
+      <>
+        <h1>Reset your password</h1>
+        <p role="alert">This reset link is invalid or has expired.</p>
+        <p className="auth-links">
+          <Link to="/forgot-password">Ask for a new link</Link>
+        </p>
+      </>
+    );
+  }
+  return (
+    <>
+      <h1>Choose a new password</h1>
+      {done ? (
+        <p role="status">
+          Your password is changed. <Link to="/sign-in">Sign in</Link>
+        </p>
+      ) : (
+        <Form form={form} submitLabel="Change password">
+          <TextField
+            form={form}
+            name="newPassword"
+            {...passwordInput('new-password')}
+            label="New password"
+          />
+        </Form>
+      )}
+    </>
+  );
+}

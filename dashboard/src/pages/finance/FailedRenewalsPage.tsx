@@ -1,0 +1,207 @@
+import { useQuery } from '@tanstack/react-query';
+import { createColumnHelper } from '@tanstack/react-table';
+import { useState } from 'react';
+import { DataTable, type TableFilter } from '../../components/DataTable';
+import { DateTime } from '../../components/DateTime';
+import { EntityPage } from '../../components/EntityPage';
+import { ErrorMessage } from '../../components/ErrorMessage';
+import { Money } from '../../components/Money';
+import { StatusBadge } from '../../components/StatusBadge';
+import { Link, useQueryState } from '../../router';
+import { statusLabels } from '../subscriptions/api';
+import {
+  type DunningAction,
+  type FailedRenewal,
+  failedRenewalsApi,
+  failedRenewalsKey,
+} from './api';
+import { DunningDialog } from './DunningDialog';
+import './finance.css';
+
+const column = createColumnHelper<FailedRenewal>();
+
+const filters: TableFilter[] = [
+  {
+    name: 'status',
+    label: 'Status',
+    type: 'select',
+    options: (['past_due', 'unpaid'] as const).map((status) => ({
+      value: status,
+      label: statusLabels[status],
+    })),
+  },
+];
+
+type Ask = (action: DunningAction, renewal: FailedRenewal) => void;
+
+// Column ids are the API's sorting names (`sorting=-past_due_at`).
+const columnsWith = (ask: Ask) => [
+  column.accessor('customer_email', {
+    id: 'customer',
+    header: 'Customer',
+    enableSorting: true,
+    cell: (cell) => (
+      <>
+        <Link to={`/subscriptions/${cell.row.original.id}`}>{cell.getValue()}</Link>
+        <div className="muted">{cell.row.original.product_name}</div>
+      </>
+    ),
+  }),
+  column.accessor('status', {
+    header: 'Status',
+    cell: (cell) => <StatusBadge status={cell.getValue()} />,
+  }),
+  column.accessor('amount_at_risk', {
+    header: 'At risk',
+    cell: (cell) => {
+      const amount = cell.getValue();
+      return amount === null ? (
+        <span className="muted">—</span>
+      ) : (
+        <Money amount={amount} currency={cell.row.original.currency} />
+      );
+    },
+  }),
+  column.accessor('dunning_attempts', { header: 'Attempts', enableSorting: true }),
+  column.accessor('last_payment_error', {
+    header: 'Last error',
+    cell: (cell) => {
+      const error = cell.getValue();
+      return error ? (
+        <code title={error.message}>{error.code}</code>
+      ) : (
+        <span className="muted">—</span>
+      );
+    },
+  }),
+  column.accessor('past_due_at', {
+    header: 'Past due since',
+    enableSorting: true,
+    cell: (cell) => <DateTime value={cell.getValue()} />,
+  }),
+  column.accessor('next_payment_attempt_at', {
+    header: 'Next retry',
+    enableSorting: true,
+    cell: (cell) =>
+      cell.getValue() ? (
+        <DateTime value={cell.getValue()} />
+      ) : (
+        <span className="muted">None scheduled</span>
+      ),
+  }),
+  column.display({
+    id: 'actions',
+    header: 'Actions',
+    cell: (cell) => {
+      const renewal = cell.row.original;
+      const label = `${renewal.customer_email}, ${renewal.product_name}`;
+      return (
+        <span className="row-actions">
+          <button
+            type="button"
+            className="button"
+            aria-label={`Retry now: ${label}`}
+            onClick={() => ask('retry', renewal)}
+          >
+            Retry now
+          </button>
+          <button
+            type="button"
+            className="button"
+            aria-label={`Mark resolved: ${label}`}
+            onClick={() => ask('resolve', renewal)}
+          >
+            Mark resolved
+          </button>
+          <button
+            type="button"
+            className="button button-danger"
+            aria-label={`Cancel: ${label}`}
+            onClick={() => ask('cancel', renewal)}
+          >
+            Cancel
+          </button>
+        </span>
+      );
+    },
+  }),
+];
+
+/** How many renewals failed and what they would bring in, per currency, over every page. */
+function Totals({ status }: { status: string | null }) {
+  const totals = useQuery({
+    queryKey: [...failedRenewalsKey, 'totals', status],
+    queryFn: ({ signal }) =>
+      failedRenewalsApi.list({ limit: 1, ...(status && { status }) }, signal),
+    select: (list) => list.totals,
+  });
+  if (totals.isPending) return <p className="muted">Loading totals…</p>;
+  if (totals.isError)
+    return <ErrorMessage title="Could not load the totals" error={totals.error} />;
+  if (totals.data.length === 0) return null;
+  return (
+    <dl className="summary" aria-label="Failed renewal totals">
+      {totals.data.map((total) => (
+        <div key={total.currency}>
+          <dt>
+            {total.count} failed {total.count === 1 ? 'renewal' : 'renewals'} in{' '}
+            {total.currency.toUpperCase()}
+          </dt>
+          <dd>
+            <Money amount={total.amount_at_risk} currency={total.currency} /> at risk
+          </dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+const outcomeOf = (action: DunningAction, status: string) => {
+  if (action === 'retry') {
+    return status === 'active'
+      ? 'The retry was paid: the subscription is active again.'
+      : `The retry was declined again: the subscription is ${status.replaceAll('_', ' ')}.`;
+  }
+  if (action === 'resolve') return 'Marked resolved: the subscription is active again.';
+  return 'The subscription is canceled.';
+};
+
+export default function FailedRenewalsPage() {
+  const [params] = useQueryState();
+  const status = params.get('status');
+  const [target, setTarget] = useState<{ action: DunningAction; renewal: FailedRenewal } | null>(
+    null,
+  );
+  const [notice, setNotice] = useState('');
+  const [columns] = useState(() =>
+    columnsWith((action, renewal) => setTarget({ action, renewal })),
+  );
+  return (
+    <EntityPage
+      title="Failed renewals"
+      subtitle="Past-due and unpaid subscriptions whose renewal payment failed."
+    >
+      <Totals status={status} />
+      <p role="status" className="muted">
+        {notice}
+      </p>
+      <DataTable
+        label="Failed renewals"
+        queryKey={failedRenewalsKey}
+        columns={columns}
+        getRowId={(renewal) => renewal.id}
+        fetchPage={failedRenewalsApi.list}
+        filters={filters}
+        defaultSorting="past_due_at"
+        empty={status ? 'No failed renewals with this status.' : 'No failed renewals: all paid.'}
+      />
+      <DunningDialog
+        target={target}
+        onDone={(renewal, action, after) =>
+          setNotice(`${renewal.customer_email}: ${outcomeOf(action, after.status)}`)
+        }
+        onClose={() => setTarget(null)}
+      />
+    </EntityPage>
+  );
+}

@@ -1,0 +1,34 @@
+/**
+ * Finance's calls on /v1/subscriptions: the failed renewals list (Tollgate's own) and the
+ * dunning actions, typed by the API's wire functions (type-only imports).
+ */
+import type {
+  FailedRenewalTotal,
+  FailedRenewalWire,
+} from '../../../../commerce/subscriptions/schemas.ts';
+import { api, type ListResource } from '../../api/client';
+import type { PageQuery } from '../../components/DataTable';
+import type { Subscription } from '../subscriptions/api';
+
+export type FailedRenewal = FailedRenewalWire;
+export type FailedRenewalTotals = FailedRenewalTotal[];
+
+export interface FailedRenewalList extends ListResource<FailedRenewal> {
+  /** Over every failed renewal the filter matches, not only this page. */
+  totals: FailedRenewalTotals;
+}
+
+/** Every failed-renewal query starts with this key: one invalidation refreshes list and totals. */
+export const failedRenewalsKey = ['failed-renewals'] as const;
+
+/** Finance's actions on a failed renewal, by the path segment that asks for them. */
+export type DunningAction = 'retry' | 'cancel' | 'resolve';
+
+export const failedRenewalsApi = {
+  list: (query: Partial<PageQuery>, signal: AbortSignal) =>
+    api.get<FailedRenewalList>('/v1/subscriptions/failed-renewals', { query, signal }),
+  act: (subscriptionId: string, action: DunningAction) =>
+    api.post<Subscription>(
+      `/v1/subscriptions/${encodeURIComponent(subscriptionId)}/dunning/${action}`,
+    ),
+};

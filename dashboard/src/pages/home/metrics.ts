@@ -1,0 +1,72 @@
+/** The home page's reading of GET /v1/metrics/: a range the viewer picks, in their time zone. */
+import type { MetricsWire } from '../../../../commerce/metrics/schemas.ts';
+import { api, type ListResource } from '../../api/client';
+
+export type MetricsRange = '30d' | '12m';
+
+export const rangeLabels: Record<MetricsRange, string> = {
+  '30d': 'Last 30 days',
+  '12m': 'Last 12 months',
+};
+
+export const isMetricsRange = (value: string): value is MetricsRange => value in rangeLabels;
+
+/** One period of the chart: its first instant and the two values drawn. */
+export interface ChartPoint {
+  timestamp: string;
+  revenue: number;
+  activeSubscriptions: number;
+}
+
+const viewerTimeZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+
+/** `YYYY-MM-DD` of a local date, as the API takes dates. */
+const isoDate = (date: Date) =>
+  [
+    date.getFullYear(),
+    String(date.getMonth() + 1).padStart(2, '0'),
+    String(date.getDate()).padStart(2, '0'),
+  ].join('-');
+
+/** The query of a range ending today: 30 days by day, or 12 calendar months by month. */
+export function metricsQueryOf(range: MetricsRange, today = new Date()) {
+  const start =
+    range === '30d'
+      ? new Date(today.getFullYear(), today.getMonth(), today.getDate() - 29)
+      : new Date(today.getFullYear(), today.getMonth() - 11, 1);
+  return {
+    start_date: isoDate(start),
+    end_date: isoDate(today),
+    interval: range === '30d' ? 'day' : 'month',
+    timezone: viewerTimeZone(),
+  } as const;
+}
+
+export const fetchMetrics = (range: MetricsRange, signal: AbortSignal) =>
+  api.get<MetricsWire>('/v1/metrics/', { query: metricsQueryOf(range), signal });
+
+/**
+ * Metrics add amounts up without their currency; the organization's latest order names the one
+ * it sells in (USD, Polar's, before any sale).
+ */
+export async function fetchSalesCurrency(signal: AbortSignal): Promise<string> {
+  const orders = await api.get<ListResource<{ currency: string }>>('/v1/orders/', {
+    query: { limit: 1, sorting: '-created_at' },
+    signal,
+  });
+  return orders.items[0]?.currency ?? 'usd';
+}
+
+export const chartPointsOf = (metrics: MetricsWire): ChartPoint[] =>
+  metrics.periods.map((period) => ({
+    timestamp: period.timestamp,
+    revenue: Number(period.revenue ?? 0),
+    activeSubscriptions: Number(period.active_subscriptions ?? 0),
+  }));
+
+/** A period's short label: `Nov 3` by day, `Nov 26` by month. */
+export function periodLabel(timestamp: string, range: MetricsRange): string {
+  const options: Intl.DateTimeFormatOptions =
+    range === '30d' ? { month: 'short', day: 'numeric' } : { month: 'short', year: '2-digit' };
+  return new Date(timestamp).toLocaleDateString(undefined, options);
+}

@@ -1,0 +1,54 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { webhookEndpointCreateInput } from '../../../../commerce/webhooks/schemas.ts';
+import { commerceEventTypes, webhookFormats } from '../../../../domain/webhooks.ts';
+import { Form, SelectField, TextField, useApiForm } from '../../components/Form';
+import { webhooksApi, webhooksKey } from './api';
+import { CheckboxGroup } from './CheckboxGroup';
+
+const formatLabels: Record<(typeof webhookFormats)[number], string> = {
+  raw: 'Raw (JSON, signed)',
+  discord: 'Discord message',
+  slack: 'Slack message',
+};
+
+/** Adds an endpoint, checked with the API's own schema; the URL's scheme is checked by the API. */
+export function NewWebhookForm({ onCreated }: { onCreated: (id: string) => void }) {
+  const queryClient = useQueryClient();
+  const form = useApiForm(
+    { url: '', format: 'raw', events: [] as string[] },
+    (values) => webhooksApi.create(values),
+    {
+      schema: webhookEndpointCreateInput,
+      onSuccess: async (endpoint) => {
+        await queryClient.invalidateQueries({ queryKey: webhooksKey });
+        onCreated(endpoint.id);
+      },
+    },
+  );
+  return (
+    <Form form={form} submitLabel="Add endpoint">
+      <TextField
+        form={form}
+        name="url"
+        label="URL"
+        type="url"
+        placeholder="https://example.com/webhooks"
+        required
+      />
+      <SelectField
+        form={form}
+        name="format"
+        label="Format"
+        options={webhookFormats.map((format) => ({ value: format, label: formatLabels[format] }))}
+        required
+      />
+      <CheckboxGroup
+        legend="Events"
+        options={commerceEventTypes}
+        selected={form.values.events}
+        error={form.fieldErrors.events}
+        onChange={(events) => form.setValue('events', events)}
+      />
+    </Form>
+  );
+}

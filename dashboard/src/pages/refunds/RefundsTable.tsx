@@ -1,0 +1,93 @@
+import { createColumnHelper } from '@tanstack/react-table';
+import type { ReactNode } from 'react';
+import { DataTable, type TableFilter } from '../../components/DataTable';
+import { DateTime } from '../../components/DateTime';
+import { Money } from '../../components/Money';
+import { StatusBadge } from '../../components/StatusBadge';
+import { Link } from '../../router';
+import { fetchRefunds, type Refund, reasonLabels } from './api';
+import '../orders/sales.css';
+
+const column = createColumnHelper<Refund>();
+const shortId = (id: string) => id.slice(0, 8);
+
+const columns = [
+  column.accessor('created_at', {
+    header: 'Date',
+    enableSorting: true,
+    cell: (cell) => <DateTime value={cell.getValue()} />,
+  }),
+  column.accessor('amount', {
+    header: 'Amount',
+    enableSorting: true,
+    cell: (cell) => <Money amount={cell.getValue()} currency={cell.row.original.currency} />,
+  }),
+  column.accessor('tax_amount', {
+    header: 'Tax',
+    cell: (cell) => <Money amount={cell.getValue()} currency={cell.row.original.currency} />,
+  }),
+  column.accessor('status', {
+    header: 'Status',
+    cell: (cell) => <StatusBadge status={cell.getValue()} />,
+  }),
+  column.accessor('reason', {
+    header: 'Reason',
+    cell: (cell) => reasonLabels[cell.getValue()] ?? cell.getValue(),
+  }),
+  column.accessor('revoke_benefits', {
+    header: 'Benefits',
+    cell: (cell) => (cell.getValue() ? 'Revoked' : 'Kept'),
+  }),
+  column.accessor('order_id', {
+    id: 'order_id',
+    header: 'Order',
+    cell: (cell) => (
+      <Link to={`/orders/${cell.getValue()}`} title={cell.getValue()}>
+        {shortId(cell.getValue())}
+      </Link>
+    ),
+  }),
+  column.accessor('customer_id', {
+    id: 'customer_id',
+    header: 'Customer',
+    cell: (cell) => (
+      <Link to={`/customers/${cell.getValue()}`} title={cell.getValue()}>
+        {shortId(cell.getValue())}
+      </Link>
+    ),
+  }),
+];
+
+interface RefundsTableProps {
+  /** Query parameters every page request carries (`order_id` on an order's page). */
+  scope?: Record<string, string>;
+  filters?: readonly TableFilter[];
+  urlPrefix?: string;
+  empty?: string;
+  /** Filters the page keeps itself (the customer picker), shown with the others. */
+  toolbar?: ReactNode;
+}
+
+export function RefundsTable({
+  scope = {},
+  filters,
+  urlPrefix,
+  empty,
+  toolbar,
+}: RefundsTableProps) {
+  return (
+    <DataTable
+      label="Refunds"
+      queryKey={['refunds', scope]}
+      // The order or customer the table is scoped to goes without saying.
+      columns={columns.filter((shown) => !(shown.id && shown.id in scope))}
+      getRowId={(refund) => refund.id}
+      fetchPage={(query, signal) => fetchRefunds({ ...query, ...scope }, signal)}
+      filters={filters}
+      defaultSorting="-created_at"
+      urlPrefix={urlPrefix}
+      toolbar={toolbar}
+      empty={empty ?? 'No refunds yet.'}
+    />
+  );
+}

@@ -1,0 +1,110 @@
+/**
+ * The preview of a plan change, computed as the server will (commerce/subscriptions/changes.ts):
+ * the same target price, the same pure `prorate` at the subscription's time (its test clock's
+ * when it has one), the same lines and the same rule for what is charged now.
+ */
+import { priceAmountOf } from '../../../../domain/checkout-amounts.ts';
+import { isStaticPrice } from '../../../../domain/prices.ts';
+import { prorate } from '../../../../domain/proration.ts';
+import type { ProrationBehavior } from '../../../../domain/subscriptions.ts';
+import type { Product } from '../products/api';
+import { type Subscription, statusLabels } from './api';
+
+export interface PreviewLine {
+  label: string;
+  amount: number;
+}
+
+export type PlanChangePreview =
+  | { ok: false; refusal: string }
+  | {
+      ok: true;
+      /** What the subscription bills per period after the change. */
+      newAmount: number;
+      lines: PreviewLine[];
+      /** Charged on the saved card at once (invoice, positive difference). */
+      chargedNow: number;
+      /** Added to (or, negative, credited on) the next renewal order. */
+      carriedToRenewal: number;
+    };
+
+/** The static price the server switches to: the first live one in the subscription's currency. */
+function targetPrice(subscription: Subscription, product: Product) {
+  return product.prices.find(
+    (price) =>
+      !price.is_archived &&
+      isStaticPrice(price.amount_type) &&
+      ('price_currency' in price ? price.price_currency : subscription.currency) ===
+        subscription.currency,
+  );
+}
+
+/** The amount a wire price charges per period, by the server's own rule. */
+function amountOf(price: Product['prices'][number]): number {
+  const wire: Record<string, unknown> = price;
+  const amount = (name: string) => (typeof wire[name] === 'number' ? wire[name] : null);
+  return priceAmountOf({
+    amountType: price.amount_type,
+    priceAmount: amount('price_amount'),
+    minimumAmount: amount('minimum_amount'),
+    maximumAmount: amount('maximum_amount'),
+    presetAmount: amount('preset_amount'),
+    pricePerSeat: amount('price_per_seat'),
+  });
+}
+
+export function previewPlanChange(
+  subscription: Subscription,
+  product: Product,
+  behavior: ProrationBehavior,
+  now: Date,
+): PlanChangePreview {
+  if (product.id === subscription.product_id) {
+    return { ok: false, refusal: 'The subscription is on this product already.' };
+  }
+  if (subscription.status !== 'active' && subscription.status !== 'trialing') {
+    return {
+      ok: false,
+      refusal: `A ${statusLabels[subscription.status].toLowerCase()} subscription cannot change its plan until its renewal is paid.`,
+    };
+  }
+  if (product.is_archived) return { ok: false, refusal: 'The product is archived.' };
+  if (product.recurring_interval !== subscription.recurring_interval) {
+    return {
+      ok: false,
+      refusal: `The product must renew every ${subscription.recurring_interval}, like the subscription.`,
+    };
+  }
+  const price = targetPrice(subscription, product);
+  if (!price) {
+    return {
+      ok: false,
+      refusal: `The product has no available price in ${subscription.currency.toUpperCase()}.`,
+    };
+  }
+  const newAmount = amountOf(price);
+  // A trial has paid nothing: it changes for nothing.
+  const periodEnd = subscription.current_period_end;
+  if (subscription.status === 'trialing' || !periodEnd) {
+    return { ok: true, newAmount, lines: [], chargedNow: 0, carriedToRenewal: 0 };
+  }
+  const { unusedCredit, remainingCharge, difference } = prorate({
+    oldAmount: subscription.amount,
+    newAmount,
+    periodStart: new Date(subscription.current_period_start),
+    periodEnd: new Date(periodEnd),
+    at: now,
+  });
+  const lines = [
+    { label: `Unused time on ${subscription.product.name}`, amount: unusedCredit },
+    { label: `Remaining time on ${product.name}`, amount: remainingCharge },
+  ].filter((line) => line.amount !== 0);
+  const invoiced = behavior === 'invoice' && difference > 0;
+  return {
+    ok: true,
+    newAmount,
+    lines,
+    chargedNow: invoiced ? difference : 0,
+    carriedToRenewal: invoiced ? 0 : difference,
+  };
+}
