@@ -132,7 +132,10 @@ function nextActionOf(schedule: SubscriptionSchedule): SubscriptionWorkflowState
 export async function subscription({ subscriptionId, carried }: SubscriptionInput): Promise<void> {
   // Decided once per run, before its first step: the run keeps the behaviour it began with.
   const cyclesOnlyGrantingProducts = patched(cycleOnlyGrantingProducts);
-  let { schedule } = await steps.loadSubscriptionState({ subscriptionId });
+  // Loaded by the first step; the handlers are registered before it, so that a change or a
+  // query arriving with the workflow's start is held until then instead of being rejected.
+  let schedule!: SubscriptionSchedule;
+  let loaded = false;
   const periods: BilledPeriod[] = [...(carried?.periods ?? [])];
   /** The test clock's frozen time (ms); only read when the subscription follows a clock. */
   let clockTime = Date.parse(carried?.clockTime ?? '') || 0;
@@ -309,12 +312,16 @@ export async function subscription({ subscriptionId, carried }: SubscriptionInpu
     await afterPaid(result.state, wasUnpaid);
   }
 
-  adopt(schedule);
-
-  setHandler(clockAdvancedSignal, ({ testClockId, frozenTime }) => {
+  /** Clock signals heard before the load: applied, in order, once the schedule is known. */
+  const earlyClockSignals: { testClockId: string; frozenTime: string }[] = [];
+  function hearClock({ testClockId, frozenTime }: { testClockId: string; frozenTime: string }) {
     if (schedule.testClock?.id === testClockId) {
       adopt({ ...schedule, testClock: { id: testClockId, frozenTime } });
     }
+  }
+  setHandler(clockAdvancedSignal, (advanced) => {
+    if (loaded) hearClock(advanced);
+    else earlyClockSignals.push(advanced);
   });
 
   // The Stripe webhook's word on a processing charge; a redelivered event changes nothing.
@@ -324,8 +331,10 @@ export async function subscription({ subscriptionId, carried }: SubscriptionInpu
 
   setHandler(
     changeSubscriptionUpdate,
-    (change) =>
-      exclusively(async () => {
+    async (change) => {
+      await condition(() => loaded);
+      return exclusively(async () => {
+        if (hasEnded(schedule)) throw apiErrorFailure(commerceError('AlreadyCanceledSubscription'));
         const result = await changes.applySubscriptionChange({
           subscriptionId,
           // The update's id names this change: a retried activity finds it applied.
@@ -335,9 +344,11 @@ export async function subscription({ subscriptionId, carried }: SubscriptionInpu
         adopt(result.schedule);
         woken = true;
         return result;
-      }),
+      });
+    },
     {
       validator: (_change) => {
+        if (!loaded) return;
         if (hasEnded(schedule)) throw apiErrorFailure(commerceError('AlreadyCanceledSubscription'));
         if (busy) throw apiErrorFailure(commerceError('SubscriptionLocked'));
       },
@@ -346,8 +357,9 @@ export async function subscription({ subscriptionId, carried }: SubscriptionInpu
 
   setHandler(
     dunningActionUpdate,
-    (action) =>
-      exclusively(async () => {
+    async (action) => {
+      await condition(() => loaded);
+      return exclusively(async () => {
         // Settled while this action waited for the one before it.
         if (!isPastDue(schedule)) throw apiErrorFailure(commerceError('NotPastDueSubscription'));
         if (action === 'retry_now') await renew();
@@ -358,20 +370,29 @@ export async function subscription({ subscriptionId, carried }: SubscriptionInpu
           );
         woken = true;
         return steps.describeSubscription({ subscriptionId });
-      }),
+      });
+    },
     {
       validator: (_action) => {
+        if (!loaded) return;
         if (!isPastDue(schedule)) throw apiErrorFailure(commerceError('NotPastDueSubscription'));
         if (busy) throw apiErrorFailure(commerceError('SubscriptionLocked'));
       },
     },
   );
 
-  setHandler(subscriptionStateQuery, () => ({
-    schedule,
-    nextAction: nextActionOf(schedule),
-    periods,
-  }));
+  setHandler(subscriptionStateQuery, () => {
+    if (!loaded) throw new Error('The subscription is being loaded; ask again in a moment.');
+    return {
+      schedule,
+      nextAction: nextActionOf(schedule),
+      periods,
+    };
+  });
+
+  adopt((await steps.loadSubscriptionState({ subscriptionId })).schedule);
+  loaded = true;
+  for (const advanced of earlyClockSignals.splice(0)) hearClock(advanced);
 
   let renewalsThisRun = 0;
   while (!hasEnded(schedule)) {
