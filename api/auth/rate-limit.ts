@@ -1,14 +1,11 @@
-import { createHash } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
 import type { Config } from '../../config/env.ts';
 import type { AppDependencies } from '../dependencies.ts';
+import { counterKey, type Limit, rateLimitCounter, scaledLimit } from '../middleware/rate-limit.ts';
 import { presentedSessionToken } from './session-context.ts';
 import type { AuthSettings } from './settings.ts';
 
-export interface Limit {
-  max: number;
-  windowSeconds: number;
-}
+export type { Limit };
 
 export interface RateLimitRule {
   /** Paths under /api/auth the rule counts, each with its sub-paths. */
@@ -85,10 +82,7 @@ export function rateLimitSettings({
   enabled,
   scale,
 }: Config['auth']['rateLimit']): RateLimitSettings {
-  const scaled = <L extends Limit>(limit: L): L => ({
-    ...limit,
-    max: Math.max(1, Math.round(limit.max * scale)),
-  });
+  const scaled = <L extends Limit>(limit: L): L => scaledLimit(limit, scale);
   const rules = Object.fromEntries(
     Object.entries(productionRules).map(([name, rule]: [string, RateLimitRule]) => [
       name,
@@ -131,40 +125,7 @@ export function ruleFor(
 
 export const tooManyRequestsMessage = 'Too many requests. Please try again later.';
 
-/** How often each API process deletes the counters of windows long over. */
-const cleanupIntervalMs = 60_000;
-
-/**
- * Fixed-window counters in PostgreSQL (table rate_limits), so every API process counts against
- * the same numbers. One statement per check: it starts a new window when there is none or the
- * last one is over, otherwise adds one, and answers the count and the seconds left, all on the
- * database's clock.
- */
-const countRequest = `
-  insert into rate_limits as counter (key, count, window_started_at)
-  values (?, 1, now())
-  on conflict (key) do update set
-    count = case
-      when counter.window_started_at + make_interval(secs => ?) <= now() then 1
-      else counter.count + 1
-    end,
-    window_started_at = case
-      when counter.window_started_at + make_interval(secs => ?) <= now() then now()
-      else counter.window_started_at
-    end
-  returning
-    count,
-    ceil(extract(epoch from counter.window_started_at + make_interval(secs => ?) - now()))::int
-      as seconds_left`;
-
-const deleteEndedWindows = `
-  delete from rate_limits where window_started_at < now() - make_interval(secs => ?)`;
-
 const authPrefix = '/api/auth';
-
-/** Keys hold a digest of the IP or account: bounded in length, and no addresses at rest. */
-const counterKey = (rule: RateLimitRuleName, scope: 'ip' | 'account', subject: string) =>
-  `${rule}:${scope}:${createHash('sha256').update(subject).digest('base64url')}`;
 
 function accountOf(ctx: Context, account: 'email' | 'session', settings: AuthSettings) {
   if (account === 'session') return presentedSessionToken(ctx, settings);
@@ -185,29 +146,7 @@ export function authRateLimit(
 ): Middleware {
   const { enabled, rules } = settings.rateLimit;
   if (!enabled) return (_ctx, next) => next();
-  const connection = orm.em.getConnection();
-  const endedBefore = longestWindowSeconds(rules);
-  let lastCleanup = 0;
-
-  /** Counts one request against `key`; answers the seconds to wait when over `limit`. */
-  const count = async (key: string, limit: Limit): Promise<number | null> => {
-    const [row] = await connection.execute<{ count: number; seconds_left: number }[]>(
-      countRequest,
-      [key, limit.windowSeconds, limit.windowSeconds, limit.windowSeconds],
-    );
-    if (!row || row.count <= limit.max) return null;
-    return Math.max(1, row.seconds_left);
-  };
-
-  // Expired counters are harmless (the next request restarts them) but would pile up: each
-  // process clears them now and then, off the request's path.
-  const cleanUpNowAndThen = () => {
-    if (Date.now() - lastCleanup < cleanupIntervalMs) return;
-    lastCleanup = Date.now();
-    connection
-      .execute(deleteEndedWindows, [endedBefore], 'run')
-      .catch((error: unknown) => logger.warn({ err: error }, 'rate limit cleanup failed'));
-  };
+  const { count } = rateLimitCounter({ orm, logger }, longestWindowSeconds(rules));
 
   const tooManyRequests = (ctx: Context, rule: string, limitedBy: string, seconds: number) => {
     logger.info({ rule, limitedBy, ip: ctx.ip }, 'auth rate limit reached');
@@ -221,7 +160,6 @@ export function authRateLimit(
     const matched = ruleFor(rules, ctx.path.slice(authPrefix.length));
     if (!matched) return next();
     const [name, rule] = matched;
-    cleanUpNowAndThen();
     // The IP first: a blocked address does not also use up the account's allowance.
     const ipWait = ctx.ip ? await count(counterKey(name, 'ip', ctx.ip), rule.perIp) : null;
     if (ipWait !== null) return tooManyRequests(ctx, name, 'ip', ipWait);

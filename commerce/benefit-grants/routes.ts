@@ -18,6 +18,7 @@ import { partUrlLifetimeMs } from '../files/service.ts';
 import { localDiskStorage } from '../files/storage.ts';
 import { notPermitted, resourceNotFound } from '../http/errors.ts';
 import { listResource, readPage, readQueryIds } from '../http/listing.ts';
+import { publicRateLimit } from '../http/rate-limits.ts';
 import { readIdParam } from '../http/wire.ts';
 import { downloadUrl, downloadUrlLifetimeMs, readDownload, signDownload } from './downloads.ts';
 import {
@@ -40,16 +41,18 @@ const authorizeQuery = z
  * /benefit-grants/{id}; either tries the waiting grants again), and the granted downloadable
  * files with signed URLs that expire (`/downloadables/files/<grant>`: the URL is the credential).
  */
-export function customerPortalGrantRoutes({ orm, config, temporal }: AppDependencies): Router {
+export function customerPortalGrantRoutes(dependencies: AppDependencies): Router {
+  const { orm, config, temporal } = dependencies;
   const router = new Router({ prefix: '/v1/customer-portal' });
   const session = customerSession();
+  const limit = publicRateLimit(dependencies);
   const { secret, trustedOrigins } = authSettings(config);
   const { publicUrl } = config.api;
   const storage = config.files.s3
     ? s3Storage(config.files.s3, partUrlLifetimeMs)
     : localDiskStorage(config.files.storageDir);
 
-  router.patch('/benefit-grants/:id', session, async (ctx) => {
+  router.patch('/benefit-grants/:id', limit('portalWrite'), session, async (ctx) => {
     const id = readIdParam(ctx);
     const input = parseBody(ctx, customerBenefitGrantUpdateInput);
     const customer = sessionCustomerOf(ctx);
@@ -75,7 +78,7 @@ export function customerPortalGrantRoutes({ orm, config, temporal }: AppDependen
   ).href;
 
   /** Sends the customer to Discord or GitHub to link the account its grants need. */
-  router.get('/oauth-accounts/authorize', session, async (ctx) => {
+  router.get('/oauth-accounts/authorize', limit('portalWrite'), session, async (ctx) => {
     const query = parseQuery(ctx, authorizeQuery);
     const provider = config.auth.social.providers[query.platform];
     if (!provider) {
@@ -97,7 +100,7 @@ export function customerPortalGrantRoutes({ orm, config, temporal }: AppDependen
    * account is stored and the grants waiting for it are tried again; then back to `return_to`
    * (with `error` when the platform refused).
    */
-  router.get('/oauth-accounts/callback', async (ctx) => {
+  router.get('/oauth-accounts/callback', limit('oauthCallback'), async (ctx) => {
     const state = readLinkState(secret, String(ctx.query.state ?? ''));
     if (!state) throw notPermitted('The link is invalid or has expired.');
     const back = new URL(state.returnTo, publicUrl);
@@ -130,7 +133,7 @@ export function customerPortalGrantRoutes({ orm, config, temporal }: AppDependen
     ctx.redirect(back.href);
   });
 
-  router.get('/downloadables/', session, async (ctx) => {
+  router.get('/downloadables/', limit('portalRead'), session, async (ctx) => {
     const page = readPage(ctx);
     const filter = {
       benefitIds: readQueryIds(ctx, 'benefit_id'),
@@ -154,7 +157,7 @@ export function customerPortalGrantRoutes({ orm, config, temporal }: AppDependen
     );
   });
 
-  router.get('/downloadables/files/:grant', async (ctx) => {
+  router.get('/downloadables/files/:grant', limit('download'), async (ctx) => {
     const grant = readDownload(secret, ctx.params.grant ?? '');
     if (!grant) throw notPermitted('The download URL is invalid or has expired.');
     const file = await recordDownload(orm.em, grant.downloadableId);

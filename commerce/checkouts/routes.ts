@@ -19,6 +19,7 @@ import {
   readQueryList,
   readSorting,
 } from '../http/listing.ts';
+import { publicRateLimit } from '../http/rate-limits.ts';
 import { parseCreateBody, readIdParam } from '../http/wire.ts';
 import {
   checkoutConfirmInput,
@@ -53,8 +54,10 @@ const queryText = (ctx: Context, name: string) => queryValues(ctx, name)[0] || u
  * page reads, changes and confirms one by its client secret, with no credentials (a token the
  * SDK attaches anyway is ignored). Also the redirect of checkout links, which opens a checkout.
  */
-export function checkoutRoutes({ orm, config, temporal }: AppDependencies): Router {
+export function checkoutRoutes(dependencies: AppDependencies): Router {
+  const { orm, config, temporal } = dependencies;
   const router = new Router();
+  const limit = publicRateLimit(dependencies);
   const { publicUrl } = config.api;
   const settings: CheckoutSettings = {
     publicUrl,
@@ -109,12 +112,12 @@ export function checkoutRoutes({ orm, config, temporal }: AppDependencies): Rout
     ctx.body = await updateCheckout(orm.em, callerOf(ctx).organizationId, id, input, publicUrl);
   });
 
-  router.get('/v1/checkouts/client/:client_secret', async (ctx) => {
+  router.get('/v1/checkouts/client/:client_secret', limit('checkoutRead'), async (ctx) => {
     const checkout = await getCheckoutByClientSecret(orm.em, clientSecretOf(ctx));
     ctx.body = await serializeCheckoutPublic(orm.em, checkout, publicUrl);
   });
 
-  router.patch('/v1/checkouts/client/:client_secret', async (ctx) => {
+  router.patch('/v1/checkouts/client/:client_secret', limit('checkoutUpdate'), async (ctx) => {
     const input = parseBody(ctx, checkoutUpdatePublicInput);
     ctx.body = await updateCheckoutPublic(orm.em, clientSecretOf(ctx), input, publicUrl);
   });
@@ -125,41 +128,49 @@ export function checkoutRoutes({ orm, config, temporal }: AppDependencies): Rout
    * the API error. The answer says `confirmed` whatever happened since (a free checkout may
    * already have succeeded) and carries the buyer's portal session.
    */
-  router.post('/v1/checkouts/client/:client_secret/confirm', async (ctx) => {
-    parseBody(ctx, checkoutConfirmInput);
-    const em = orm.em.fork();
-    const checkout = await getCheckoutByClientSecret(em, clientSecretOf(ctx));
-    assertConfirmable(checkout);
-    const body = (ctx.request.body ?? {}) as Record<string, unknown>;
-    let customerId: string;
-    try {
-      const confirmed = await temporal.workflow
-        .getHandle(workflowIds.checkout(checkout.id))
-        .executeUpdate(confirmCheckoutUpdate, { args: [body] });
-      customerId = confirmed.customerId;
-    } catch (error) {
-      throw apiErrorFromWorkflowFailure(error) ?? error;
-    }
-    const { token } = await createCustomerSession(em, { customerId });
-    await em.refresh(checkout);
-    const wire = await serializeCheckoutPublic(em, checkout, publicUrl);
-    ctx.body = { ...wire, status: 'confirmed' as const, customer_session_token: token };
-  });
+  router.post(
+    '/v1/checkouts/client/:client_secret/confirm',
+    limit('checkoutConfirm'),
+    async (ctx) => {
+      parseBody(ctx, checkoutConfirmInput);
+      const em = orm.em.fork();
+      const checkout = await getCheckoutByClientSecret(em, clientSecretOf(ctx));
+      assertConfirmable(checkout);
+      const body = (ctx.request.body ?? {}) as Record<string, unknown>;
+      let customerId: string;
+      try {
+        const confirmed = await temporal.workflow
+          .getHandle(workflowIds.checkout(checkout.id))
+          .executeUpdate(confirmCheckoutUpdate, { args: [body] });
+        customerId = confirmed.customerId;
+      } catch (error) {
+        throw apiErrorFromWorkflowFailure(error) ?? error;
+      }
+      const { token } = await createCustomerSession(em, { customerId });
+      await em.refresh(checkout);
+      const wire = await serializeCheckoutPublic(em, checkout, publicUrl);
+      ctx.body = { ...wire, status: 'confirmed' as const, customer_session_token: token };
+    },
+  );
 
-  router.get('/v1/checkout-links/:client_secret/redirect', async (ctx) => {
-    const checkout = await createCheckoutFromLink(
-      orm.em,
-      clientSecretOf(ctx),
-      {
-        customer_email: queryText(ctx, 'customer_email'),
-        customer_name: queryText(ctx, 'customer_name'),
-        discount_code: queryText(ctx, 'discount_code'),
-        embed_origin: queryText(ctx, 'embed_origin'),
-      },
-      settings,
-    );
-    ctx.redirect(checkout.url);
-  });
+  router.get(
+    '/v1/checkout-links/:client_secret/redirect',
+    limit('checkoutLinkRedirect'),
+    async (ctx) => {
+      const checkout = await createCheckoutFromLink(
+        orm.em,
+        clientSecretOf(ctx),
+        {
+          customer_email: queryText(ctx, 'customer_email'),
+          customer_name: queryText(ctx, 'customer_name'),
+          discount_code: queryText(ctx, 'discount_code'),
+          embed_origin: queryText(ctx, 'embed_origin'),
+        },
+        settings,
+      );
+      ctx.redirect(checkout.url);
+    },
+  );
 
   return router;
 }

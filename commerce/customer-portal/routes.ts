@@ -13,6 +13,7 @@ import {
   readQueryList,
   readSorting,
 } from '../http/listing.ts';
+import { publicRateLimit } from '../http/rate-limits.ts';
 import { readIdParam } from '../http/wire.ts';
 import type { OrderWire } from '../orders/schemas.ts';
 import { productBillingTypeFilter } from '../orders/schemas.ts';
@@ -42,9 +43,11 @@ const orderListQuery = z.object({ query: z.string().trim().min(1).optional() }).
  * orders, benefit grants, license keys. Every read is scoped to the session's customer: another
  * customer's ids are not found.
  */
-export function customerPortalRoutes({ orm, config }: AppDependencies): Router {
+export function customerPortalRoutes(dependencies: AppDependencies): Router {
+  const { orm, config } = dependencies;
   const router = new Router({ prefix: '/v1/customer-portal' });
   const session = customerSession();
+  const limit = publicRateLimit(dependencies);
 
   /** The session customer's portal profile, every grant embeds it. */
   async function portalCustomer(ctx: Context) {
@@ -52,11 +55,11 @@ export function customerPortalRoutes({ orm, config }: AppDependencies): Router {
     return customerPortalCustomerWire(customer, await customerOAuthAccounts(orm.em, customer));
   }
 
-  router.get('/customers/me', session, async (ctx) => {
+  router.get('/customers/me', limit('portalRead'), session, async (ctx) => {
     ctx.body = await portalCustomer(ctx);
   });
 
-  router.get('/benefit-grants/', session, async (ctx) => {
+  router.get('/benefit-grants/', limit('portalRead'), session, async (ctx) => {
     const page = readPage(ctx);
     const sorting = readSorting(ctx, customerBenefitGrantSortFields, '-granted_at');
     const filter = {
@@ -83,7 +86,7 @@ export function customerPortalRoutes({ orm, config }: AppDependencies): Router {
     );
   });
 
-  router.get('/benefit-grants/:id', session, async (ctx) => {
+  router.get('/benefit-grants/:id', limit('portalRead'), session, async (ctx) => {
     const id = readIdParam(ctx);
     const grant = await getCustomerBenefitGrant(orm.em, sessionCustomerOf(ctx), id);
     ctx.body = customerBenefitGrantWire(grant, await portalCustomer(ctx));
@@ -110,7 +113,7 @@ export function customerPortalRoutes({ orm, config }: AppDependencies): Router {
     );
   }
 
-  router.get('/orders/', session, async (ctx) => {
+  router.get('/orders/', limit('portalRead'), session, async (ctx) => {
     const page = readPage(ctx);
     const sorting = readSorting(ctx, customerOrderSortFields, '-created_at');
     const { query } = parseQuery(ctx, orderListQuery);
@@ -126,7 +129,7 @@ export function customerPortalRoutes({ orm, config }: AppDependencies): Router {
     ctx.body = listResource(await customerOrders(orders), total, page);
   });
 
-  router.get('/orders/:id', session, async (ctx) => {
+  router.get('/orders/:id', limit('portalRead'), session, async (ctx) => {
     const id = readIdParam(ctx);
     const order = await getCustomerOrder(orm.em, sessionCustomerOf(ctx), id);
     const [wire] = await customerOrders([order]);

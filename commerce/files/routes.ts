@@ -8,6 +8,7 @@ import { isUuid } from '../../domain/ids.ts';
 import { callerOf, scope } from '../http/caller.ts';
 import { notPermitted, resourceNotFound } from '../http/errors.ts';
 import { listPage, readPage, readQueryIds } from '../http/listing.ts';
+import { publicRateLimit } from '../http/rate-limits.ts';
 import { parseCreateBody, readIdParam } from '../http/wire.ts';
 import { s3Storage } from './s3-storage.ts';
 import {
@@ -36,8 +37,10 @@ import { localDiskStorage } from './storage.ts';
  * grant) and completes with `POST /{id}/uploaded`. Product media and avatars are then public
  * at `/public/<id>/<name>`; downloadables only reach customers through their benefit.
  */
-export function fileRoutes({ orm, config }: AppDependencies): Router {
+export function fileRoutes(dependencies: AppDependencies): Router {
+  const { orm, config } = dependencies;
   const router = new Router({ prefix: '/v1/files' });
+  const limit = publicRateLimit(dependencies);
   const storage = config.files.s3
     ? s3Storage(config.files.s3, partUrlLifetimeMs)
     : localDiskStorage(config.files.storageDir);
@@ -101,7 +104,7 @@ export function fileRoutes({ orm, config }: AppDependencies): Router {
     ctx.status = 204;
   });
 
-  router.put('/uploads/:grant', async (ctx) => {
+  router.put('/uploads/:grant', limit('fileUpload'), async (ctx) => {
     allowAnyOrigin(ctx);
     const grant = readPartGrant(secret, ctx.params.grant ?? '');
     if (!grant) throw notPermitted('The upload URL is invalid or has expired.');
@@ -118,7 +121,7 @@ export function fileRoutes({ orm, config }: AppDependencies): Router {
     ctx.body = '';
   });
 
-  router.get('/public/:id/:name', async (ctx) => {
+  router.get('/public/:id/:name', limit('download'), async (ctx) => {
     const id = ctx.params.id ?? '';
     if (!isUuid(id)) throw resourceNotFound('File not found');
     const { file, size, stream } = await readPublicFile(orm.em, storage, id);

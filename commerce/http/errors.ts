@@ -29,6 +29,8 @@ export const commerceErrors = {
   RefundAmountTooHigh: { status: 400, detail: 'Refund amount exceeds remaining order balance.' },
   RefundedAlready: { status: 403, detail: 'Order is already fully refunded.' },
   PaymentError: { status: 400, detail: 'The payment failed.' },
+  // Tollgate's own: a public route's per-IP limit (commerce/http/rate-limits.ts).
+  TooManyRequests: { status: 429, detail: 'Too many requests. Please try again later.' },
   // Tollgate's own: finance actions on a subscription whose renewal is not failing.
   NotPastDueSubscription: {
     status: 409,

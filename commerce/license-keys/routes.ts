@@ -5,6 +5,7 @@ import { parseBody } from '../../api/validation.ts';
 import { customerSession, sessionCustomerOf } from '../customer-sessions/auth.ts';
 import { callerOf, scope } from '../http/caller.ts';
 import { listPage, listResource, readPage, readQueryIds } from '../http/listing.ts';
+import { publicRateLimit } from '../http/rate-limits.ts';
 import { readIdParam } from '../http/wire.ts';
 import {
   licenseKeyActivateInput,
@@ -30,15 +31,15 @@ import {
 /**
  * Validate, activate and deactivate, shared by the seller's API (`callerOrganization`: the
  * token's, which must be the body's) and the public customer-portal endpoints (null: the
- * body's organization scopes the key, no credentials needed).
+ * body's organization scopes the key, no credentials needed). `guard` runs before each check.
  */
 function keyChecks(
   router: Router,
   { orm }: AppDependencies,
   callerOrganization: (ctx: Context) => string | null,
-  ...guard: Middleware[]
+  guard: (check: 'validate' | 'activate' | 'deactivate') => Middleware,
 ) {
-  router.post('/validate', ...guard, async (ctx) => {
+  router.post('/validate', guard('validate'), async (ctx) => {
     const input = parseBody(ctx, licenseKeyValidateInput);
     const { key, activation } = await validateLicenseKey(orm.em, input, callerOrganization(ctx));
     ctx.body = {
@@ -47,13 +48,13 @@ function keyChecks(
     };
   });
 
-  router.post('/activate', ...guard, async (ctx) => {
+  router.post('/activate', guard('activate'), async (ctx) => {
     const input = parseBody(ctx, licenseKeyActivateInput);
     const { key, activation } = await activateLicenseKey(orm.em, input, callerOrganization(ctx));
     ctx.body = licenseKeyActivationWire(activation, key);
   });
 
-  router.post('/deactivate', ...guard, async (ctx) => {
+  router.post('/deactivate', guard('deactivate'), async (ctx) => {
     const input = parseBody(ctx, licenseKeyDeactivateInput);
     await deactivateLicenseKey(orm.em, input, callerOrganization(ctx));
     ctx.status = 204;
@@ -87,7 +88,7 @@ export function licenseKeyRoutes(dependencies: AppDependencies): Router {
     router,
     dependencies,
     (ctx) => callerOf(ctx).organizationId,
-    scope('license_keys:write'),
+    () => scope('license_keys:write'),
   );
 
   router.get('/:id', scope('license_keys:read'), async (ctx) => {
@@ -127,10 +128,16 @@ export function customerPortalLicenseKeyRoutes(dependencies: AppDependencies): R
   const { orm } = dependencies;
   const router = new Router({ prefix: '/v1/customer-portal/license-keys' });
   const session = customerSession();
+  const limit = publicRateLimit(dependencies);
 
-  keyChecks(router, dependencies, () => null);
+  keyChecks(
+    router,
+    dependencies,
+    () => null,
+    (check) => limit(check === 'validate' ? 'licenseKeyValidate' : 'licenseKeyActivation'),
+  );
 
-  router.get('/', session, async (ctx) => {
+  router.get('/', limit('portalRead'), session, async (ctx) => {
     const page = readPage(ctx);
     const filter = {
       benefitIds: readQueryIds(ctx, 'benefit_id'),
@@ -141,7 +148,7 @@ export function customerPortalLicenseKeyRoutes(dependencies: AppDependencies): R
     ctx.body = listResource(keys.map(licenseKeyWire), total, page);
   });
 
-  router.get('/:id', session, async (ctx) => {
+  router.get('/:id', limit('portalRead'), session, async (ctx) => {
     const id = readIdParam(ctx);
     const key = await getLicenseKey(orm.em, { customerId: sessionCustomerOf(ctx).id }, id);
     ctx.body = licenseKeyWithActivationsWire(key, await liveActivations(orm.em, key));

@@ -14,6 +14,7 @@ import {
   readQueryList,
   readSorting,
 } from '../http/listing.ts';
+import { publicRateLimit } from '../http/rate-limits.ts';
 import { readIdParam } from '../http/wire.ts';
 import { invoiceDocument, invoiceSignatureValid, invoiceUrl } from './invoice.ts';
 import { orderSortFields, orderUpdateInput, productBillingTypeFilter } from './schemas.ts';
@@ -22,7 +23,9 @@ import { generateInvoice, getOrder, listOrders, serializeOrders, updateOrder } f
 const invoiceDocumentQuery = z.object({ signature: z.string().min(1) }).loose();
 
 /** /v1/orders: what customers bought, paid for, and the invoices made out for it. */
-export function orderRoutes({ orm, config }: AppDependencies): Router {
+export function orderRoutes(dependencies: AppDependencies): Router {
+  const { orm, config } = dependencies;
+  const limit = publicRateLimit(dependencies);
   const router = new Router({ prefix: '/v1/orders' });
   const { publicUrl } = config.api;
   const { secret } = authSettings(config);
@@ -88,7 +91,7 @@ export function orderRoutes({ orm, config }: AppDependencies): Router {
   });
 
   // The invoice itself, opened from its signed link without a token.
-  router.get('/:id/invoice/document', async (ctx) => {
+  router.get('/:id/invoice/document', limit('download'), async (ctx) => {
     const id = readIdParam(ctx);
     const { signature } = parseQuery(ctx, invoiceDocumentQuery);
     if (!invoiceSignatureValid(secret, id, signature)) throw resourceNotFound('Invoice not found');

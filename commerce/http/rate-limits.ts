@@ -1,0 +1,77 @@
+import type { Middleware } from 'koa';
+import type { AppDependencies } from '../../api/dependencies.ts';
+import {
+  counterKey,
+  type Limit,
+  rateLimitCounter,
+  scaledLimit,
+} from '../../api/middleware/rate-limit.ts';
+import { commerceError } from './errors.ts';
+
+const minute = 60;
+
+/**
+ * The per-IP limits of the public /v1 routes (those without an organization token), production
+ * values. Routes that create something or try a payment are the strictest; reads allow a page
+ * that polls and a shared office address. Every window is at most an hour, as auth's are.
+ */
+const productionLimits = {
+  // Each redirect creates a checkout and starts its workflow.
+  checkoutLinkRedirect: { max: 20, windowSeconds: 10 * minute },
+  // Each confirm is a payment attempt: where stolen cards are tested.
+  checkoutConfirm: { max: 10, windowSeconds: 10 * minute },
+  // The checkout page's field edits, and discount codes tried.
+  checkoutUpdate: { max: 60, windowSeconds: minute },
+  checkoutRead: { max: 120, windowSeconds: minute },
+  // Apps validate a key when they start; Polar allows 3 a second per IP.
+  licenseKeyValidate: { max: 180, windowSeconds: minute },
+  licenseKeyActivation: { max: 30, windowSeconds: 10 * minute },
+  // The customer portal with a customer session.
+  portalRead: { max: 300, windowSeconds: minute },
+  portalWrite: { max: 60, windowSeconds: minute },
+  // Parts PUT to their signed URLs: a 1 GiB file in 10 MB parts is about a hundred.
+  fileUpload: { max: 600, windowSeconds: minute },
+  // Public media, downloadables and invoices by signed link.
+  download: { max: 300, windowSeconds: minute },
+  // The platform sending a customer back after linking a Discord or GitHub account.
+  oauthCallback: { max: 30, windowSeconds: 10 * minute },
+} satisfies Record<string, Limit>;
+
+export type PublicLimitName = keyof typeof productionLimits;
+export type PublicLimits = Record<PublicLimitName, Limit>;
+
+/** The production limits with every maximum scaled (TOLLGATE_AUTH_RATE_LIMIT's factor). */
+export const publicLimits = (scale: number): PublicLimits =>
+  Object.fromEntries(
+    Object.entries(productionLimits).map(([name, limit]) => [name, scaledLimit(limit, scale)]),
+  ) as PublicLimits;
+
+type PublicRateLimit = (name: PublicLimitName) => Middleware;
+
+// One counter per app, whichever area's router asks first.
+const limitsByApp = new WeakMap<AppDependencies, PublicRateLimit>();
+
+/**
+ * `limit(name)` is a route's middleware counting the client's IP against that limit, in the
+ * PostgreSQL counters auth's limits use (api/middleware/rate-limit.ts). It runs before the
+ * route and its customer-session check; over the limit it answers 429 in Polar's envelope
+ * (`TooManyRequests`) with Retry-After. TOLLGATE_AUTH_RATE_LIMIT turns it off or scales it.
+ */
+export function publicRateLimit(dependencies: AppDependencies): PublicRateLimit {
+  const known = limitsByApp.get(dependencies);
+  if (known) return known;
+  const { enabled, scale } = dependencies.config.auth.rateLimit;
+  const limits = publicLimits(scale);
+  const longestWindow = Math.max(...Object.values(limits).map((limit) => limit.windowSeconds));
+  const counter = enabled ? rateLimitCounter(dependencies, longestWindow) : null;
+  const limit: PublicRateLimit = (name) => async (ctx, next) => {
+    if (!counter || !ctx.ip) return next();
+    const wait = await counter.count(counterKey(`v1.${name}`, 'ip', ctx.ip), limits[name]);
+    if (wait === null) return next();
+    dependencies.logger.info({ rule: name, ip: ctx.ip }, 'public rate limit reached');
+    ctx.set('Retry-After', String(wait));
+    throw commerceError('TooManyRequests');
+  };
+  limitsByApp.set(dependencies, limit);
+  return limit;
+}
