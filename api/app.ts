@@ -10,6 +10,7 @@ import { authRoutes } from './auth/routes.ts';
 import { checkoutPageRoutes } from './checkout-page.ts';
 import type { AppDependencies } from './dependencies.ts';
 import { ApiError } from './errors.ts';
+import { resolveClientIp } from './middleware/client-ip.ts';
 import { errorResponses } from './middleware/errors.ts';
 import { requestLog } from './middleware/request-log.ts';
 import { devOutboxRoutes } from './routes/dev-outbox.ts';
@@ -23,9 +24,9 @@ const isApiPath = (path: string) => path.startsWith('/api/') || path.startsWith(
 /** The whole HTTP surface: API routers first, then the built dashboard for everything else. */
 export function createApp(dependencies: AppDependencies): Koa {
   const { config } = dependencies;
-  // Behind one reverse proxy in production: the client IP is the last X-Forwarded-For entry,
-  // the one our proxy added; entries further left are whatever the client claimed.
-  const app = new Koa({ proxy: config.env === 'production', maxIpsCount: 1 });
+  // X-Forwarded-* headers are believed only from the proxies TOLLGATE_TRUSTED_PROXIES names.
+  const app = new Koa({ proxy: false });
+  app.use(resolveClientIp(config.api.trustedProxies));
   app.use(requestLog(dependencies.logger));
   app.use(errorResponses(dependencies.logger));
   // Every request gets its own identity map, so entities never leak between requests.

@@ -78,3 +78,43 @@ describe('configuration', () => {
     assert.equal(config.stripe.apiBase, 'https://api.stripe.com');
   });
 });
+
+describe('TOLLGATE_TRUSTED_PROXIES', () => {
+  it('is off unless set, and reads a hop count or addresses and ranges', () => {
+    assert.equal(loadConfig({}).api.trustedProxies, undefined);
+    assert.deepEqual(loadConfig({ TOLLGATE_TRUSTED_PROXIES: '2' }).api.trustedProxies, {
+      hops: 2,
+    });
+    assert.deepEqual(
+      loadConfig({ TOLLGATE_TRUSTED_PROXIES: '10.0.0.0/8, 192.168.1.10,fd00::/8' }).api
+        .trustedProxies,
+      {
+        networks: [
+          { address: '10.0.0.0', prefix: 8, family: 'ipv4' },
+          { address: '192.168.1.10', prefix: 32, family: 'ipv4' },
+          { address: 'fd00::', prefix: 8, family: 'ipv6' },
+        ],
+      },
+    );
+  });
+
+  for (const value of [
+    '0',
+    'yes',
+    '10.0.0.0/33',
+    'fd00::/129',
+    '10.0.0.0/8,',
+    'proxy.local',
+    '1/2/3',
+  ]) {
+    it(`names the variable when it is ${JSON.stringify(value)}`, () => {
+      assert.throws(
+        () => loadConfig({ TOLLGATE_TRUSTED_PROXIES: value }),
+        (error: unknown) =>
+          error instanceof ConfigurationError &&
+          error.message.startsWith('TOLLGATE_TRUSTED_PROXIES must be a number of proxy hops') &&
+          error.message.endsWith(`(got ${JSON.stringify(value)})`),
+      );
+    });
+  }
+});

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
@@ -19,6 +20,34 @@ const url = (protocols: string[], what: string) =>
 const hostPort = z.string().regex(/^[\w.-]+:\d{1,5}$/, 'host:port, for example 127.0.0.1:7233');
 
 const rateLimitSetting = 'on, off, or a factor applied to every limit, such as 2 or 0.5';
+
+const trustedProxiesSetting =
+  'a number of proxy hops such as 1, or a comma-separated list of proxy addresses and CIDR ranges such as 10.0.0.0/8,192.168.1.10';
+
+/**
+ * Who may say, in X-Forwarded-For, which client a request comes from: the proxies in front of
+ * the API, counted (`hops`, whatever their addresses) or named by address and range.
+ */
+export type TrustedProxies =
+  | { hops: number }
+  | { networks: { address: string; prefix: number; family: 'ipv4' | 'ipv6' }[] };
+
+/** `2`, or `10.0.0.0/8, 192.168.1.10, fd00::/8`; null when it is neither. */
+function parseTrustedProxies(setting: string): TrustedProxies | null {
+  if (/^\s*\d+\s*$/.test(setting)) {
+    const hops = Number(setting);
+    return hops >= 1 ? { hops } : null;
+  }
+  const networks = setting.split(',').map((entry) => {
+    const [address = '', prefixText, ...rest] = entry.trim().split('/');
+    const version = isIP(address);
+    const bits = version === 4 ? 32 : 128;
+    const prefix = prefixText === undefined ? bits : Number(/^\d{1,3}$/.exec(prefixText)?.[0]);
+    if (!version || rest.length || !(prefix <= bits)) return null;
+    return { address, prefix, family: version === 4 ? 'ipv4' : 'ipv6' } as const;
+  });
+  return networks.every((network) => network !== null) ? { networks } : null;
+}
 
 /**
  * Every setting Tollgate reads from the environment, in one place. A value that is missing
@@ -113,6 +142,15 @@ const environmentSchema = z.object({
       /^(https?:\/\/[^\s,]+)(,\s*https?:\/\/[^\s,]+)*$/,
       'a comma-separated list of origins such as https://app.example.com',
     )
+    .optional(),
+  /** Unset: X-Forwarded-For is ignored and the client is the connection's peer. */
+  TOLLGATE_TRUSTED_PROXIES: z
+    .string()
+    .transform((setting, context) => {
+      const trusted = parseTrustedProxies(setting);
+      if (!trusted) context.addIssue({ code: 'custom', message: trustedProxiesSetting });
+      return trusted ?? z.NEVER;
+    })
     .optional(),
   TOLLGATE_REQUIRE_EMAIL_VERIFICATION: z
     .enum(['true', 'false'], { message: 'true or false' })
@@ -245,7 +283,14 @@ export interface Config {
   env: Environment['NODE_ENV'];
   logLevel: Environment['LOG_LEVEL'];
   dataDir: string;
-  api: { host: string; port: number; publicUrl: string; processes: number };
+  api: {
+    host: string;
+    port: number;
+    publicUrl: string;
+    processes: number;
+    /** Unset: X-Forwarded-For is ignored (see api/middleware/client-ip.ts). */
+    trustedProxies: TrustedProxies | undefined;
+  };
   /**
    * Where uploaded files' bytes live: TOLLGATE_FILES_DIR (relative to the data folder), or the
    * S3-compatible bucket when TOLLGATE_FILES_S3_ENDPOINT is set (addressed path-style).
@@ -338,6 +383,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       publicUrl: env.TOLLGATE_PUBLIC_URL ?? `http://localhost:${env.TOLLGATE_API_PORT}`,
       processes:
         env.TOLLGATE_API_PROCESSES ?? (env.NODE_ENV === 'production' ? availableParallelism() : 1),
+      trustedProxies: env.TOLLGATE_TRUSTED_PROXIES,
     },
     files: {
       storageDir: resolve(projectRoot, env.TOLLGATE_DATA_DIR, env.TOLLGATE_FILES_DIR),
