@@ -14,6 +14,7 @@ import { resolveClientIp } from './middleware/client-ip.ts';
 import { errorResponses } from './middleware/errors.ts';
 import { requestLog } from './middleware/request-log.ts';
 import { devOutboxRoutes } from './routes/dev-outbox.ts';
+import { securityHeaders } from './middleware/security-headers.ts';
 import { healthRoutes } from './routes/health.ts';
 import { maintenanceRoutes } from './routes/maintenance.ts';
 
@@ -30,6 +31,7 @@ export function createApp(dependencies: AppDependencies): Koa {
   app.use(requestLog(dependencies.logger));
   app.use(errorResponses(dependencies.logger));
   // Every request gets its own identity map, so entities never leak between requests.
+  app.use(securityHeaders(config));
   app.use((_ctx, next) => RequestContext.create(dependencies.orm.em, next));
   // File parts are raw bytes streamed to storage, whatever Content-Type they carry.
   app.use((ctx, next) => {

@@ -1,0 +1,68 @@
+import type { Middleware } from 'koa';
+import type { RuntimeConfig } from '../../config/env.ts';
+
+/** What Stripe.js and its Elements load, per Stripe's integration security guide. */
+const stripeSources = {
+  script: ['https://js.stripe.com', 'https://*.js.stripe.com'],
+  frame: ['https://js.stripe.com', 'https://*.js.stripe.com', 'https://hooks.stripe.com'],
+  connect: ['https://api.stripe.com'],
+};
+
+/** The hosted checkout and the customer portal (api/checkout-page.ts): the pages taking cards. */
+const isCheckoutPage = (path: string) => path.startsWith('/checkout/') || path === '/portal';
+
+/**
+ * The Content-Security-Policy of every answer. The built dashboard and checkout need only their
+ * own scripts and styles (Vite emits files, nothing inline; the checkout's settings are a JSON
+ * data block, which no policy governs); they fetch from the API, which may be reached at the
+ * public URL, and upload file parts to the storage's presigned URLs (S3, when configured).
+ * Images may come from anywhere over HTTPS (avatars, product media). Nothing may frame them.
+ */
+function contentSecurityPolicy(config: RuntimeConfig, stripe: boolean): string {
+  const publicOrigin = new URL(config.api.publicUrl).origin;
+  const storageOrigin = config.files.s3 && new URL(config.files.s3.endpoint).origin;
+  const directives: [string, ...(string | false | undefined)[]][] = [
+    ['default-src', "'self'"],
+    ['script-src', "'self'", ...(stripe ? stripeSources.script : [])],
+    ['style-src', "'self'"],
+    ['img-src', "'self'", 'data:', 'blob:', 'https:', publicOrigin],
+    [
+      'connect-src',
+      "'self'",
+      publicOrigin,
+      storageOrigin,
+      ...(stripe ? stripeSources.connect : []),
+    ],
+    ['frame-src', ...(stripe ? stripeSources.frame : ["'none'"])],
+    ['frame-ancestors', "'none'"],
+    ['form-action', "'self'"],
+    ['base-uri', "'none'"],
+    ['object-src', "'none'"],
+  ];
+  return directives
+    .map(([name, ...sources]) => [name, ...new Set(sources.filter(Boolean))].join(' '))
+    .join('; ');
+}
+
+/**
+ * Headers against clickjacking (a payment page in someone else's frame), MIME sniffing (an
+ * uploaded file run as a script), referrer leaks and script injection, on every answer; and
+ * HSTS in production when the public URL is HTTPS. The Referrer-Policy keeps the Origin header
+ * on the dashboard's same-origin POSTs, which Better Auth's origin check reads.
+ */
+export function securityHeaders(config: RuntimeConfig): Middleware {
+  const pagePolicy = contentSecurityPolicy(config, false);
+  const checkoutPolicy = contentSecurityPolicy(config, Boolean(config.stripe.publishableKey));
+  const https = new URL(config.api.publicUrl).protocol === 'https:';
+  const strictTransport = config.env === 'production' && https;
+  return (ctx, next) => {
+    ctx.set({
+      'Content-Security-Policy': isCheckoutPage(ctx.path) ? checkoutPolicy : pagePolicy,
+      'X-Frame-Options': 'DENY',
+      'X-Content-Type-Options': 'nosniff',
+      'Referrer-Policy': 'strict-origin-when-cross-origin',
+      ...(strictTransport && { 'Strict-Transport-Security': 'max-age=31536000' }),
+    });
+    return next();
+  };
+}
