@@ -13,8 +13,8 @@ import { ApiError } from './errors.ts';
 import { resolveClientIp } from './middleware/client-ip.ts';
 import { errorResponses } from './middleware/errors.ts';
 import { requestLog } from './middleware/request-log.ts';
-import { devOutboxRoutes } from './routes/dev-outbox.ts';
 import { securityHeaders } from './middleware/security-headers.ts';
+import { devOutboxRoutes } from './routes/dev-outbox.ts';
 import { healthRoutes } from './routes/health.ts';
 import { maintenanceRoutes } from './routes/maintenance.ts';
 
@@ -29,9 +29,9 @@ export function createApp(dependencies: AppDependencies): Koa {
   const app = new Koa({ proxy: false });
   app.use(resolveClientIp(config.api.trustedProxies));
   app.use(requestLog(dependencies.logger));
+  app.use(securityHeaders(config));
   app.use(errorResponses(dependencies.logger));
   // Every request gets its own identity map, so entities never leak between requests.
-  app.use(securityHeaders(config));
   app.use((_ctx, next) => RequestContext.create(dependencies.orm.em, next));
   // File parts are raw bytes streamed to storage, whatever Content-Type they carry.
   app.use((ctx, next) => {
