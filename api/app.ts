@@ -72,7 +72,7 @@ export function createApp(dependencies: AppDependencies): Koa {
     maintenanceRoutes(dependencies),
     // Captured mail is shown in development, when the stack runs the capture server.
     ...(config.env === 'development' && config.mail.captureDir
-      ? [devOutboxRoutes(config.mail.captureDir)]
+      ? [devOutboxRoutes(dependencies, config.mail.captureDir)]
       : []),
   ]) {
     app.use(router.routes());

@@ -44,7 +44,9 @@ describe('sending an email: workflow → activity → SMTP → capture → dev o
       { host: '127.0.0.1', port: 0 },
     );
     try {
-      const response = await fetch(`${api.url}/api/dev/outbox`);
+      const response = await fetch(`${api.url}/api/dev/outbox`, {
+        headers: { authorization: `Bearer ${config.opsToken}` },
+      });
       assert.equal(response.status, 200);
       const { items } = (await response.json()) as { items: CapturedMail[] };
       assert.ok(items.some((mail) => mail.to.includes(to) && mail.text.includes(url)));

@@ -1,24 +1,33 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { ApiError } from '../errors.ts';
 
 const digest = (text: string) => createHash('sha256').update(text).digest();
 
 /**
- * Guards the operations API with the configured bearer token. Comparing digests in constant
- * time keeps both the token and its length out of reach of timing.
+ * Whether a request presents the configured ops token as its bearer token (never, when none
+ * is configured). Comparing digests in constant time keeps both the token and its length out
+ * of reach of timing.
  */
-export function requireOpsToken(opsToken: string | undefined): Middleware {
+export function opsTokenCheck(opsToken: string | undefined): (ctx: Context) => boolean {
   const expected = opsToken === undefined ? undefined : digest(opsToken);
+  return (ctx) => {
+    const presented = /^Bearer (.+)$/.exec(ctx.get('authorization'))?.[1];
+    return Boolean(expected && presented && timingSafeEqual(digest(presented), expected));
+  };
+}
+
+/** Guards the operations API with the configured bearer token. */
+export function requireOpsToken(opsToken: string | undefined): Middleware {
+  const presentsOpsToken = opsTokenCheck(opsToken);
   return async (ctx, next) => {
-    if (!expected)
+    if (opsToken === undefined)
       throw new ApiError(
         403,
         'OPS_API_DISABLED',
         'The operations API is disabled: set TOLLGATE_OPS_TOKEN',
       );
-    const presented = /^Bearer (.+)$/.exec(ctx.get('authorization'))?.[1];
-    if (!presented || !timingSafeEqual(digest(presented), expected)) {
+    if (!presentsOpsToken(ctx)) {
       throw new ApiError(401, 'UNAUTHORIZED', 'A valid operations token is required');
     }
     await next();
