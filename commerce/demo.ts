@@ -1,7 +1,8 @@
 import { writeFileSync } from 'node:fs';
+import type { Config } from '../config/env.ts';
 import { Member, Organization, User } from '../db/entities/index.ts';
 import type { Orm } from '../db/orm.ts';
-import { demoAccount } from '../db/seed.ts';
+import { demoAccount, demoDataAllowed, seedDemoData } from '../db/seed.ts';
 import { createAccessToken } from './access-tokens/service.ts';
 import { allScopes } from './http/scopes.ts';
 import { productCreateInput } from './products/schemas.ts';
@@ -45,4 +46,21 @@ export async function seedDemoShop(
     createdByUserId: owner.id,
   });
   writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
+}
+
+/**
+ * What `npm start` does about demo data: in development, the demo user and shop (once);
+ * otherwise nothing, reporting whether a demo user an earlier start made is still there.
+ */
+export async function setUpDemo(
+  orm: Orm,
+  options: { env: Config['env']; tokenFile: string; publicUrl: string },
+): Promise<{ seeded: true } | { seeded: false; leftoverDemoUser: boolean }> {
+  if (!demoDataAllowed(options.env)) {
+    const leftovers = await orm.em.fork().count(User, { email: demoAccount.email });
+    return { seeded: false, leftoverDemoUser: leftovers > 0 };
+  }
+  await seedDemoData(orm);
+  await seedDemoShop(orm, options);
+  return { seeded: true };
 }

@@ -1,8 +1,15 @@
+import type { Config } from '../config/env.ts';
 import { hashPassword } from '../domain/passwords.ts';
 import { Account, User } from './entities/index.ts';
 import type { Orm } from './orm.ts';
 
 export const demoAccount = { email: 'demo@tollgate.local', password: 'tollgate-demo' } as const;
+
+/**
+ * Demo data is made in development only: an admin with a published password (and the demo
+ * shop's full-scope token) must never reach a production database.
+ */
+export const demoDataAllowed = (env: Config['env']) => env === 'development';
 
 /** Adds the demo user with a password once; running it again changes nothing. */
 export async function seedDemoData(orm: Orm): Promise<void> {
@@ -28,7 +35,12 @@ export async function seedDemoData(orm: Orm): Promise<void> {
 if (import.meta.main) {
   const { loadConfig } = await import('../config/env.ts');
   const { openOrm } = await import('./orm.ts');
-  const { url } = loadConfig().database;
+  const config = loadConfig();
+  if (!demoDataAllowed(config.env)) {
+    console.error(`No demo data with NODE_ENV=${config.env}: it is made in development only`);
+    process.exit(1);
+  }
+  const { url } = config.database;
   if (!url) throw new Error('DATABASE_URL must be set (a postgres:// URL)');
   const orm = await openOrm(url);
   await seedDemoData(orm);

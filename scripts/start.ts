@@ -6,10 +6,10 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { seedDemoShop } from '../commerce/demo.ts';
+import { setUpDemo } from '../commerce/demo.ts';
 import { type Config, ConfigurationError, loadConfig, projectRoot } from '../config/env.ts';
 import { migrateToLatest, openOrm } from '../db/orm.ts';
-import { demoAccount, seedDemoData } from '../db/seed.ts';
+import { demoAccount } from '../db/seed.ts';
 import { startApiProcess, startWorkerProcess } from '../devstack/app-processes.ts';
 import { buildDashboardIfStale } from '../devstack/dashboard.ts';
 import { startServices } from '../devstack/stack.ts';
@@ -58,10 +58,20 @@ try {
   const orm = await openOrm(addresses.databaseUrl);
   const applied = await migrateToLatest(orm);
   if (applied.length) say(`Applied migrations: ${applied.join(', ')}`);
-  await seedDemoData(orm);
   const demoTokenFile = join(config.dataDir, 'demo-access-token');
-  await seedDemoShop(orm, { tokenFile: demoTokenFile, publicUrl: config.api.publicUrl });
+  const demo = await setUpDemo(orm, {
+    env: config.env,
+    tokenFile: demoTokenFile,
+    publicUrl: config.api.publicUrl,
+  });
   await orm.close();
+  if (!demo.seeded && demo.leftoverDemoUser) {
+    say(
+      `WARNING: ${demoAccount.email}, the demo admin an earlier start made, is in this ` +
+        `${config.env} database with a published password: remove it ` +
+        '(POST /api/auth/admin/remove-user) and revoke the demo token.',
+    );
+  }
 
   await buildDashboardIfStale(say);
 
@@ -85,6 +95,15 @@ try {
 
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   const { publicUrl } = config.api;
+  const mailOutbox = !addresses.mailCaptureDir
+    ? '(sent through SMTP_URL)'
+    : config.env === 'development'
+      ? `${publicUrl}/api/dev/outbox (as the demo admin, or with the ops token)`
+      : `${relative(projectRoot, addresses.mailCaptureDir)}/`;
+  const demoLines = demo.seeded
+    ? `  Demo sign-in     ${demoAccount.email} / ${demoAccount.password}
+  Demo /v1 token   ${relative(projectRoot, demoTokenFile)} (Polar SDK: serverURL ${publicUrl})`
+    : `  Demo data        none: NODE_ENV=${config.env} makes no demo user or token (development only)`;
   console.log(`
 Tollgate is ready (${seconds} s)
 
@@ -93,9 +112,8 @@ Tollgate is ready (${seconds} s)
   Commerce API     ${publicUrl}/v1
   Readiness        ${publicUrl}/api/health/ready
   Temporal Web UI  ${addresses.temporalUiUrl ?? '(external Temporal: see your cluster)'}
-  Mail outbox      ${addresses.mailCaptureDir ? `${publicUrl}/api/dev/outbox` : '(sent through SMTP_URL)'}
-  Demo sign-in     ${demoAccount.email} / ${demoAccount.password}
-  Demo /v1 token   ${relative(projectRoot, demoTokenFile)} (Polar SDK: serverURL ${publicUrl})
+  Mail outbox      ${mailOutbox}
+${demoLines}
   Ops token        ${config.opsToken ? 'TOLLGATE_OPS_TOKEN' : relative(projectRoot, join(config.dataDir, 'ops-token'))}
   Logs             ${relative(projectRoot, logDir)}/
 
