@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { rename, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { SMTPServer, type SMTPServerEnvelope } from 'smtp-server';
+import { ensurePrivateDirectory } from './private-files.ts';
 
 /** One mail the capture server received, kept as `<directory>/<id>.json`. */
 export interface CapturedMail {
@@ -37,7 +38,7 @@ export async function startSmtpCapture({
   /** 0 (the default) takes a free port. */
   port?: number;
 }): Promise<SmtpCapture> {
-  await mkdir(directory, { recursive: true });
+  ensurePrivateDirectory(directory);
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['AUTH', 'STARTTLS'],
@@ -86,7 +87,7 @@ async function captureMail(
   };
   // Written whole, then renamed: a reader never sees half a file.
   const file = join(directory, `${id}.json`);
-  await writeFile(`${file}.partial`, `${JSON.stringify(mail, null, 2)}\n`);
+  await writeFile(`${file}.partial`, `${JSON.stringify(mail, null, 2)}\n`, { mode: 0o600 });
   await rename(`${file}.partial`, file);
 }
 

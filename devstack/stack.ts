@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../config/env.ts';
@@ -9,6 +9,7 @@ import {
   startLocalOAuthProviders,
 } from './oauth-provider.ts';
 import { canConnect, ensureDatabase, serverUrl, startEmbeddedPostgres } from './postgres.ts';
+import { ensurePrivateDirectory } from './private-files.ts';
 import { startSmtpCapture } from './smtp-capture.ts';
 import { startStripeMock } from './stripe-mock.ts';
 import { startStripeSimulator } from './stripe-simulator.ts';
@@ -63,7 +64,7 @@ export async function startServices(
   log: (line: string) => void,
 ): Promise<ServiceAddresses> {
   const logDir = join(config.dataDir, mode === 'start' ? 'logs' : 'test-logs');
-  mkdirSync(logDir, { recursive: true });
+  ensurePrivateDirectory(logDir);
   const context: StackContext = { supervisor, config, mode, logDir, log };
   // Tools first (a first run builds them), then the services side by side.
   const temporalBinary = config.temporal.address
@@ -197,7 +198,7 @@ async function mailServer(
 /** An empty directory for one test run's mail, removed when the run stops. */
 function testRunMailDirectory({ config, supervisor }: StackContext): string {
   const parent = join(config.dataDir, 'test-mail');
-  mkdirSync(parent, { recursive: true });
+  ensurePrivateDirectory(parent);
   const directory = mkdtempSync(join(parent, 'run-'));
   // Added before the capture server, so removed after it stops.
   supervisor.add({ name: 'test mail', stop: () => rm(directory, { recursive: true }) });

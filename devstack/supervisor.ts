@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, openSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { ensurePrivateDirectory, openPrivateLog } from './private-files.ts';
 
 /** Something the stack started and must stop again: a child process or an in-process server. */
 export interface RunningService {
@@ -47,8 +47,8 @@ export class Supervisor {
     user?: { uid: number; gid: number };
     stopSignal?: NodeJS.Signals;
   }): ChildProcess {
-    mkdirSync(dirname(options.logFile), { recursive: true });
-    const log = openSync(options.logFile, 'a');
+    ensurePrivateDirectory(dirname(options.logFile));
+    const log = openPrivateLog(options.logFile);
     const child = spawn(options.command, options.args, {
       cwd: options.cwd,
       env: options.env ?? process.env,
