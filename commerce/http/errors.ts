@@ -15,6 +15,11 @@ export const commerceErrors = {
     detail: 'You already have an active subscription.',
   },
   ExpiredCheckoutError: { status: 410, detail: 'This checkout session has expired.' },
+  // Tollgate's own: an invoice link past its hour (commerce/orders/invoice.ts).
+  ExpiredInvoiceLink: {
+    status: 410,
+    detail: 'This invoice link has expired; ask for the invoice again for a new one.',
+  },
   InvoiceAlreadyExists: { status: 409, detail: 'An invoice already exists for this order.' },
   MissingInvoiceBillingDetails: { status: 422, detail: 'Billing name and address are required.' },
   NotPaidOrder: { status: 422, detail: 'The order is not paid.' },

@@ -1,28 +1,41 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Order, OrderItem } from '../../db/entities/index.ts';
 import { escapeHtml } from '../../domain/html.ts';
 import { formatMoney } from '../../domain/money.ts';
+import { readSignedToken, signToken } from '../../domain/signed-tokens.ts';
 
-// A key of its own for invoice links, so nothing else signed with the auth secret passes as one.
-const invoiceKey = (secret: string) =>
-  createHmac('sha256', secret).update('tollgate order invoice').digest();
+/** How long an invoice link opens the invoice (as S3's presigned URLs Polar hands out). */
+export const invoiceLinkLifetimeMs = 60 * 60 * 1000;
 
-const signatureOf = (secret: string, orderId: string) =>
-  createHmac('sha256', invoiceKey(secret)).update(orderId).digest('base64url');
+const invoiceLinkPurpose = 'tollgate order invoice link';
 
 /**
  * Where a generated invoice is read: the app serves it, and the link is its own grant (as an
- * S3 presigned URL would be), so it opens without a token.
+ * S3 presigned URL would be), so it opens without a token, until it expires. A new link is
+ * made each time the seller asks for the invoice.
  */
-export function invoiceUrl(publicUrl: string, secret: string, orderId: string): string {
+export function invoiceUrl(
+  publicUrl: string,
+  secret: string,
+  orderId: string,
+  now = Date.now(),
+): string {
   const base = publicUrl.replace(/\/+$/, '');
-  return `${base}/v1/orders/${orderId}/invoice/document?signature=${signatureOf(secret, orderId)}`;
+  const token = signToken(secret, invoiceLinkPurpose, [orderId, now + invoiceLinkLifetimeMs]);
+  return `${base}/v1/orders/${orderId}/invoice/document?token=${token}`;
 }
 
-export function invoiceSignatureValid(secret: string, orderId: string, signature: string): boolean {
-  const expected = Buffer.from(signatureOf(secret, orderId));
-  const given = Buffer.from(signature);
-  return given.length === expected.length && timingSafeEqual(given, expected);
+/** An invoice link's token for `orderId`: valid, expired, or invalid (forged, another order's). */
+export function checkInvoiceLink(
+  secret: string,
+  orderId: string,
+  token: string,
+  now = Date.now(),
+): 'valid' | 'expired' | 'invalid' {
+  const grant = readSignedToken(secret, invoiceLinkPurpose, token);
+  if (!Array.isArray(grant)) return 'invalid';
+  const [signedOrderId, expiresAt] = grant;
+  if (signedOrderId !== orderId || typeof expiresAt !== 'number') return 'invalid';
+  return expiresAt <= now ? 'expired' : 'valid';
 }
 
 /** The invoice of a paid order as a small HTML document: seller, buyer, lines and totals. */

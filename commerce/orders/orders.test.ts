@@ -221,7 +221,7 @@ describe('orders (/v1/orders)', () => {
     assert.match(html, new RegExp(ebookOrder.invoiceNumber));
     assert.match(html, /Ada Buyer/);
     const tampered = await fetch(
-      `${api.url}${pathname}${search.replace(/signature=./, 'signature=x')}`,
+      `${api.url}${pathname}${search.replace(/token=./, 'token=x')}`,
     );
     assert.equal(tampered.status, 404);
   });

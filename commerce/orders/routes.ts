@@ -5,7 +5,7 @@ import type { AppDependencies } from '../../api/dependencies.ts';
 import { parseBody, parseQuery } from '../../api/validation.ts';
 import { Order, OrderItem } from '../../db/entities/index.ts';
 import { callerOf, scope } from '../http/caller.ts';
-import { resourceNotFound } from '../http/errors.ts';
+import { commerceError, resourceNotFound } from '../http/errors.ts';
 import {
   listPage,
   readMetadataFilter,
@@ -16,11 +16,11 @@ import {
 } from '../http/listing.ts';
 import { publicRateLimit } from '../http/rate-limits.ts';
 import { readIdParam } from '../http/wire.ts';
-import { invoiceDocument, invoiceSignatureValid, invoiceUrl } from './invoice.ts';
+import { checkInvoiceLink, invoiceDocument, invoiceUrl } from './invoice.ts';
 import { orderSortFields, orderUpdateInput, productBillingTypeFilter } from './schemas.ts';
 import { generateInvoice, getOrder, listOrders, serializeOrders, updateOrder } from './service.ts';
 
-const invoiceDocumentQuery = z.object({ signature: z.string().min(1) }).loose();
+const invoiceDocumentQuery = z.object({ token: z.string().min(1) }).loose();
 
 /** /v1/orders: what customers bought, paid for, and the invoices made out for it. */
 export function orderRoutes(dependencies: AppDependencies): Router {
@@ -90,11 +90,12 @@ export function orderRoutes(dependencies: AppDependencies): Router {
     ctx.body = { url: invoiceUrl(publicUrl, secret, order.id) };
   });
 
-  // The invoice itself, opened from its signed link without a token.
+  // The invoice itself, opened from its signed link without an access token.
   router.get('/:id/invoice/document', limit('download'), async (ctx) => {
     const id = readIdParam(ctx);
-    const { signature } = parseQuery(ctx, invoiceDocumentQuery);
-    if (!invoiceSignatureValid(secret, id, signature)) throw resourceNotFound('Invoice not found');
+    const link = checkInvoiceLink(secret, id, parseQuery(ctx, invoiceDocumentQuery).token);
+    if (link === 'invalid') throw resourceNotFound('Invoice not found');
+    if (link === 'expired') throw commerceError('ExpiredInvoiceLink');
     const em = orm.em.fork();
     const order = await em.findOne(
       Order,
