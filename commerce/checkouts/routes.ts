@@ -8,7 +8,6 @@ import type { Checkout } from '../../db/entities/index.ts';
 import { taskQueues } from '../../temporal/task-queues.ts';
 import { checkout as checkoutWorkflow, confirmCheckoutUpdate } from '../../workflows/checkout.ts';
 import { workflowIds } from '../../workflows/ids.ts';
-import { createCustomerSession } from '../customer-sessions/service.ts';
 import { apiErrorFromWorkflowFailure } from '../http/activity-errors.ts';
 import { callerOf, scope } from '../http/caller.ts';
 import {
@@ -30,6 +29,7 @@ import {
 } from './schemas.ts';
 import {
   assertConfirmable,
+  buyerSessionToken,
   type CheckoutSettings,
   createCheckout,
   createCheckoutFromLink,
@@ -126,7 +126,8 @@ export function checkoutRoutes(dependencies: AppDependencies): Router {
    * Confirm runs in the checkout's workflow (a Temporal update whose handler applies it through
    * an activity), so it is serialized with expiry and payment, and a refusal comes back here as
    * the API error. The answer says `confirmed` whatever happened since (a free checkout may
-   * already have succeeded) and carries the buyer's portal session.
+   * already have succeeded) and carries the buyer's portal session, when the buyer is known to be
+   * the checkout's customer (see buyerSessionToken).
    */
   router.post(
     '/v1/checkouts/client/:client_secret/confirm',
@@ -137,17 +138,15 @@ export function checkoutRoutes(dependencies: AppDependencies): Router {
       const checkout = await getCheckoutByClientSecret(em, clientSecretOf(ctx));
       assertConfirmable(checkout);
       const body = (ctx.request.body ?? {}) as Record<string, unknown>;
-      let customerId: string;
       try {
-        const confirmed = await temporal.workflow
+        await temporal.workflow
           .getHandle(workflowIds.checkout(checkout.id))
           .executeUpdate(confirmCheckoutUpdate, { args: [body] });
-        customerId = confirmed.customerId;
       } catch (error) {
         throw apiErrorFromWorkflowFailure(error) ?? error;
       }
-      const { token } = await createCustomerSession(em, { customerId });
       await em.refresh(checkout);
+      const token = await buyerSessionToken(em, checkout);
       const wire = await serializeCheckoutPublic(em, checkout, publicUrl);
       ctx.body = { ...wire, status: 'confirmed' as const, customer_session_token: token };
     },

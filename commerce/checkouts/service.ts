@@ -3,7 +3,7 @@ import { type FilterQuery, LockMode, raw } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { RequestValidationError, type ValidationIssue } from '../../api/errors.ts';
-import type { CheckoutStatus } from '../../db/entities/checkout.ts';
+import type { CheckoutCustomerSource, CheckoutStatus } from '../../db/entities/checkout.ts';
 import {
   Checkout,
   CheckoutLink,
@@ -34,6 +34,7 @@ import {
 import { type DiscountRefusal, discountRefusal } from '../../domain/discounts.ts';
 import { checkoutPrice, customAmountProblem } from '../../domain/prices.ts';
 import { validateTaxId } from '../../domain/tax-ids.ts';
+import { createCustomerSession } from '../customer-sessions/service.ts';
 import { createCustomer } from '../customers/service.ts';
 import { discountBaseWire } from '../discounts/schemas.ts';
 import { commerceError, invalidFields, resourceNotFound } from '../http/errors.ts';
@@ -607,6 +608,7 @@ export function createCheckout(
       totalAmount: 0,
       currency: 'usd',
       customer,
+      customerSource: customer ? 'named' : null,
       subscription,
       checkoutLink: origin.checkoutLink ?? null,
       externalCustomerId: input.external_customer_id,
@@ -799,22 +801,31 @@ function confirmIssues(
 }
 
 /**
- * The checkout's customer: the one named at creation, else the organization's customer with
- * the external id, then with the email; else a new one (recording `customer.created`).
+ * Sets the checkout's customer and how it came to it: the one named at creation (or found by an
+ * earlier confirm of this checkout, as it was found then), else the organization's customer with
+ * the seller's external id, then with the email; else a new one (recording `customer.created`).
  */
-async function matchOrCreateCustomer(tx: EntityManager, checkout: Checkout): Promise<Customer> {
+async function assignCustomer(tx: EntityManager, checkout: Checkout): Promise<void> {
   const organizationId = checkout.organization.id;
+  const assign = (customer: Customer, source: CheckoutCustomerSource) => {
+    checkout.customer = customer;
+    checkout.customerSource = source;
+  };
   if (checkout.customer) {
     const named = await tx.findOne(Customer, { id: checkout.customer.id, deletedAt: null });
-    if (named) return named;
+    // A checkout written before sources were kept proves nothing.
+    if (named) return assign(named, checkout.customerSource ?? 'email');
   }
   const live = { organization: organizationId, deletedAt: null };
   const externalId = checkout.externalCustomerId;
   const email = checkout.customerEmail as string;
-  const found =
-    (externalId && (await tx.findOne(Customer, { ...live, externalId }))) ||
-    (await tx.findOne(Customer, { ...live, [raw('lower("email")')]: email.toLowerCase() }));
-  if (found) return found;
+  const byExternalId = externalId && (await tx.findOne(Customer, { ...live, externalId }));
+  if (byExternalId) return assign(byExternalId, 'named');
+  const byEmail = await tx.findOne(Customer, {
+    ...live,
+    [raw('lower("email")')]: email.toLowerCase(),
+  });
+  if (byEmail) return assign(byEmail, 'email');
   const created = await createCustomer(tx, organizationId, {
     email,
     external_id: externalId ?? null,
@@ -825,7 +836,46 @@ async function matchOrCreateCustomer(tx: EntityManager, checkout: Checkout): Pro
     metadata: checkout.customerMetadata,
   });
   // Written by a raw statement: the entity the checkout points at is the managed reference.
-  return tx.getReference(Customer, created.id);
+  assign(tx.getReference(Customer, created.id), 'created');
+}
+
+/**
+ * The portal session the confirm answers its buyer with: only for a customer the buyer is known
+ * to be (named by the seller, or created by this checkout), never for one matched by the email
+ * the buyer typed. Bound to the checkout, it opens the portal once the checkout succeeded. An
+ * empty token otherwise: Polar's SDK requires the key.
+ */
+export async function buyerSessionToken(em: EntityManager, checkout: Checkout): Promise<string> {
+  const source = checkout.customerSource;
+  if (!checkout.customer || (source !== 'named' && source !== 'created')) return '';
+  const { token } = await createCustomerSession(em, {
+    customerId: checkout.customer.id,
+    checkoutId: checkout.id,
+  });
+  return token;
+}
+
+/**
+ * Gives back the discount redemption the checkout holds, if any: a checkout that did not succeed
+ * does not use up a code. The caller holds the checkout's row lock; running it again gives back
+ * nothing more.
+ */
+export async function releaseDiscountRedemption(
+  tx: EntityManager,
+  checkoutId: string,
+): Promise<void> {
+  const held = await tx.findOne(DiscountRedemption, { checkout: checkoutId });
+  if (!held) return;
+  tx.remove(held);
+  await tx.flush();
+  await tx
+    .getConnection()
+    .execute(
+      'update discounts set redemptions_count = redemptions_count - 1 where id = ?',
+      [held.discount.id],
+      'run',
+      tx.getTransactionContext(),
+    );
 }
 
 /**
@@ -838,29 +888,18 @@ async function redeemDiscount(
   checkout: Checkout,
   input: CheckoutConfirmInput,
 ): Promise<void> {
-  const connection = tx.getConnection();
-  const transaction = tx.getTransactionContext();
   const discountId = checkout.discount?.id ?? null;
-  const previous = await tx.findOne(DiscountRedemption, { checkout: checkout.id });
-  if (previous && previous.discount.id === discountId) return;
-  if (previous) {
-    await connection.execute(
-      'update discounts set redemptions_count = redemptions_count - 1 where id = ?',
-      [previous.discount.id],
-      'run',
-      transaction,
-    );
-    tx.remove(previous);
-    await tx.flush();
-  }
+  const held = await tx.findOne(DiscountRedemption, { checkout: checkout.id });
+  if (held && held.discount.id === discountId) return;
+  if (held) await releaseDiscountRedemption(tx, checkout.id);
   if (!discountId) return;
-  const result = await connection.execute<{ affectedRows: number }>(
+  const result = await tx.getConnection().execute<{ affectedRows: number }>(
     `update discounts set redemptions_count = redemptions_count + 1
      where id = ? and deleted_at is null
        and (max_redemptions is null or redemptions_count < max_redemptions)`,
     [discountId],
     'run',
-    transaction,
+    tx.getTransactionContext(),
   );
   if (result.affectedRows !== 1) {
     const field = input.discount_code ? 'discount_code' : 'discount_id';
@@ -908,7 +947,7 @@ export function confirmCheckout(
     const issues = confirmIssues(checkout, product, input);
     if (issues.length) throw invalidFields(issues);
 
-    checkout.customer = await matchOrCreateCustomer(tx, checkout);
+    await assignCustomer(tx, checkout);
     await assertMaySubscribe(tx, checkout, product);
     await redeemDiscount(tx, checkout, input);
     checkout.status = 'confirmed';
@@ -927,7 +966,11 @@ function parseConfirmation(confirmation: Record<string, unknown>): CheckoutConfi
   return parsed.data;
 }
 
-/** Expires an open checkout (its workflow's timer ran out), recording `checkout.updated`. */
+/**
+ * Expires an open checkout (its workflow's timer ran out), recording `checkout.updated`. A
+ * failed one stays failed, and gives back a redemption it still holds (failed before failures
+ * gave them back).
+ */
 export function expireCheckout(
   em: EntityManager,
   checkoutId: string,
@@ -939,6 +982,7 @@ export function expireCheckout(
       { id: checkoutId },
       { lockMode: LockMode.PESSIMISTIC_WRITE },
     );
+    if (checkout?.status === 'failed') await releaseDiscountRedemption(tx, checkoutId);
     if (checkout?.status !== 'open') return;
     checkout.status = 'expired';
     await recordChange(tx, checkout, 'checkout.updated', publicUrl);

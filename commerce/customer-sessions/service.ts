@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/core';
-import { Customer, CustomerSession } from '../../db/entities/index.ts';
+import { Checkout, Customer, CustomerSession } from '../../db/entities/index.ts';
 import { hashToken } from '../http/caller.ts';
 
 export const customerSessionTokenPrefix = 'polar_cst_';
@@ -10,13 +10,18 @@ export const customerSessionLifetimeMs = 60 * 60 * 1000;
 
 /**
  * Opens a portal session for a customer; the answer holds the only copy of the token (the table
- * keeps its SHA-256). Flushed at once, inside the caller's transaction when `em` is one.
+ * keeps its SHA-256). A session of a `checkoutId` opens the portal only once that checkout
+ * succeeded. Flushed at once, inside the caller's transaction when `em` is one.
  */
-export async function createCustomerSession(em: EntityManager, input: { customerId: string }) {
+export async function createCustomerSession(
+  em: EntityManager,
+  input: { customerId: string; checkoutId?: string },
+) {
   const token = `${customerSessionTokenPrefix}${randomBytes(32).toString('base64url')}`;
   const expiresAt = new Date(Date.now() + customerSessionLifetimeMs);
   const session = em.create(CustomerSession, {
     customer: em.getReference(Customer, input.customerId),
+    checkout: input.checkoutId ? em.getReference(Checkout, input.checkoutId) : null,
     tokenHash: hashToken(token),
     expiresAt,
   });
@@ -24,7 +29,10 @@ export async function createCustomerSession(em: EntityManager, input: { customer
   return { token, expiresAt, session };
 }
 
-/** The live customer a `polar_cst_` token opens, or null (unknown, expired, customer deleted). */
+/**
+ * The live customer a `polar_cst_` token opens, or null (unknown, expired, customer deleted, or
+ * handed out by a checkout that has not succeeded).
+ */
 export async function findSessionCustomer(
   em: EntityManager,
   token: string,
@@ -32,7 +40,11 @@ export async function findSessionCustomer(
   if (!token.startsWith(customerSessionTokenPrefix)) return null;
   const session = await em.findOne(
     CustomerSession,
-    { tokenHash: hashToken(token), expiresAt: { $gt: new Date() } },
+    {
+      tokenHash: hashToken(token),
+      expiresAt: { $gt: new Date() },
+      $or: [{ checkout: null }, { checkout: { status: 'succeeded' } }],
+    },
     { populate: ['customer'] },
   );
   const customer = session?.customer;

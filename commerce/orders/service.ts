@@ -2,7 +2,11 @@ import { type FilterQuery, LockMode, type QueryOrderMap } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { CheckoutPaymentError } from '../../db/entities/checkout.ts';
 import { Checkout, Order, OrderItem, Payment } from '../../db/entities/index.ts';
-import { offeredProducts, serializeCheckouts } from '../checkouts/service.ts';
+import {
+  offeredProducts,
+  releaseDiscountRedemption,
+  serializeCheckouts,
+} from '../checkouts/service.ts';
 import { announceCustomerStateChange } from '../customers/service.ts';
 import { commerceError, resourceNotFound } from '../http/errors.ts';
 import { metadataConditions, type Page, type SortCriterion } from '../http/listing.ts';
@@ -298,8 +302,9 @@ export function completeCheckout(
 
 /**
  * A declined (or abandoned) payment of a confirmed checkout: the checkout failed with the
- * processor's message, which its buyer may confirm again. Records checkout.updated; a checkout
- * no longer confirmed (failed already, succeeded, expired) is left as it is.
+ * processor's message, which its buyer may confirm again, and its discount redemption is given
+ * back (a confirm again redeems anew). Records checkout.updated; a checkout no longer confirmed
+ * (failed already, succeeded, expired) is left as it is.
  */
 export function failCheckoutPayment(
   em: EntityManager,
@@ -316,6 +321,7 @@ export function failCheckoutPayment(
     if (checkout.status !== 'confirmed') return;
     checkout.status = 'failed';
     checkout.paymentError = paymentError;
+    await releaseDiscountRedemption(tx, checkoutId);
     await tx.flush();
     appendEvent(
       tx,

@@ -11,6 +11,14 @@ import { Subscription } from './subscription.ts';
 export const checkoutStatuses = ['open', 'expired', 'confirmed', 'succeeded', 'failed'] as const;
 export type CheckoutStatus = (typeof checkoutStatuses)[number];
 
+/**
+ * How a checkout came to its customer: `named` by the seller (its id, or its external id),
+ * `created` by this checkout's confirm, or matched by the `email` the buyer typed, which proves
+ * nothing (see the checkout's portal session).
+ */
+export const checkoutCustomerSources = ['named', 'created', 'email'] as const;
+export type CheckoutCustomerSource = (typeof checkoutCustomerSources)[number];
+
 /** Why the last payment attempt of a checkout failed, as the processor said it. */
 export interface CheckoutPaymentError {
   code: string;
@@ -48,6 +56,7 @@ const CheckoutSchema = defineEntity({
     seats: p.integer().nullable(),
     discount: () => p.manyToOne(Discount).nullable().deleteRule('set null'),
     customer: () => p.manyToOne(Customer).nullable().deleteRule('set null').index(),
+    customerSource: p.enum(checkoutCustomerSources).nullable(),
     subscription: () => p.manyToOne(Subscription).nullable().deleteRule('set null'),
     order: () => p.manyToOne(Order).nullable().deleteRule('set null'),
     checkoutLink: () => p.manyToOne(CheckoutLink).nullable().deleteRule('set null'),

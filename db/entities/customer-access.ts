@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { Checkout } from './checkout.ts';
 import { commerceTimestampColumns, idColumn } from './columns.ts';
 import { Customer } from './customer.ts';
 
@@ -29,7 +30,8 @@ CustomerOAuthAccountSchema.setClass(CustomerOAuthAccount);
 
 /**
  * A customer's session on the customer portal (`polar_cst_…`, handed out by a confirmed
- * checkout and by the customer-sessions API). Only its SHA-256 is stored.
+ * checkout and by the customer-sessions API). Only its SHA-256 is stored. A session handed out
+ * by a checkout's confirm opens the portal only once that `checkout` succeeded.
  */
 const CustomerSessionSchema = defineEntity({
   name: 'CustomerSession',
@@ -37,6 +39,7 @@ const CustomerSessionSchema = defineEntity({
   properties: {
     id: idColumn(),
     customer: () => p.manyToOne(Customer).deleteRule('cascade').index(),
+    checkout: () => p.manyToOne(Checkout).nullable().deleteRule('cascade'),
     /** Hex SHA-256 of the whole token. */
     tokenHash: p.string().unique(),
     expiresAt: p.datetime(),

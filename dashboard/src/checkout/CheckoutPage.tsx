@@ -387,7 +387,10 @@ export function CheckoutPage({
         ...(customFields.length > 0 && { custom_field_data: values.customFields }),
         confirmation_token_id: confirmationToken,
       });
-      rememberSessionToken(clientSecret, confirmed.customer_session_token);
+      // Empty for a customer matched by the email typed: their portal is reached from a mailed link.
+      if (confirmed.customer_session_token) {
+        rememberSessionToken(clientSecret, confirmed.customer_session_token);
+      }
       setErrors({});
       received(confirmed);
       setPhase('processing');

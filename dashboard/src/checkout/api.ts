@@ -125,6 +125,10 @@ export interface CheckoutPublic {
 }
 
 export interface CheckoutConfirmed extends CheckoutPublic {
+  /**
+   * The buyer's portal session, usable once the checkout succeeded; empty when the buyer is not
+   * known to be the customer (an existing customer matched by the email typed).
+   */
   customer_session_token: string;
 }
 
