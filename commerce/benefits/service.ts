@@ -9,15 +9,10 @@ import {
   ProductBenefit,
   StoredFile,
 } from '../../db/entities/index.ts';
+import { metadataFilterConditions } from '../../db/sql.ts';
 import { discordGuildIdOf } from '../../domain/benefit-properties.ts';
 import { notPermitted, resourceNotFound } from '../http/errors.ts';
-import {
-  likePattern,
-  metadataConditions,
-  orderBy,
-  type Page,
-  type SortCriterion,
-} from '../http/listing.ts';
+import { likePattern, orderBy, type Page, type SortCriterion } from '../http/listing.ts';
 import { appendEvent } from '../outbox.ts';
 import {
   type BenefitCreateInput,
@@ -50,7 +45,7 @@ export async function listBenefits(
     deletedAt: null,
     ...(filter.types.length > 0 && { type: { $in: filter.types } }),
     ...(filter.query && { description: { $ilike: likePattern(filter.query) } }),
-    $and: metadataConditions(filter.metadata),
+    $and: metadataFilterConditions(filter.metadata),
   };
   return em.findAndCount(Benefit, where, {
     orderBy: [

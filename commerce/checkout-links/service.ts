@@ -9,8 +9,9 @@ import {
   Product,
   ProductPrice,
 } from '../../db/entities/index.ts';
+import { linkedToAny } from '../../db/sql.ts';
 import { invalidFields, resourceNotFound } from '../http/errors.ts';
-import { linkedToAny, orderBy, type Page, type SortCriterion } from '../http/listing.ts';
+import { orderBy, type Page, type SortCriterion } from '../http/listing.ts';
 import { serializeProducts } from '../products/service.ts';
 import {
   type CheckoutLinkCreateInput,

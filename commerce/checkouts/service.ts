@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { type FilterQuery, LockMode, raw } from '@mikro-orm/core';
+import { type FilterQuery, LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { RequestValidationError, type ValidationIssue } from '../../api/errors.ts';
@@ -18,6 +18,7 @@ import {
   Subscription,
 } from '../../db/entities/index.ts';
 import { subscriptionSettingsOf } from '../../db/entities/organization.ts';
+import { sql, sqlCondition } from '../../db/sql.ts';
 import {
   billingAddressFields,
   checkoutAmounts,
@@ -823,7 +824,7 @@ async function assignCustomer(tx: EntityManager, checkout: Checkout): Promise<vo
   if (byExternalId) return assign(byExternalId, 'named');
   const byEmail = await tx.findOne(Customer, {
     ...live,
-    [raw('lower("email")')]: email.toLowerCase(),
+    ...sqlCondition(() => sql`lower("email") = ${email.toLowerCase()}`),
   });
   if (byEmail) return assign(byEmail, 'email');
   const created = await createCustomer(tx, organizationId, {

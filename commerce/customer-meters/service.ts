@@ -1,6 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Metadata } from '../../db/entities/columns.ts';
 import { Customer, Meter } from '../../db/entities/index.ts';
+import { meterAggregationToSql, meterFilterToSql } from '../../db/meter-filter-sql.ts';
+import { executeBound } from '../../db/sql.ts';
 import { newId } from '../../domain/ids.ts';
 import {
   type MeterAggregation,
@@ -9,10 +11,8 @@ import {
   matchesFilter,
   operandOf,
 } from '../../domain/meter-filter.ts';
-import { meterAggregationToSql, meterFilterToSql } from '../../domain/meter-filter-sql.ts';
 import { customerStateWire } from '../customers/schemas.ts';
 import { announceCustomerStateChange, getCustomerState } from '../customers/service.ts';
-import { executeBound } from '../events/bound-sql.ts';
 import { resourceNotFound } from '../http/errors.ts';
 import type { Page, SortCriterion } from '../http/listing.ts';
 import { appendEvent } from '../outbox.ts';

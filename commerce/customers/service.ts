@@ -1,21 +1,16 @@
 import type { EntityManager as CoreEntityManager } from '@mikro-orm/core';
-import { type EntityDictionary, type FilterQuery, LockMode, raw } from '@mikro-orm/core';
+import { type EntityDictionary, type FilterQuery, LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ValidationIssue } from '../../api/errors.ts';
 import { announceChange } from '../../db/change-notifications.ts';
 import type { Address, TaxId } from '../../db/entities/customer.ts';
 import { Customer } from '../../db/entities/index.ts';
+import { metadataFilterConditions, sql, sqlCondition, sqlText } from '../../db/sql.ts';
 import { newId } from '../../domain/ids.ts';
 import { validateTaxId } from '../../domain/tax-ids.ts';
 import { attachPendingEvents } from '../customer-meters/service.ts';
 import { invalidFields, resourceNotFound } from '../http/errors.ts';
-import {
-  likePattern,
-  metadataConditions,
-  orderBy,
-  type Page,
-  type SortCriterion,
-} from '../http/listing.ts';
+import { likePattern, orderBy, type Page, type SortCriterion } from '../http/listing.ts';
 import { appendEvent, type CommerceEventType } from '../outbox.ts';
 import { attachableTestClockId } from '../test-clocks/service.ts';
 import {
@@ -60,7 +55,9 @@ export interface CustomerListFilter {
  * What `?query=` searches: email, name and external id, one per line, lower-cased. The
  * expression is exactly the trigram index's (`customers_search_index`) so the search uses it.
  */
-const searchText = `lower("email" || chr(10) || coalesce("name", '') || chr(10) || coalesce("external_id", ''))`;
+const searchText = sqlText(
+  `lower("email" || chr(10) || coalesce("name", '') || chr(10) || coalesce("external_id", ''))`,
+);
 
 /**
  * A page of the organization's live customers. `email` matches exactly but case-insensitively;
@@ -74,12 +71,13 @@ export async function listCustomers(
   page: Page,
 ): Promise<[Customer[], number]> {
   const conditions: FilterQuery<Customer>[] = [{ organization: organizationId, deletedAt: null }];
-  if (filter.email) conditions.push({ [raw('lower("email")')]: filter.email.toLowerCase() });
-  if (filter.query) {
-    const pattern = likePattern(filter.query.toLowerCase());
-    conditions.push({ [raw(`${searchText} like ?`, [pattern])]: [] });
+  const { email, query } = filter;
+  if (email) conditions.push(sqlCondition(() => sql`lower("email") = ${email.toLowerCase()}`));
+  if (query) {
+    const pattern = likePattern(query.toLowerCase());
+    conditions.push(sqlCondition(() => sql`${searchText} like ${pattern}`));
   }
-  conditions.push(...metadataConditions(filter.metadata));
+  conditions.push(...metadataFilterConditions(filter.metadata));
   return em.findAndCount(
     Customer,
     { $and: conditions },
@@ -321,7 +319,7 @@ export function deleteCustomer(
  * subscriptions, in one query: they come along as JSON arrays of rows. State is read far more often than it
  * changes, so it costs one round trip.
  */
-const customerStateQuery = (customerCondition: string) => `
+const customerStateQuery = (byExternalId: boolean) => `
   select c.*,
     (select coalesce(json_agg(g order by g.granted_at, g.id), '[]')
       from (select bg.id, bg.created_at, bg.modified_at, bg.granted_at, bg.benefit_id, bg.properties,
@@ -341,7 +339,8 @@ const customerStateQuery = (customerCondition: string) => `
         from subscriptions where customer_id = c.id and status in ('active', 'trialing')) s
     ) as active_subscriptions
   from customers c
-  where c.organization_id = ? and c.deleted_at is null and ${customerCondition}`;
+  where c.organization_id = ? and c.deleted_at is null
+    and ${byExternalId ? 'c.external_id = ?' : 'c.id = ?'}`;
 
 type CustomerStateRow = EntityDictionary<Customer> & {
   granted_benefits: CustomerStateGrantRow[];
@@ -370,12 +369,11 @@ export async function getCustomerState(
   organizationId: string,
   lookup: CustomerLookup,
 ): Promise<CustomerState> {
-  const [condition, value] =
-    'id' in lookup ? ['c.id = ?', lookup.id] : ['c.external_id = ?', lookup.externalId];
+  const byExternalId = !('id' in lookup);
   // Through the entity manager: inside a transaction, the state includes its own writes.
-  const [row] = await em.execute<CustomerStateRow[]>(customerStateQuery(condition), [
+  const [row] = await em.execute<CustomerStateRow[]>(customerStateQuery(byExternalId), [
     organizationId,
-    value,
+    'id' in lookup ? lookup.id : lookup.externalId,
   ]);
   if (!row) throw resourceNotFound('Customer not found');
   const { granted_benefits, active_meters, active_subscriptions, ...customerRow } = row;

@@ -1,12 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Customer, Meter, UsageEvent } from '../../db/entities/index.ts';
+import { meterFilterToSql } from '../../db/meter-filter-sql.ts';
+import { executeBound, type SqlFragment } from '../../db/sql.ts';
 import { newId } from '../../domain/ids.ts';
 import type { MeterFilter } from '../../domain/meter-filter.ts';
-import { meterFilterToSql, type SqlFragment } from '../../domain/meter-filter-sql.ts';
 import { type LateUsage, recordUsage, type UsageEventRow } from '../customer-meters/service.ts';
 import { resourceNotFound } from '../http/errors.ts';
 import { likePattern, type Page, type SortCriterion } from '../http/listing.ts';
-import { executeBound } from './bound-sql.ts';
 import {
   type EventCreateInput,
   type EventIssue,

@@ -1,4 +1,3 @@
-import { raw } from '@mikro-orm/core';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { invalidField, RequestValidationError } from '../../api/errors.ts';
@@ -117,43 +116,11 @@ export function readMetadataFilter(ctx: Context): Record<string, string[]> {
   return filter;
 }
 
-/**
- * `readMetadataFilter`'s filter as MikroORM conditions (for `$and`): under each key, the stored
- * JSON value read as text is one of the wanted ones.
- */
-export function metadataConditions(filter: Record<string, string[]>) {
-  return Object.entries(filter).map(([key, values]) => ({
-    [raw((alias) => `${alias}.metadata ->> ?`, [key])]: { $in: values },
-  }));
-}
-
 /** `text` with LIKE's wildcards (`%`, `_`) and its escape (`\`) taken literally. */
 export const escapeLike = (text: string) => text.replace(/[\\%_]/g, '\\$&');
 
 /** A LIKE pattern matching `text` anywhere (a `?query=` search), its wildcards taken literally. */
 export const likePattern = (text: string) => `%${escapeLike(text)}%`;
-
-/** `?, ?, …` for `count` parameters of an `in (…)` list. */
-export const placeholders = (count: number) => Array.from({ length: count }, () => '?').join(', ');
-
-/**
- * A MikroORM condition: a row of the link table `table` joins the entity (`ownerColumn`) to one
- * of `ids` (`targetColumn`), e.g. products offering one of the benefits asked for.
- */
-export function linkedToAny(
-  table: string,
-  ownerColumn: string,
-  targetColumn: string,
-  ids: string[],
-) {
-  const linked = raw(
-    (alias) =>
-      `exists (select 1 from ${table} link where link.${ownerColumn} = ${alias}.id ` +
-      `and link.${targetColumn} in (${placeholders(ids.length)}))`,
-    ids,
-  );
-  return { [linked]: [] };
-}
 
 /**
  * The `organization_id` list filter: callers act for one organization, so it may only name

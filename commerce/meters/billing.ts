@@ -1,11 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Meter } from '../../db/entities/index.ts';
-import {
-  joinSql,
-  meterAggregationToSql,
-  type SqlFragment,
-  sql,
-} from '../../domain/meter-filter-sql.ts';
+import { meterAggregationToSql } from '../../db/meter-filter-sql.ts';
+import { joinSql, type SqlFragment, sql } from '../../db/sql.ts';
 import { resourceNotFound } from '../http/errors.ts';
 import {
   combinePartialsSql,

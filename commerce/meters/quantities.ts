@@ -15,14 +15,9 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Meter } from '../../db/entities/index.ts';
+import { meterAggregationToSql, numericAggregateSql } from '../../db/meter-filter-sql.ts';
+import { type SqlFragment, sql, sqlText } from '../../db/sql.ts';
 import type { AggregationFunction } from '../../domain/meter-filter.ts';
-import {
-  meterAggregationToSql,
-  numericAggregateSql,
-  type SqlFragment,
-  sql,
-  sqlText,
-} from '../../domain/meter-filter-sql.ts';
 import {
   combinePartialsSql,
   eventCustomer,

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Meter } from '../../db/entities/index.ts';
-import { sql, sqlText } from '../../domain/meter-filter-sql.ts';
+import { sql, sqlText } from '../../db/sql.ts';
 import { contributedValueSql, contributesToSql, meterEventConditions } from './usage-sql.ts';
 
 /**

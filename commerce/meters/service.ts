@@ -2,15 +2,10 @@ import type { FilterQuery } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { announceChange } from '../../db/change-notifications.ts';
 import { Meter } from '../../db/entities/index.ts';
+import { metadataFilterConditions } from '../../db/sql.ts';
 import { rebuildCustomerMeters } from '../customer-meters/service.ts';
 import { resourceNotFound } from '../http/errors.ts';
-import {
-  likePattern,
-  metadataConditions,
-  orderBy,
-  type Page,
-  type SortCriterion,
-} from '../http/listing.ts';
+import { likePattern, orderBy, type Page, type SortCriterion } from '../http/listing.ts';
 import { rebuildMeterRollups } from './rollups.ts';
 import type { MeterCreateInput, MeterUpdateInput, meterSortFields } from './schemas.ts';
 
@@ -37,7 +32,7 @@ export function listMeters(
     ...(filter.isArchived !== undefined && {
       archivedAt: filter.isArchived ? { $ne: null } : null,
     }),
-    $and: metadataConditions(filter.metadata),
+    $and: metadataFilterConditions(filter.metadata),
   };
   return em.findAndCount(Meter, where, {
     orderBy: [...orderBy(sorting, { created_at: 'createdAt', name: 'name' }), { id: 'asc' }],

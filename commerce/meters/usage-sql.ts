@@ -11,17 +11,14 @@
  * is always read from the events.
  */
 import type { Meter } from '../../db/entities/index.ts';
-import type { MeterAggregation } from '../../domain/meter-filter.ts';
 import {
   averageOfSql,
-  joinSql,
   meterFilterToSql,
   meterOperandToSql,
   meterValueToSql,
-  type SqlFragment,
-  sql,
-  sqlText,
-} from '../../domain/meter-filter-sql.ts';
+} from '../../db/meter-filter-sql.ts';
+import { joinSql, type SqlFragment, sql, sqlText } from '../../db/sql.ts';
+import type { MeterAggregation } from '../../domain/meter-filter.ts';
 
 /**
  * An SQL expression of the window a timestamptz expression falls in, as a UTC timestamp without

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { invalidField } from '../../api/errors.ts';
 import { cancellationReasons } from '../../db/entities/subscription.ts';
-import { placeholders } from '../http/listing.ts';
+import { placeholders } from '../../db/sql.ts';
 import { isoDateTime } from '../http/wire.ts';
 import {
   intervalMaxDays,

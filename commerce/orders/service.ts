@@ -2,6 +2,7 @@ import { type FilterQuery, LockMode, type QueryOrderMap } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { CheckoutPaymentError } from '../../db/entities/checkout.ts';
 import { Checkout, Order, OrderItem, Payment } from '../../db/entities/index.ts';
+import { metadataFilterConditions } from '../../db/sql.ts';
 import {
   offeredProducts,
   releaseDiscountRedemption,
@@ -9,7 +10,7 @@ import {
 } from '../checkouts/service.ts';
 import { announceCustomerStateChange } from '../customers/service.ts';
 import { commerceError, resourceNotFound } from '../http/errors.ts';
-import { metadataConditions, type Page, type SortCriterion } from '../http/listing.ts';
+import type { Page, SortCriterion } from '../http/listing.ts';
 import { appendEvent } from '../outbox.ts';
 import type { ProductWire } from '../products/service.ts';
 import { startSubscriptionFromCheckout } from '../subscriptions/service.ts';
@@ -78,7 +79,7 @@ export function listOrders(
     const recurring = filter.productBillingType === 'recurring';
     conditions.push({ product: { recurringInterval: recurring ? { $ne: null } : null } });
   }
-  conditions.push(...metadataConditions(filter.metadata));
+  conditions.push(...metadataFilterConditions(filter.metadata));
   return em.findAndCount(
     Order,
     { $and: conditions },

@@ -1,11 +1,12 @@
-import { type FilterQuery, LockMode, raw } from '@mikro-orm/core';
+import { type FilterQuery, LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type Stripe from 'stripe';
 import { Payment } from '../../db/entities/index.ts';
 import type { PaymentStatus } from '../../db/entities/order.ts';
+import { sql, sqlCondition } from '../../db/sql.ts';
 import type { PaymentOutcome } from '../../workflows/payment-outcome.ts';
 import { resourceNotFound } from '../http/errors.ts';
-import { orderBy, type Page, placeholders, type SortCriterion } from '../http/listing.ts';
+import { orderBy, type Page, type SortCriterion } from '../http/listing.ts';
 import type { paymentSortFields } from './schemas.ts';
 
 export interface PaymentListFilter {
@@ -28,14 +29,13 @@ const sortColumns = {
  * case-insensitively.
  */
 function paidByAnyOf(emails: string[]) {
-  const condition = raw(
-    (alias) =>
-      `exists (select 1 from customers cu where lower(cu.email) in (${placeholders(emails.length)}) ` +
-      `and cu.id = coalesce((select o.customer_id from orders o where o.id = ${alias}.order_id), ` +
-      `(select c.customer_id from checkouts c where c.id = ${alias}.checkout_id)))`,
-    emails.map((email) => email.toLowerCase()),
+  const lowerEmails = emails.map((email) => email.toLowerCase());
+  return sqlCondition(
+    (payment) =>
+      sql`exists (select 1 from customers cu where lower(cu.email) in (${lowerEmails})
+        and cu.id = coalesce((select o.customer_id from orders o where o.id = ${payment}.order_id),
+          (select c.customer_id from checkouts c where c.id = ${payment}.checkout_id)))`,
   );
-  return { [condition]: [] };
 }
 
 /** A page of the organization's payments, every filter given narrowing it. */

@@ -1,4 +1,4 @@
-import { type EntityManager, type FilterQuery, raw } from '@mikro-orm/core';
+import type { EntityManager, FilterQuery } from '@mikro-orm/core';
 import type { ValidationIssue } from '../../api/errors.ts';
 import { announceChange } from '../../db/change-notifications.ts';
 import {
@@ -13,19 +13,21 @@ import {
   ProductPrice,
   StoredFile,
 } from '../../db/entities/index.ts';
+import {
+  linkedToAny,
+  metadataFilterConditions,
+  orderByExpression,
+  placeholders,
+  type SqlFragment,
+  sql,
+  sqlText,
+} from '../../db/sql.ts';
 import { isStaticPrice, type PriceListEntry, priceListViolations } from '../../domain/prices.ts';
 import { benefitWire } from '../benefits/schemas.ts';
 import { customFieldWire } from '../custom-fields/schemas.ts';
 import { productMediaWire } from '../files/schemas.ts';
 import { invalidFields, resourceNotFound } from '../http/errors.ts';
-import {
-  likePattern,
-  linkedToAny,
-  metadataConditions,
-  type Page,
-  placeholders,
-  type SortCriterion,
-} from '../http/listing.ts';
+import { likePattern, type Page, type SortCriterion } from '../http/listing.ts';
 import { appendEvent } from '../outbox.ts';
 import {
   type ExistingPriceInput,
@@ -209,39 +211,43 @@ export interface ProductListFilter {
   metadata: Record<string, string[]>;
 }
 
-/**
- * A value of the product's static price (metered-only products have none: null), for sorting.
- * Built per query: raw fragments are single-use keys.
- */
-const staticPriceValue = (expression: string) =>
-  raw(
-    (alias) =>
-      `(select ${expression} from product_prices sp where sp.product_id = ${alias}.id ` +
-      `and not sp.is_archived and sp.amount_type in ('fixed', 'custom', 'free', 'seat_based') ` +
-      'order by sp.created_at limit 1)',
-  );
+/** A value of the product's static price (metered-only products have none: null), for sorting. */
+const staticPriceValue = (expression: SqlFragment) => (product: SqlFragment) =>
+  sql`(select ${expression} from product_prices sp where sp.product_id = ${product}.id
+    and not sp.is_archived and sp.amount_type in ('fixed', 'custom', 'free', 'seat_based')
+    order by sp.created_at limit 1)`;
 
 /**
- * The sort key of a field: a property, or for prices a raw fragment (it coerces to its own
- * object key). Prices rank by the static price as Polar does: free, custom, fixed by kind;
- * free (-2), custom (its minimum, -1 when none), fixed (its amount) by amount.
+ * The order of a field: by a property, or for prices by an SQL expression. Prices rank by the
+ * static price as Polar does: free, custom, fixed by kind; free (-2), custom (its minimum, -1
+ * when none), fixed (its amount) by amount.
  */
-function productSortKey(field: ProductSortField): string {
+function productOrder(field: ProductSortField, direction: 'asc' | 'desc') {
   switch (field) {
     case 'created_at':
-      return 'createdAt';
+      return { createdAt: direction };
     case 'name':
-      return 'name';
+      return { name: direction };
     case 'price_amount_type':
-      return staticPriceValue(
-        "case sp.amount_type when 'free' then 1 when 'custom' then 2 when 'fixed' then 3 " +
-          "when 'seat_based' then 4 end",
-      ) as unknown as string;
+      return orderByExpression(
+        staticPriceValue(
+          sqlText(
+            "case sp.amount_type when 'free' then 1 when 'custom' then 2 when 'fixed' then 3 " +
+              "when 'seat_based' then 4 end",
+          ),
+        ),
+        direction,
+      );
     case 'price_amount':
-      return staticPriceValue(
-        "case sp.amount_type when 'free' then -2 when 'custom' then coalesce(sp.minimum_amount, -1) " +
-          "when 'fixed' then sp.price_amount when 'seat_based' then sp.price_per_seat end",
-      ) as unknown as string;
+      return orderByExpression(
+        staticPriceValue(
+          sqlText(
+            "case sp.amount_type when 'free' then -2 when 'custom' then coalesce(sp.minimum_amount, -1) " +
+              "when 'fixed' then sp.price_amount when 'seat_based' then sp.price_per_seat end",
+          ),
+        ),
+        direction,
+      );
   }
 }
 
@@ -263,16 +269,14 @@ export function listProducts(
   if (filter.benefitIds.length) {
     conditions.push(linkedToAny('product_benefits', 'product_id', 'benefit_id', filter.benefitIds));
   }
-  conditions.push(...metadataConditions(filter.metadata));
+  conditions.push(...metadataFilterConditions(filter.metadata));
   return em.findAndCount(
     Product,
     { $and: conditions },
     {
       // The id breaks ties, so equal sort values never shuffle between pages.
       orderBy: [
-        ...sorting.map(({ field, descending }) => ({
-          [productSortKey(field)]: descending ? ('desc' as const) : ('asc' as const),
-        })),
+        ...sorting.map(({ field, descending }) => productOrder(field, descending ? 'desc' : 'asc')),
         { id: 'asc' as const },
       ],
       limit: page.limit,

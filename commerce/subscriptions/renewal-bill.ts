@@ -16,6 +16,7 @@ import {
   SubscriptionPrice,
 } from '../../db/entities/index.ts';
 import type { PendingSubscriptionItem } from '../../db/entities/subscription.ts';
+import { joinSql, type SqlFragment, sql } from '../../db/sql.ts';
 import { priceAmountOf } from '../../domain/checkout-amounts.ts';
 import {
   type DiscountReduction,
@@ -24,7 +25,6 @@ import {
   discountAppliesToPeriod,
   divideRoundingHalfAway,
 } from '../../domain/discounts.ts';
-import { joinSql, type SqlFragment, sql } from '../../domain/meter-filter-sql.ts';
 import { formatMoney } from '../../domain/money.ts';
 import { billMeterUsage, meterUsageSql } from '../meters/billing.ts';
 

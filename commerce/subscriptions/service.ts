@@ -9,14 +9,10 @@ import {
   SubscriptionPrice,
   TestClock,
 } from '../../db/entities/index.ts';
+import { metadataFilterConditions, placeholders } from '../../db/sql.ts';
 import { trialEnd } from '../../domain/checkout-amounts.ts';
 import { resourceNotFound } from '../http/errors.ts';
-import {
-  metadataConditions,
-  type Page,
-  placeholders,
-  type SortCriterion,
-} from '../http/listing.ts';
+import type { Page, SortCriterion } from '../http/listing.ts';
 import { appendEvent } from '../outbox.ts';
 import { priceWire } from '../products/schemas.ts';
 import { serializeProducts } from '../products/service.ts';
@@ -126,7 +122,7 @@ export function listSubscriptions(
     conditions.push({ status: filter.active ? { $in: activeStatuses } : { $nin: activeStatuses } });
   }
   if (filter.statuses.length) conditions.push({ status: { $in: filter.statuses } });
-  conditions.push(...metadataConditions(filter.metadata));
+  conditions.push(...metadataFilterConditions(filter.metadata));
   return em.findAndCount(
     Subscription,
     { $and: conditions },

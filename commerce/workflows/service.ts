@@ -9,6 +9,7 @@ import { optionalTsToDate } from '@temporalio/common';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import { workflowMetadataQuery } from '@temporalio/workflow';
 import type { Orm } from '../../db/orm.ts';
+import { placeholders } from '../../db/sql.ts';
 import { benefitGrant } from '../../workflows/benefit-grant.ts';
 import { checkout } from '../../workflows/checkout.ts';
 import { workflowIds } from '../../workflows/ids.ts';
@@ -18,7 +19,6 @@ import { subscription } from '../../workflows/subscription.ts';
 import { subscriptionStateQuery } from '../../workflows/subscription-messages.ts';
 import { webhookEndpoint } from '../../workflows/webhook-endpoint.ts';
 import { resourceNotFound } from '../http/errors.ts';
-import { placeholders } from '../http/listing.ts';
 import type { Scope } from '../http/scopes.ts';
 import {
   failureMessage,

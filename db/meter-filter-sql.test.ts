@@ -7,7 +7,6 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { loadRuntimeConfig } from '../config/env.ts';
-import { type Orm, openOrm } from '../db/orm.ts';
 import {
   aggregate,
   aggregationFunctions,
@@ -17,8 +16,9 @@ import {
   type MeterFilter,
   type MeterFilterClause,
   matchesFilter,
-} from './meter-filter.ts';
+} from '../domain/meter-filter.ts';
 import { meterAggregationToSql, meterFilterToSql } from './meter-filter-sql.ts';
+import { type Orm, openOrm } from './orm.ts';
 
 /** mulberry32: a small seeded generator, so that a failing case can be replayed. */
 function randomSource(seed: number) {

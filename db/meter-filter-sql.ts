@@ -1,6 +1,6 @@
 /**
  * Meter filters and aggregations as PostgreSQL over the `events` table, with exactly the rules of
- * the pure evaluator in ./meter-filter.ts (its module comment is the definition):
+ * the pure evaluator in domain/meter-filter.ts (its module comment is the definition):
  *
  * - Every clause is a strict boolean (never NULL): a missing metadata key or a value of another
  *   JSON type than the clause's operand yields `false`, so `ne` and `not_like` stay false too.
@@ -18,13 +18,9 @@ import type {
   MeterAggregation,
   MeterFilter,
   MeterFilterClause,
-} from './meter-filter.ts';
-import { averageScale } from './meter-filter.ts';
-
-export interface SqlFragment {
-  sql: string;
-  params: unknown[];
-}
+} from '../domain/meter-filter.ts';
+import { averageScale } from '../domain/meter-filter.ts';
+import { joinSql, type SqlFragment, sql, sqlText } from './sql.ts';
 
 const comparisonSql: Record<Exclude<FilterOperator, 'like' | 'not_like'>, string> = {
   eq: '=',
@@ -126,10 +122,7 @@ export function meterFilterToSql(filter: MeterFilter, alias = 'e'): SqlFragment 
   const parts = filter.clauses.map((clause) =>
     isNestedFilter(clause) ? meterFilterToSql(clause, alias) : clauseToSql(clause, alias),
   );
-  return {
-    sql: `(${parts.map((part) => part.sql).join(` ${filter.conjunction} `)})`,
-    params: parts.flatMap((part) => part.params),
-  };
+  return sql`(${joinSql(parts, ` ${filter.conjunction} `)})`;
 }
 
 /**
@@ -208,43 +201,4 @@ export function meterAggregationToSql(aggregation: MeterAggregation, alias = 'e'
       ? meterOperandToSql(aggregation.property, alias)
       : meterValueToSql(aggregation.property, alias);
   return numericAggregateSql(aggregation.func, value);
-}
-
-/** Whether an interpolated value is an SQL fragment (spliced in) rather than a parameter. */
-const isFragment = (value: unknown): value is SqlFragment =>
-  typeof value === 'object' &&
-  value !== null &&
-  typeof (value as SqlFragment).sql === 'string' &&
-  Array.isArray((value as SqlFragment).params);
-
-/**
- * Builds a fragment from a template: interpolated fragments are spliced in with their
- * parameters, any other value becomes a `?` parameter (an array one expands to a list, for
- * `in (…)`). Parameters thus stay in the order of their placeholders.
- */
-export function sql(strings: TemplateStringsArray, ...values: unknown[]): SqlFragment {
-  let text = strings[0] ?? '';
-  const params: unknown[] = [];
-  values.forEach((value, index) => {
-    if (isFragment(value)) {
-      text += value.sql;
-      params.push(...value.params);
-    } else {
-      text += '?';
-      params.push(value);
-    }
-    text += strings[index + 1] ?? '';
-  });
-  return { sql: text, params };
-}
-
-/** SQL text spliced in as is: only for text the code itself spells (never request input). */
-export const sqlText = (text: string): SqlFragment => ({ sql: text, params: [] });
-
-/** Fragments joined by `separator` (e.g. ' and '). */
-export function joinSql(fragments: SqlFragment[], separator: string): SqlFragment {
-  return {
-    sql: fragments.map((fragment) => fragment.sql).join(separator),
-    params: fragments.flatMap((fragment) => fragment.params),
-  };
 }
