@@ -14,6 +14,12 @@ export interface InvitationAnswer {
   action: InvitationAction;
   /** Who answers: the invitee (accept, reject) or the member who cancels. */
   userId: string;
+  /**
+   * The invitee presented the token of the mailed link, which proves the invited address (and
+   * verifies it). Without it, accept and reject need the invitee's email verified already.
+   * Absent in answers recorded before it existed: those were not proven.
+   */
+  emailProven?: boolean;
   /** The organization's member limit, and a team's (unset: none), when the answer is given. */
   membershipLimit: number;
   maximumMembersPerTeam?: number | undefined;
@@ -21,12 +27,14 @@ export interface InvitationAnswer {
 
 /**
  * Why an answer was not applied: the invitation is no longer pending (or expired), the user is
- * not its recipient, its inviter left the organization, the user is already a member, or the
- * organization or the invitation's team is full.
+ * not its recipient, the recipient has not proven the address, its inviter left the
+ * organization, the user is already a member, or the organization or the invitation's team is
+ * full.
  */
 export type InvitationRefusal =
   | 'not-pending'
   | 'not-recipient'
+  | 'email-unverified'
   | 'inviter-left'
   | 'already-member'
   | 'membership-limit'
@@ -77,7 +85,7 @@ export async function applyInvitationAnswer(
 async function decideAnswer(
   em: EntityManager,
   invitationId: string,
-  { action, userId, membershipLimit, maximumMembersPerTeam }: InvitationAnswer,
+  { action, userId, emailProven, membershipLimit, maximumMembersPerTeam }: InvitationAnswer,
 ): Promise<InvitationAnswerResult> {
   const invitation = await em.findOne(
     Invitation,
@@ -96,10 +104,13 @@ async function decideAnswer(
       return { applied: true, invitation: invitationJson(invitation), member: memberJson(member) };
   }
   if (invitation.status !== 'pending') return refused('not-pending');
+  let invitee: User | null = null;
   if (action !== 'cancel') {
     if (invitation.expiresAt <= new Date()) return refused('not-pending');
-    const user = await em.findOne(User, { id: userId });
-    if (user?.email !== invitation.email) return refused('not-recipient');
+    invitee = await em.findOne(User, { id: userId });
+    if (!invitee || invitee.email !== invitation.email) return refused('not-recipient');
+    // Signing up with an address proves nothing: its owner answers (see invitation-routes.ts).
+    if (!invitee.emailVerified && !emailProven) return refused('email-unverified');
   }
   let member: Member | null = null;
   if (action === 'accept') {
@@ -128,6 +139,8 @@ async function decideAnswer(
     member = em.create(Member, { organization, user: userId, role: invitation.role });
     if (newTeamMember) em.create(TeamMember, { team: newTeamMember, user: userId });
   }
+  // The mailed link proved the address, as a verification link would.
+  if (invitee && emailProven) invitee.emailVerified = true;
   invitation.status = status;
   await em.flush();
   return {

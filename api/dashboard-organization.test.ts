@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { extractLinks, waitForMail } from '../activities/mail/testing.ts';
 import { dashboardBrowserSuite, ownerPage, screenshotsDir } from './browser-testing.ts';
 
 /** The organization section's pages in headless Chromium, against the real API. */
@@ -27,9 +28,13 @@ describe('dashboard organization (browser)', () => {
       .getSetCookie()
       .map((line) => line.split(';')[0])
       .join('; ');
+    // A new account proves it owns the invited address with the token of the mailed link.
+    const mail = await waitForMail({ to: email, subject: /invited to join/ });
+    const link = extractLinks(mail).find((found) => found.includes(invitationId)) ?? '';
+    const token = new URL(link).searchParams.get('token');
     const accepted = await call(
       '/api/auth/organization/accept-invitation',
-      { invitationId },
+      { invitationId, token },
       cookie,
     );
     assert.equal(accepted.status, 200, await accepted.text());

@@ -9,7 +9,7 @@ import { organizationMessages } from '../api/auth/organization/errors.ts';
 import { browserAuthClient } from '../api/auth/testing.ts';
 import { startApiServer } from '../api/server.ts';
 import { loadRuntimeConfig } from '../config/env.ts';
-import { Invitation, Member, Organization } from '../db/entities/index.ts';
+import { Invitation, Member, Organization, User } from '../db/entities/index.ts';
 import { connectTemporal } from '../temporal/client.ts';
 import { workersOnOwnQueue } from '../temporal/testing.ts';
 import { workflowIds } from './ids.ts';
@@ -39,12 +39,15 @@ function startApi(lifetimeSeconds: number, reminderSeconds: number): Promise<Api
   );
 }
 
+/** A signed-in user whose email is verified: an invitee must own the invited address. */
 async function signedInUser(api: Api) {
   const browser = browserAuthClient(api.url, new URL(api.config.api.publicUrl).origin);
   const email = `invitation-workflow-${uniqueTag()}@example.com`;
   const { data, error } = await browser.client.signUp.email({ email, password, name: 'Someone' });
   assert.equal(error, null);
-  return { ...browser, email, id: data?.user.id ?? '' };
+  const id = data?.user.id ?? '';
+  await api.orm.em.fork().nativeUpdate(User, { id }, { emailVerified: true });
+  return { ...browser, email, id };
 }
 type Someone = Awaited<ReturnType<typeof signedInUser>>;
 

@@ -16,6 +16,7 @@ import {
   memberMayDo,
 } from '../../../domain/organization-permissions.ts';
 import { splitRoles } from '../../../domain/permissions.ts';
+import { readSignedToken, signToken } from '../../../domain/signed-tokens.ts';
 import { taskQueues } from '../../../temporal/task-queues.ts';
 import { workflowIds } from '../../../workflows/ids.ts';
 import {
@@ -43,11 +44,16 @@ const inviteBody = z.object({
 });
 
 const invitationIdBody = z.object({ invitationId: z.string() });
+/**
+ * accept and reject: Better Auth's body, and the token of the mailed link (Tollgate's addition),
+ * which proves the invitee reads mail at the invited address.
+ */
+const answerInvitationBody = invitationIdBody.extend({ token: z.string().optional() });
 const getInvitationQuery = z.object({ id: z.string() });
 const listInvitationsQuery = z.object({ organizationId: z.string().optional() });
 const listUserInvitationsQuery = z.object({ email: z.string().optional() });
 
-const isEmail = (value: string) => z.email().safeParse(value).success;
+const isEmail = (value: string) => z.email().max(255).safeParse(value).success;
 
 /** Pending and not yet expired: the only invitations that can be answered. */
 const isOpen = (invitation: Invitation) =>
@@ -61,13 +67,23 @@ const refusalErrors: Record<InvitationRefusal, [number, OrganizationMessage]> = 
   'already-member': [400, 'USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION'],
   'membership-limit': [403, 'ORGANIZATION_MEMBERSHIP_LIMIT_REACHED'],
   'team-member-limit': [403, 'TEAM_MEMBER_LIMIT_REACHED'],
+  'email-unverified': [403, 'EMAIL_VERIFICATION_REQUIRED_BEFORE_ACCEPTING_OR_REJECTING_INVITATION'],
 };
+
+/** What the token in the invitation mail's link is signed for (domain/signed-tokens.ts). */
+const invitationLinkPurpose = 'invitation link';
 
 /**
  * Better Auth's organization plugin (1.3.34), invitations. Creating one starts its workflow
  * (`invitation:<id>`, workflows/invitation.ts), which mails, reminds and expires it; accept,
  * reject, cancel and resend are Temporal updates of that workflow, which applies them through
  * an activity and answers, so the row, the workflow and the answer cannot disagree.
+ *
+ * Only the owner of the invited address may answer: as Better Auth with
+ * `requireEmailVerificationOnInvitation` (always on here), the invitee's email must be verified,
+ * or the answer carries `token`, the signed token from the link in the invitation mail, which
+ * proves the address as a verification link would (and so also verifies it). Anyone can sign up
+ * with an address they do not read; neither proof is theirs to give.
  */
 export function invitationRoutes(dependencies: AppDependencies, settings: AuthSettings): Router {
   const { orm, temporal, config } = dependencies;
@@ -88,7 +104,9 @@ export function invitationRoutes(dependencies: AppDependencies, settings: AuthSe
           invitationId,
           expiresAt: expiresAt.toISOString(),
           remindBeforeSeconds: settings.invitations.reminderSeconds,
-          acceptUrl: `${publicUrl}/accept-invitation/${invitationId}`,
+          acceptUrl: `${publicUrl}/accept-invitation/${invitationId}?${new URLSearchParams({
+            token: signToken(settings.secret, invitationLinkPurpose, invitationId),
+          })}`,
         },
       ],
     });
@@ -105,10 +123,12 @@ export function invitationRoutes(dependencies: AppDependencies, settings: AuthSe
     invitationId: string,
     action: InvitationAction,
     signedIn: SignedIn,
+    emailProven = false,
   ): Promise<InvitationAnswerResult> {
     const request = {
       action,
       userId: signedIn.user.id,
+      emailProven,
       membershipLimit: settings.organizations.membershipLimit,
       maximumMembersPerTeam: settings.teams.maximumMembersPerTeam,
     };
@@ -170,6 +190,23 @@ export function invitationRoutes(dependencies: AppDependencies, settings: AuthSe
       throw organizationError(403, 'YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION');
     }
     return invitation;
+  }
+
+  /**
+   * The invitee must own the invited address: a verified email, or the mailed link's token.
+   * Answers whether the token proved it (the answer then verifies the email).
+   */
+  function requireProvenAddress(signedIn: SignedIn, invitation: Invitation, token?: string) {
+    const mailedLink =
+      token !== undefined &&
+      readSignedToken(settings.secret, invitationLinkPurpose, token) === invitation.id;
+    if (!mailedLink && !signedIn.user.emailVerified) {
+      throw organizationError(
+        403,
+        'EMAIL_VERIFICATION_REQUIRED_BEFORE_ACCEPTING_OR_REJECTING_INVITATION',
+      );
+    }
+    return mailedLink;
   }
 
   router.post('/organization/invite-member', async (ctx) => {
@@ -294,10 +331,11 @@ export function invitationRoutes(dependencies: AppDependencies, settings: AuthSe
   });
 
   router.post('/organization/accept-invitation', async (ctx) => {
-    const body = parseBody(ctx, invitationIdBody);
+    const body = parseBody(ctx, answerInvitationBody);
     const signedIn = await requireSignedIn(ctx, orm, settings);
     const invitation = await invitationFor(signedIn, body.invitationId, 'INVITATION_NOT_FOUND');
-    const result = await answer(invitation.id, 'accept', signedIn);
+    const emailProven = requireProvenAddress(signedIn, invitation, body.token);
+    const result = await answer(invitation.id, 'accept', signedIn, emailProven);
     if (!result.applied) throw refusal(result, 'INVITATION_NOT_FOUND');
     // The new member works in the organization (and team) they were invited to from now on.
     signedIn.session.activeOrganizationId = invitation.organization.id;
@@ -308,15 +346,18 @@ export function invitationRoutes(dependencies: AppDependencies, settings: AuthSe
   });
 
   router.post('/organization/reject-invitation', async (ctx) => {
-    const body = parseBody(ctx, invitationIdBody);
+    const body = parseBody(ctx, answerInvitationBody);
     const signedIn = await requireSignedIn(ctx, orm, settings);
     const invitation = await invitationFor(
       signedIn,
       body.invitationId,
       'INVITATION_NOT_FOUND_EXCLAIMED',
     );
-    const result = await answer(invitation.id, 'reject', signedIn);
+    const emailProven = requireProvenAddress(signedIn, invitation, body.token);
+    const result = await answer(invitation.id, 'reject', signedIn, emailProven);
     if (!result.applied) throw refusal(result, 'INVITATION_NOT_FOUND_EXCLAIMED');
+    // The email just became verified: a cached copy of the user would say otherwise.
+    if (emailProven) dropCookieCache(ctx, settings);
     ctx.body = { invitation: result.invitation, member: null };
   });
 

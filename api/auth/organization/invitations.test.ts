@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from '@temporalio/client';
 import { extractLinks, waitForMail } from '../../../activities/mail/testing.ts';
 import { loadRuntimeConfig } from '../../../config/env.ts';
-import { Invitation, Member, Session, Team, TeamMember } from '../../../db/entities/index.ts';
+import { Invitation, Member, Session, Team, TeamMember, User } from '../../../db/entities/index.ts';
 import { connectTemporal } from '../../../temporal/client.ts';
 import { workflowIds } from '../../../workflows/ids.ts';
 import { startApiServer } from '../../server.ts';
@@ -45,12 +46,18 @@ function startApi(auth: Partial<RuntimeAuth> = {}): Promise<Api> {
 function fixtures(api: Api) {
   const origin = new URL(api.config.api.publicUrl).origin;
 
-  async function signedInUser(name = 'Someone') {
+  /**
+   * A browser signed up as a new user, with a verified email (as if they had followed the
+   * verification mail) unless `verified` is false: someone who merely typed the address.
+   */
+  async function signedInUser(name = 'Someone', { verified = true } = {}) {
     const browser = browserAuthClient(api.url, origin);
     const email = `invitations-${uniqueTag()}@example.com`;
     const { data, error } = await browser.client.signUp.email({ email, password, name });
     assert.equal(error, null);
-    return { ...browser, email, id: data?.user.id ?? '' };
+    const id = data?.user.id ?? '';
+    if (verified) await api.orm.em.fork().nativeUpdate(User, { id }, { emailVerified: true });
+    return { ...browser, email, id };
   }
   type Someone = Awaited<ReturnType<typeof signedInUser>>;
 
@@ -85,13 +92,34 @@ function fixtures(api: Api) {
     return data?.id ?? '';
   }
 
+  /** The proof token in the link of the invitation mail `invitee` got for `invitationId`. */
+  async function mailedToken(invitee: Someone, invitationId: string) {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const mail = await waitForMail({ to: invitee.email, subject: /invited to join/ });
+      const link = extractLinks(mail).find((found) => found.includes(invitationId));
+      const token = link && new URL(link).searchParams.get('token');
+      if (token) return token;
+      if (Date.now() > deadline) throw new Error(`No invitation mail for ${invitationId}`);
+      await sleep(100);
+    }
+  }
+
   const storedInvitation = (id: string) =>
     api.orm.em.fork().findOneOrFail(Invitation, { id }, { populate: ['team'] });
 
   const storedSession = (someone: Someone) =>
     api.orm.em.fork().findOneOrFail(Session, { user: someone.id });
 
-  return { origin, signedInUser, organization, invite, storedInvitation, storedSession };
+  return {
+    origin,
+    signedInUser,
+    organization,
+    invite,
+    mailedToken,
+    storedInvitation,
+    storedSession,
+  };
 }
 
 describe('invitations through the Better Auth organization client', () => {
@@ -146,9 +174,14 @@ describe('invitations through the Better Auth organization client', () => {
     const mail = await waitForMail({ to: invitee.email, subject: /invited to join/ });
     assert.ok(mail.subject.includes(organization.name));
     assert.ok(mail.text.includes(owner.email), 'names the inviter');
-    assert.deepEqual(extractLinks(mail), [
+    const [link, ...otherLinks] = extractLinks(mail);
+    assert.deepEqual(otherLinks, []);
+    const acceptUrl = new URL(link ?? '');
+    assert.equal(
+      `${acceptUrl.origin}${acceptUrl.pathname}`,
       `${api.config.api.publicUrl}/accept-invitation/${invitationId}`,
-    ]);
+    );
+    assert.ok(acceptUrl.searchParams.get('token'), 'the link carries the proof of the address');
 
     const shown = await invitee.client.organization.getInvitation({ query: { id: invitationId } });
     assert.equal(shown.error, null);
@@ -294,6 +327,64 @@ describe('invitations through the Better Auth organization client', () => {
       400,
       'USER_EMAIL_CANNOT_BE_PASSED_FOR_CLIENT_SIDE_API_CALLS',
     );
+  });
+
+  it('an account that merely signed up with the invited address can neither accept nor reject', async () => {
+    // The attack: an admin invites an address; someone who cannot read its mail signs up with
+    // it (nothing checks the address at sign-up) and answers the invitation.
+    const impostor = await f.signedInUser('Impostor', { verified: false });
+    const invitationId = await f.invite(owner, organization.id, impostor, 'admin');
+    // A real token, but of an invitation the impostor got at an address they do read.
+    const ownAddress = await f.signedInUser('Impostor elsewhere');
+    const otherInvitationId = await f.invite(owner, organization.id, ownAddress);
+    const otherToken = await f.mailedToken(ownAddress, otherInvitationId);
+
+    for (const token of [undefined, otherToken, 'forged.token', '']) {
+      const body = { invitationId, token } as { invitationId: string };
+      const refusals = [
+        await impostor.client.organization.acceptInvitation(body),
+        await impostor.client.organization.rejectInvitation(body),
+      ];
+      for (const refused of refusals) {
+        assertRefused(
+          refused,
+          403,
+          'EMAIL_VERIFICATION_REQUIRED_BEFORE_ACCEPTING_OR_REJECTING_INVITATION',
+        );
+      }
+    }
+    const em = api.orm.em.fork();
+    assert.equal(await em.count(Member, { organization: organization.id, user: impostor.id }), 0);
+    assert.equal((await f.storedInvitation(invitationId)).status, 'pending');
+    assert.equal((await em.findOneOrFail(User, { id: impostor.id })).emailVerified, false);
+    assert.equal((await f.storedSession(impostor)).activeOrganizationId, null);
+  });
+
+  it("the mailed link's token proves the address: accepting with it verifies the email", async () => {
+    const invitee = await f.signedInUser('Newcomer', { verified: false });
+    const invitationId = await f.invite(owner, organization.id, invitee, 'admin');
+    const token = await f.mailedToken(invitee, invitationId);
+    const accepted = await invitee.client.organization.acceptInvitation({
+      invitationId,
+      token,
+    } as { invitationId: string });
+    assert.equal(accepted.error, null, JSON.stringify(accepted.error));
+    assert.equal(accepted.data?.member.role, 'admin');
+    const { data: session } = await invitee.client.getSession({
+      query: { disableCookieCache: true },
+    });
+    assert.equal(session?.user.emailVerified, true);
+    assert.equal(await workflowResult(invitationId), 'accepted');
+
+    // Rejecting proves it the same way.
+    const another = await f.signedInUser('Declines', { verified: false });
+    const declined = await f.invite(owner, organization.id, another);
+    const rejected = await another.client.organization.rejectInvitation({
+      invitationId: declined,
+      token: await f.mailedToken(another, declined),
+    } as { invitationId: string });
+    assert.equal(rejected.data?.invitation?.status, 'rejected');
+    assert.equal(await workflowResult(declined), 'rejected');
   });
 
   it('an invitation whose inviter left the organization cannot be seen or accepted', async () => {
