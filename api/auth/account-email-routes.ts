@@ -5,6 +5,7 @@ import type { User } from '../../db/entities/index.ts';
 import type { AppDependencies } from '../dependencies.ts';
 import { parseBody, parseQuery } from '../validation.ts';
 import { checkCallbackURL, redirect, withError } from './account-redirects.ts';
+import { afterAnswering } from './after-answer.ts';
 import { authMails, emailVerificationSubject } from './auth-mail.ts';
 import { type AuthMessage, authError } from './errors.ts';
 import { reissueSessionCookies, requireSignedIn, signedInOrNull } from './session-context.ts';
@@ -23,7 +24,7 @@ const verifyEmailQuery = z.object({
 });
 
 const changeEmailBody = z.object({
-  newEmail: z.email(),
+  newEmail: z.email().max(255),
   callbackURL: z.string().optional(),
 });
 
@@ -62,9 +63,12 @@ export function accountEmailRoutes(dependencies: AppDependencies, settings: Auth
     const email = body.email.toLowerCase();
     const signedIn = await signedInOrNull(ctx, orm, settings);
     if (!signedIn) {
-      // The same answer whether or not the address has an account, verified or not.
-      const user = await findUserByEmail(orm.em, email);
-      if (user && !user.emailVerified) await mails.verifyEmail(user, body.callbackURL);
+      // The same answer, as soon, whether or not the address has an account, verified or not:
+      // the account is looked up and mailed only once answered.
+      afterAnswering(ctx, dependencies, 'verification mail', async () => {
+        const user = await findUserByEmail(orm.em, email);
+        if (user && !user.emailVerified) await mails.verifyEmail(user, body.callbackURL);
+      });
       ctx.body = { status: true };
       return;
     }

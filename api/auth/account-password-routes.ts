@@ -5,6 +5,7 @@ import { hashPassword, verifyPassword } from '../../domain/passwords.ts';
 import type { AppDependencies } from '../dependencies.ts';
 import { parseBody, parseQuery } from '../validation.ts';
 import { checkCallbackURL, redirect } from './account-redirects.ts';
+import { afterAnswering } from './after-answer.ts';
 import { authBaseUrl, authMails } from './auth-mail.ts';
 import { setSessionCookies } from './cookies.ts';
 import { authError } from './errors.ts';
@@ -34,10 +35,18 @@ const changePasswordBody = z.object({
   revokeOtherSessions: z.boolean().optional(),
 });
 
-/** One answer whether or not the address has an account, so these routes reveal none. */
-const resetRequested = {
-  status: true,
-  message: 'If this email exists in our system, check your email for the reset link',
+/**
+ * Better Auth's two names for asking a reset link, each with its answer to a known address:
+ * request-password-reset says it with a message, forget-password (the older name) without.
+ * Better Auth's forget-password adds the message for an unknown address, which tells the two
+ * apart; here each route answers every address alike, so neither reveals an account.
+ */
+const resetRequestAnswers = {
+  '/request-password-reset': {
+    status: true,
+    message: 'If this email exists in our system, check your email for the reset link',
+  },
+  '/forget-password': { status: true },
 };
 
 /** Forgotten passwords (a mailed reset link) and changing a known one. */
@@ -50,14 +59,15 @@ export function accountPasswordRoutes(
   const baseUrl = authBaseUrl(dependencies.config.api.publicUrl);
   const router = new Router();
 
-  // Better Auth's two names for asking a reset link. Its /forget-password answers known
-  // addresses without the message, which tells them apart; here both always answer alike.
-  for (const path of ['/request-password-reset', '/forget-password']) {
+  for (const [path, answer] of Object.entries(resetRequestAnswers)) {
     router.post(path, async (ctx) => {
       const body = parseBody(ctx, requestResetBody);
-      const user = await findUserByEmail(orm.em, body.email);
-      if (user) await mails.resetPassword(user, body.redirectTo);
-      ctx.body = resetRequested;
+      // Looked up and mailed only once answered: a known address answers as fast as any.
+      afterAnswering(ctx, dependencies, 'password reset mail', async () => {
+        const user = await findUserByEmail(orm.em, body.email);
+        if (user) await mails.resetPassword(user, body.redirectTo);
+      });
+      ctx.body = answer;
     });
   }
 
@@ -89,6 +99,9 @@ export function accountPasswordRoutes(
       if (!user) throw authError(400, 'INVALID_TOKEN');
       // An account made through a social provider gets its first password this way.
       await storePassword(em, user, passwordHash);
+      // Better Auth's revokeSessionsOnPasswordReset, always on: whoever knew the old password
+      // (or held a session opened with it) is signed out with the same change.
+      await em.nativeDelete(Session, { user });
     });
     ctx.body = { status: true };
   });

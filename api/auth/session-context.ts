@@ -5,7 +5,7 @@ import { verifyApiKey } from './api-keys.ts';
 import { writeCookieCache } from './cookie-cache.ts';
 import { cookieNames, readCookie, setSessionCookies, verifySignedCookie } from './cookies.ts';
 import { authError, EmptyAnswer } from './errors.ts';
-import { findActiveSession, isBanned, sessionJson, userJson } from './sessions.ts';
+import { findActiveSession, isBanned, isFreshSession, sessionJson, userJson } from './sessions.ts';
 import type { AuthSettings } from './settings.ts';
 
 /** The signed-in caller of an /api/auth route. */
@@ -102,18 +102,14 @@ export async function requireSignedIn(
   return signedIn;
 }
 
-/** For sensitive calls: the session must have been created or refreshed within `freshAge`. */
+/** For sensitive calls: the session must have been signed in within `freshAge` (isFreshSession). */
 export async function requireFreshSession(
   ctx: Context,
   orm: Orm,
   settings: AuthSettings,
 ): Promise<SignedIn> {
   const signedIn = await requireSignedIn(ctx, orm, settings);
-  const { freshAgeSeconds } = settings.session;
-  const lastActive = (signedIn.session.updatedAt ?? signedIn.session.createdAt).getTime();
-  if (freshAgeSeconds > 0 && Date.now() - lastActive >= freshAgeSeconds * 1000) {
-    throw authError(403, 'SESSION_IS_NOT_FRESH');
-  }
+  if (!isFreshSession(signedIn.session, settings)) throw authError(403, 'SESSION_IS_NOT_FRESH');
   return signedIn;
 }
 

@@ -247,6 +247,20 @@ export async function readSessionView(
   return { session, user, refreshed: verdict.extendTo !== null };
 }
 
+/**
+ * Fresh enough for sensitive calls: signed in (the session created) less than `freshAge` ago.
+ * Better Auth counts from the session's last update, which every refresh renews, so a session
+ * kept in use stays fresh forever; here only signing in again makes it fresh.
+ */
+export function isFreshSession(
+  session: Pick<SessionFields, 'createdAt'>,
+  settings: AuthSettings,
+  now = Date.now(),
+): boolean {
+  const { freshAgeSeconds } = settings.session;
+  return freshAgeSeconds === 0 || now - session.createdAt.getTime() < freshAgeSeconds * 1000;
+}
+
 /** Banned now: banned, and either for good or until a time still ahead. */
 export function isBanned(
   user: Pick<UserFields, 'banned' | 'banExpires'>,

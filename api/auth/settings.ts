@@ -40,7 +40,7 @@ export interface AuthSettings extends CookieSettings {
     expiresInSeconds: number;
     /** A session older than this since its last refresh is extended on use. */
     updateAgeSeconds: number;
-    /** Sensitive calls need a session refreshed more recently than this. */
+    /** Sensitive calls need a session signed in more recently than this (isFreshSession). */
     freshAgeSeconds: number;
     /** Lifetime of a session signed in with rememberMe false. */
     shortLivedSeconds: number;

@@ -219,10 +219,16 @@ describe('social sign-in through the Better Auth client', () => {
     assert.ok(!stored.includes(accessToken) && !stored.includes(idToken));
   });
 
-  it('links to an existing email user when the provider verified the email', async () => {
+  it('links to an existing email user when the provider verified the email, and ends what the unproven user held', async () => {
+    // The attack (account pre-hijacking): someone signs up with the victim's address and a
+    // password of theirs, stays signed in, keeps an API key, and waits for the victim to sign in
+    // through a provider that proves the address.
     const email = uniqueEmail();
-    const signUp = await browser().client.signUp.email({ email, password, name: 'Grace' });
+    const attacker = browser();
+    const signUp = await attacker.client.signUp.email({ email, password, name: 'Grace' });
     assert.equal(signUp.data?.user.emailVerified, false);
+    const apiKey = await attacker.client.apiKey.create({ name: 'kept' });
+    assert.ok(apiKey.data?.key);
     const account = await providerAccount('github', { email: email.toUpperCase() });
 
     const { visitor, landing } = await signInWith('github', account);
@@ -231,7 +237,38 @@ describe('social sign-in through the Better Auth client', () => {
     assert.equal(user.id, signUp.data?.user.id);
     assert.equal(user.emailVerified, true, 'the provider vouched for the email');
     const { data: accounts } = await visitor.client.listAccounts();
+    assert.deepEqual(
+      accounts?.map((entry) => entry.providerId),
+      ['github'],
+    );
+
+    // Nothing of the attacker's works any more: not the session, the password or the key.
+    assert.equal((await attacker.client.getSession()).data, null);
+    const again = await browser().client.signIn.email({ email, password });
+    assert.equal(again.error?.code, 'INVALID_EMAIL_OR_PASSWORD');
+    const withKey = await browser().client.getSession({
+      fetchOptions: { headers: { 'x-api-key': apiKey.data.key } },
+    });
+    assert.equal(withKey.error?.status, 401);
+    assert.equal(withKey.error?.code, 'INVALID_API_KEY');
+    const sessions = await api.orm.em.fork().count(Session, { user: user.id });
+    assert.equal(sessions, 1, "only the provider sign-in's session");
+  });
+
+  it('keeps the password and sessions of a user who had proven the address', async () => {
+    const email = uniqueEmail();
+    const owner = browser();
+    const signUp = await owner.client.signUp.email({ email, password, name: 'Grace' });
+    await api.orm.em
+      .fork()
+      .nativeUpdate(User, { id: signUp.data?.user.id }, { emailVerified: true });
+    const account = await providerAccount('github', { email });
+    const { visitor } = await signInWith('github', account);
+    assert.equal((await sessionUser(visitor)).id, signUp.data?.user.id);
+    assert.equal((await owner.client.getSession()).data?.user.id, signUp.data?.user.id);
+    const { data: accounts } = await visitor.client.listAccounts();
     assert.deepEqual(accounts?.map((entry) => entry.providerId).sort(), ['credential', 'github']);
+    assert.equal((await browser().client.signIn.email({ email, password })).error, null);
   });
 
   it('does not link by email when the provider has not verified it', async () => {
@@ -654,15 +691,12 @@ describe('social sign-in through the Better Auth client', () => {
         assert.equal(error?.code, 'ACCOUNT_NOT_FOUND');
       }
 
-      // Last refreshed two days ago, yet not due for a refresh: not fresh.
+      // Signed in two days ago and kept alive by use since (refreshed just now): not fresh.
       const em = api.orm.em.fork();
       await em.nativeUpdate(
         Session,
         { user: user.id },
-        {
-          updatedAt: new Date(Date.now() - 2 * 86_400_000),
-          expiresAt: new Date(Date.now() + 6.5 * 86_400_000),
-        },
+        { createdAt: new Date(Date.now() - 2 * 86_400_000), updatedAt: new Date() },
       );
       const stale = await visitor.client.unlinkAccount({ providerId: 'discord' });
       assert.equal(stale.error?.status, 403);

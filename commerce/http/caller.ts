@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
 import { cookieNames, readCookie, verifySignedCookie } from '../../api/auth/cookies.ts';
 import { isTrustedOrigin } from '../../api/auth/origins.ts';
-import { findActiveSession } from '../../api/auth/sessions.ts';
+import { findActiveSession, isFreshSession } from '../../api/auth/sessions.ts';
 import { type AuthSettings, authSettings } from '../../api/auth/settings.ts';
 import type { AppDependencies } from '../../api/dependencies.ts';
 import { ApiError } from '../../api/errors.ts';
@@ -24,7 +24,7 @@ export type CommerceCaller =
       userId: string;
       role: string;
       scopes: Set<string>;
-      /** Signed in (or refreshed) within the fresh age: required for managing credentials. */
+      /** Signed in within the fresh age: required for managing credentials. */
       freshSession: boolean;
     };
 
@@ -178,8 +178,6 @@ async function sessionCaller(
   );
   if (!member) return anonymous;
   const writer = splitRoles(member.role).some((role) => role === 'owner' || role === 'admin');
-  const lastActive = (active.session.updatedAt ?? active.session.createdAt).getTime();
-  const { freshAgeSeconds } = settings.session;
   return {
     caller: {
       kind: 'member',
@@ -187,7 +185,7 @@ async function sessionCaller(
       userId: active.user.id,
       role: member.role,
       scopes: new Set(writer ? allScopes : allScopes.filter((s) => s.endsWith(':read'))),
-      freshSession: freshAgeSeconds === 0 || Date.now() - lastActive < freshAgeSeconds * 1000,
+      freshSession: isFreshSession(active.session, settings),
     },
     invalidToken: false,
   };

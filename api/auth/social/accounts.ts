@@ -1,5 +1,6 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
-import { Account, User } from '../../../db/entities/index.ts';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Account, ApiKey, Session, User } from '../../../db/entities/index.ts';
 import type { Orm } from '../../../db/orm.ts';
 import { createSession, isBanned, type NewSession } from '../sessions.ts';
 import type { AuthSettings } from '../settings.ts';
@@ -101,6 +102,9 @@ export async function signInWithProviderAccount(
           return { refusal: 'account not linked' };
         }
         failure = 'unable to link account';
+        if (profile.emailVerified && !existing.emailVerified) {
+          await dropUnprovenAccess(em, existing);
+        }
         em.create(Account, { user: existing, providerId, accountId, ...tokenColumns });
         return startSession(existing, false);
       }
@@ -119,6 +123,20 @@ export async function signInWithProviderAccount(
     if (error instanceof UniqueConstraintViolationException) return { refusal: failure };
     throw error;
   }
+}
+
+/**
+ * The provider has just proven the address of a user whose address nobody had proven: whoever
+ * made that user may not own the address (account pre-hijacking: an attacker signs up with the
+ * victim's email and a password of theirs and waits for the victim to sign in through a
+ * provider). Everything the unproven user held stops working: the password, the other provider
+ * accounts, the sessions and the API keys; the address's owner goes on with this provider and
+ * can set a password through a reset. A deviation from Better Auth, which keeps them all.
+ */
+async function dropUnprovenAccess(em: EntityManager, user: User): Promise<void> {
+  await em.nativeDelete(Account, { user });
+  await em.nativeDelete(Session, { user });
+  await em.nativeDelete(ApiKey, { user });
 }
 
 /** Better Auth's callback errors for a link that may not happen. */
