@@ -18,6 +18,7 @@ import {
   signedInUserJson,
 } from './sessions.ts';
 import type { AuthSettings } from './settings.ts';
+import { signInThrottle } from './sign-in-throttle.ts';
 import { checkPasswordLength, createUser, storePassword } from './users.ts';
 
 const isEmail = (value: unknown): value is string => z.email().safeParse(value).success;
@@ -50,6 +51,7 @@ const requestOrigin = (ctx: Context) => ({
 export function emailPasswordRoutes(dependencies: AppDependencies, settings: AuthSettings): Router {
   const { orm } = dependencies;
   const mails = authMails(dependencies);
+  const throttle = signInThrottle(dependencies, settings.signInThrottle);
   const router = new Router();
 
   router.post('/sign-up/email', async (ctx) => {
@@ -94,6 +96,8 @@ export function emailPasswordRoutes(dependencies: AppDependencies, settings: Aut
   router.post('/sign-in/email', async (ctx) => {
     const body = parseBody(ctx, signInBody);
     if (!isEmail(body.email)) throw authError(400, 'INVALID_EMAIL');
+    const attempt = await throttle.admit(ctx, body.email);
+    if (!attempt) return;
     const user = await findUserByEmail(orm.em, body.email);
     const credential = user
       ? await orm.em.findOne(Account, { user, providerId: 'credential' })
@@ -104,8 +108,10 @@ export function emailPasswordRoutes(dependencies: AppDependencies, settings: Aut
     );
     // One answer for an unknown email, an account without a password and a wrong password.
     if (!user || !credential?.password || !passwordMatches) {
+      await attempt.failed();
       throw authError(401, 'INVALID_EMAIL_OR_PASSWORD');
     }
+    await attempt.succeeded();
     if (settings.requireEmailVerification && !user.emailVerified) {
       // The first link may be lost or expired: each refused sign-in mails a fresh one.
       await mails.verifyEmail(user, body.callbackURL);

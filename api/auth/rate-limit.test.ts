@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { request } from 'node:http';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ConfigurationError, loadConfig, loadRuntimeConfig } from '../../config/env.ts';
@@ -13,6 +14,7 @@ import {
   tooManyRequestsMessage,
 } from './rate-limit.ts';
 import { authSettings } from './settings.ts';
+import { signInDelayMs, signInThrottleSettings } from './sign-in-throttle.ts';
 import { browserAuthClient } from './testing.ts';
 
 type Api = Awaited<ReturnType<typeof startApiServer>>;
@@ -30,6 +32,40 @@ const postJson = (api: Api, path: string, body: unknown) =>
 const signIn = (api: Api, email: string, attempt = password) =>
   postJson(api, '/sign-in/email', { email, password: attempt });
 
+/**
+ * A sign-in sent from `source`, another loopback address (every one of 127.0.0.0/8 reaches
+ * the server on 127.0.0.1): to the API, a client at another IP.
+ */
+function signInFrom(api: Api, source: string, email: string, attempt = password) {
+  const body = JSON.stringify({ email, password: attempt });
+  const url = new URL(`${api.url}/api/auth/sign-in/email`);
+  return new Promise<{ status: number; sessionToken: string | undefined }>((resolve, reject) => {
+    const sent = request(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
+        localAddress: source,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
+      (response) => {
+        let text = '';
+        response.on('data', (chunk: Buffer) => {
+          text += chunk.toString();
+        });
+        response.on('end', () => {
+          const answer =
+            response.statusCode === 200 ? (JSON.parse(text) as { token: string }) : null;
+          resolve({ status: response.statusCode ?? 0, sessionToken: answer?.token });
+        });
+      },
+    );
+    sent.on('error', reject);
+    sent.end(body);
+  });
+}
+
 describe('rate limits of /api/auth', () => {
   /** The test run's API: the test stack turns the limiter off (TOLLGATE_AUTH_RATE_LIMIT=off). */
   let open: Api;
@@ -40,8 +76,10 @@ describe('rate limits of /api/auth', () => {
     const config = loadRuntimeConfig();
     return { ...config, auth: { ...config.auth, rateLimit: { enabled: true, scale: 0.2 } } };
   };
-  const { rules } = authSettings(limitedConfig()).rateLimit;
-  const signInPerAccount = rules.signIn.perAccount.max;
+  const { rateLimit, signInThrottle } = authSettings(limitedConfig());
+  const { rules } = rateLimit;
+  /** Failed sign-ins one address may make against one account. */
+  const failuresAllowed = signInThrottle.perAccountAndIp.max;
   const signInPerIp = rules.signIn.perIp.max;
   const listen = { host: '127.0.0.1', port: 0 };
 
@@ -66,18 +104,20 @@ describe('rate limits of /api/auth', () => {
       startApiServer(limitedConfig(), listen),
     ]);
     // What the tests below rely on: an account's limit is reached before its address's.
-    assert.ok(signInPerAccount >= 2 && signInPerAccount + 3 <= signInPerIp);
+    assert.ok(failuresAllowed >= 2 && failuresAllowed + 3 <= signInPerIp);
   });
   after(() => Promise.all([open, limited, twin].map((api) => api.close())));
   // Every request here comes from 127.0.0.1: each test starts with no counters.
   beforeEach(() => counters().execute('delete from rate_limits', [], 'run'));
 
-  it('answers the sign-in after the allowed ones with 429, Retry-After and X-Retry-After', async () => {
+  it('refuses an address its sign-ins to an account after the allowed failures, with 429, Retry-After and X-Retry-After', async () => {
     const email = await newAccount();
-    // Failed attempts count as much as successful ones.
-    assert.equal((await signIn(limited, email, 'wrong password')).status, 401);
-    for (let attempt = 2; attempt <= signInPerAccount; attempt++) {
-      assert.equal((await signIn(limited, email)).status, 200, `attempt ${attempt}`);
+    // Successful sign-ins do not count; failures do.
+    for (let attempt = 1; attempt <= 2; attempt++) {
+      assert.equal((await signIn(limited, email)).status, 200, `sign-in ${attempt}`);
+    }
+    for (let attempt = 1; attempt <= failuresAllowed; attempt++) {
+      assert.equal((await signIn(limited, email, 'wrong password')).status, 401);
     }
 
     const blocked = await signIn(limited, email);
@@ -86,15 +126,51 @@ describe('rate limits of /api/auth', () => {
     const retryAfter = Number(blocked.headers.get('retry-after'));
     assert.equal(blocked.headers.get('x-retry-after'), String(retryAfter));
     assert.ok(Number.isInteger(retryAfter), `Retry-After ${retryAfter}`);
-    assert.ok(retryAfter >= 1 && retryAfter <= rules.signIn.perAccount.windowSeconds);
-    // The account's window is 15 minutes: a minute's wait would not be enough.
+    assert.ok(retryAfter >= 1 && retryAfter <= signInThrottle.perAccountAndIp.windowSeconds);
+    // The failures' window is 15 minutes: a minute's wait would not be enough.
     assert.ok(retryAfter > rules.signIn.perIp.windowSeconds);
+  });
+
+  it("a stranger's wrong passwords do not lock the owner out, and the stranger gets no more guesses", async () => {
+    const email = await newAccount();
+    // The attack: guesses from several addresses, each until it is refused.
+    const strangers = ['127.0.0.2', '127.0.0.3', '127.0.0.4'];
+    for (const stranger of strangers) {
+      for (let attempt = 1; attempt <= failuresAllowed; attempt++) {
+        const guess = await signInFrom(limited, stranger, email, `guess ${attempt}`);
+        assert.equal(guess.status, 401);
+      }
+      assert.equal((await signInFrom(limited, stranger, email, 'one more guess')).status, 429);
+    }
+    const failures = strangers.length * failuresAllowed;
+    // Past the free failures, the account is slowed down: never refused.
+    assert.ok(signInDelayMs(failures, signInThrottle.perAccount) > 0);
+
+    const owner = await signInFrom(limited, '127.0.0.5', email);
+    assert.equal(owner.status, 200);
+    assert.ok(owner.sessionToken);
+    assert.equal((await signIn(limited, email)).status, 200, 'from the usual address too');
+
+    // A stranger's address stays shut for this account, even with the right password.
+    const right = await signInFrom(limited, strangers[0] ?? '', email);
+    assert.equal(right.status, 429);
+    assert.equal(right.sessionToken, undefined);
+  });
+
+  it('forgets the failures of an address once it signs in with the right password', async () => {
+    const email = await newAccount();
+    for (let round = 1; round <= 2; round++) {
+      for (let attempt = 1; attempt < failuresAllowed; attempt++) {
+        assert.equal((await signIn(limited, email, 'typo')).status, 401, `round ${round}`);
+      }
+      assert.equal((await signIn(limited, email)).status, 200, `round ${round}`);
+    }
   });
 
   it('is surfaced by the Better Auth client as error.status 429', async () => {
     const email = await newAccount();
     const { client } = browserAuthClient(limited.url);
-    for (let attempt = 1; attempt <= signInPerAccount; attempt++) {
+    for (let attempt = 1; attempt <= failuresAllowed; attempt++) {
       const { error } = await client.signIn.email({ email, password: 'wrong password' });
       assert.equal(error?.status, 401);
     }
@@ -107,8 +183,9 @@ describe('rate limits of /api/auth', () => {
 
   it('counts an email in any letter case, and any spelling of the path, as one', async () => {
     const email = await newAccount();
-    for (let attempt = 1; attempt <= signInPerAccount; attempt++) {
-      assert.equal((await signIn(limited, email)).status, 200);
+    for (let attempt = 1; attempt <= failuresAllowed; attempt++) {
+      const spelling = attempt % 2 ? email : email.toUpperCase();
+      assert.equal((await signIn(limited, spelling, 'wrong password')).status, 401);
     }
     assert.equal((await signIn(limited, email.toUpperCase())).status, 429);
     for (const path of ['/SIGN-IN/EMAIL', '/sign-in/email/']) {
@@ -119,19 +196,20 @@ describe('rate limits of /api/auth', () => {
 
   it('lets other accounts from the same IP sign in until the per-IP limit', async () => {
     const [first, ...others] = await Promise.all(
-      Array.from({ length: signInPerIp - signInPerAccount + 1 }, newAccount),
+      Array.from({ length: signInPerIp - failuresAllowed }, newAccount),
     );
     assert.ok(first);
-    for (let attempt = 1; attempt <= signInPerAccount; attempt++) {
-      assert.equal((await signIn(limited, first)).status, 200);
+    for (let attempt = 1; attempt <= failuresAllowed; attempt++) {
+      assert.equal((await signIn(limited, first, 'wrong password')).status, 401);
     }
     assert.equal((await signIn(limited, first)).status, 429);
-    // The blocked request counted against the address too: one fewer remains.
+    // Every sign-in, the refused one too, counted against the address.
     const lastOther = others.pop();
     assert.ok(lastOther);
     for (const email of others) {
       assert.equal((await signIn(limited, email)).status, 200, email);
     }
+    assert.equal((await signIn(limited, lastOther)).status, 200);
 
     const blocked = await signIn(limited, lastOther);
     assert.equal(blocked.status, 429);
@@ -141,44 +219,44 @@ describe('rate limits of /api/auth', () => {
 
   it('starts a new window once the window is over', async () => {
     const email = await newAccount();
-    for (let attempt = 1; attempt <= signInPerAccount; attempt++) {
-      assert.equal((await signIn(limited, email)).status, 200);
+    for (let attempt = 1; attempt <= failuresAllowed; attempt++) {
+      assert.equal((await signIn(limited, email, 'wrong password')).status, 401);
     }
     assert.equal((await signIn(limited, email)).status, 429);
 
     // Fifteen minutes later, as far as the counters can tell.
     await counters().execute(
       'update rate_limits set window_started_at = window_started_at - make_interval(secs => ?)',
-      [rules.signIn.perAccount.windowSeconds],
+      [signInThrottle.perAccountAndIp.windowSeconds],
       'run',
     );
-    for (let attempt = 1; attempt <= signInPerAccount; attempt++) {
-      assert.equal((await signIn(limited, email)).status, 200, `attempt ${attempt} in new window`);
+    for (let attempt = 1; attempt <= failuresAllowed; attempt++) {
+      const status = (await signIn(limited, email, 'wrong password')).status;
+      assert.equal(status, 401, `attempt ${attempt} in new window`);
     }
     assert.equal((await signIn(limited, email)).status, 429);
   });
 
   it('shares the counters between API servers on one database', async () => {
     const email = await newAccount();
-    for (let attempt = 1; attempt <= signInPerAccount; attempt++) {
+    for (let attempt = 1; attempt <= failuresAllowed; attempt++) {
       const api = attempt % 2 ? limited : twin;
-      assert.equal((await signIn(api, email)).status, 200, `attempt ${attempt}`);
+      assert.equal((await signIn(api, email, 'wrong password')).status, 401, `attempt ${attempt}`);
     }
     assert.equal((await signIn(limited, email)).status, 429);
     assert.equal((await signIn(twin, email)).status, 429);
   });
 
-  it('blocks before the route runs: the right password gets no session', async () => {
+  it('refuses before the password is checked: the right password gets no session', async () => {
     const email = await newAccount();
     const em = open.orm.em.fork();
     const user = await em.findOneOrFail(User, { email });
     const sessionsBefore = await em.count(Session, { user });
-    for (let attempt = 1; attempt <= signInPerAccount; attempt++) {
-      assert.equal((await signIn(limited, email)).status, 200, `attempt ${attempt}`);
+    for (let attempt = 1; attempt <= failuresAllowed; attempt++) {
+      assert.equal((await signIn(limited, email, 'wrong password')).status, 401);
     }
     assert.equal((await signIn(limited, email)).status, 429);
-    // Each allowed sign-in made a session; the blocked one, with the same password, did not.
-    assert.equal(await em.count(Session, { user }), sessionsBefore + signInPerAccount);
+    assert.equal(await em.count(Session, { user }), sessionsBefore);
   });
 
   it('limits sign-up per email and per IP, before anything is written', async () => {
@@ -233,9 +311,10 @@ describe('rate limits of /api/auth', () => {
 
   it('counts nothing when turned off', async () => {
     const email = await newAccount();
-    for (let attempt = 1; attempt <= signInPerAccount + 1; attempt++) {
-      assert.equal((await signIn(open, email)).status, 200);
+    for (let attempt = 1; attempt <= failuresAllowed + 1; attempt++) {
+      assert.equal((await signIn(open, email, 'wrong password')).status, 401);
     }
+    assert.equal((await signIn(open, email)).status, 200);
     const [row] = await counters().execute<{ count: string }[]>('select count(*) from rate_limits');
     assert.equal(Number(row?.count), 0);
   });
@@ -294,12 +373,8 @@ describe('rate limit rules', () => {
     }
   });
 
-  it('counts sign-ins per account by email and account changes per session', () => {
-    assert.deepEqual(production.signIn.perAccount, {
-      account: 'email',
-      max: 10,
-      windowSeconds: 900,
-    });
+  it('counts every sign-in per IP only, and account changes per session', () => {
+    assert.equal('perAccount' in production.signIn, false, 'per account, only failures count');
     assert.deepEqual(production.signIn.perIp, { max: 30, windowSeconds: 60 });
     assert.equal(production.changePassword.perAccount.account, 'session');
     assert.equal(production.changeEmail.perAccount.account, 'session');
@@ -307,11 +382,21 @@ describe('rate limit rules', () => {
 
   it('scales every maximum, never below one, and leaves the windows alone', () => {
     const doubled = rateLimitSettings({ enabled: true, scale: 2 }).rules;
-    assert.equal(doubled.signIn.perAccount.max, 20);
+    assert.equal(doubled.signUp.perAccount.max, 10);
     assert.equal(doubled.signIn.perIp.max, 60);
-    assert.equal(doubled.signIn.perAccount.windowSeconds, 900);
+    assert.equal(doubled.signUp.perAccount.windowSeconds, 3600);
+    const throttle = signInThrottleSettings({ enabled: true, scale: 2 });
+    assert.deepEqual(throttle.perAccountAndIp, { max: 20, windowSeconds: 900 });
     const tiny = rateLimitSettings({ enabled: true, scale: 0.001 }).rules;
     assert.ok(Object.values(tiny).every((rule) => rule.perIp.max === 1));
+  });
+
+  it('slows an account down after five failures, doubling from 250 ms up to 8 s, never refusing', () => {
+    const { perAccount } = signInThrottleSettings({ enabled: true, scale: 1 });
+    const delays = [0, 4, 5, 6, 7, 9, 10, 1000].map((failures) =>
+      signInDelayMs(failures, perAccount),
+    );
+    assert.deepEqual(delays, [0, 0, 250, 500, 1000, 4000, 8000, 8000]);
   });
 
   it('reads TOLLGATE_AUTH_RATE_LIMIT: on by default, off, or a factor', () => {

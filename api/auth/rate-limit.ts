@@ -1,5 +1,6 @@
 import type { Context, Middleware } from 'koa';
 import type { Config } from '../../config/env.ts';
+import type { Logger } from '../../config/logger.ts';
 import type { AppDependencies } from '../dependencies.ts';
 import { counterKey, type Limit, rateLimitCounter, scaledLimit } from '../middleware/rate-limit.ts';
 import { presentedSessionToken } from './session-context.ts';
@@ -23,8 +24,8 @@ const hour = 60 * minute;
  * out a household or office behind one address and barely slows a patient attacker; these
  * count per account, where guessing happens, with room for a shared address:
  *
- * - sign-in: 10 per account per 15 min (40 an hour, under NIST 800-63B's 100 failed attempts),
- *   30 per IP per minute;
+ * - sign-in: 30 per IP per minute; per account only failures count (sign-in-throttle.ts), so
+ *   nobody can lock an owner out by spending the account's allowance;
  * - sign-up: 5 per email per hour, 20 per IP per 10 min (each one costs a password hash);
  * - password-reset mail: 3 per email per hour (no mailbox flooding), 10 per IP per 15 min;
  * - resetting with a token: 20 per IP per 15 min;
@@ -36,7 +37,6 @@ const productionRules = {
   signIn: {
     paths: ['/sign-in/email', '/sign-in/social'],
     perIp: { max: 30, windowSeconds: minute },
-    perAccount: { account: 'email', max: 10, windowSeconds: 15 * minute },
   },
   signUp: {
     paths: ['/sign-up/email'],
@@ -125,6 +125,23 @@ export function ruleFor(
 
 export const tooManyRequestsMessage = 'Too many requests. Please try again later.';
 
+/**
+ * Better Auth's answer over a limit: 429 with `{"message":"Too many requests. Please try again
+ * later."}` and the seconds to wait in X-Retry-After (Better Auth's header) and Retry-After
+ * (the standard one).
+ */
+export function answerTooManyRequests(
+  ctx: Context,
+  logger: Logger,
+  { rule, limitedBy, seconds }: { rule: string; limitedBy: string; seconds: number },
+): void {
+  logger.info({ rule, limitedBy, ip: ctx.ip }, 'auth rate limit reached');
+  ctx.status = 429;
+  ctx.set('X-Retry-After', String(seconds));
+  ctx.set('Retry-After', String(seconds));
+  ctx.body = { message: tooManyRequestsMessage };
+}
+
 const authPrefix = '/api/auth';
 
 function accountOf(ctx: Context, account: 'email' | 'session', settings: AuthSettings) {
@@ -136,9 +153,7 @@ function accountOf(ctx: Context, account: 'email' | 'session', settings: AuthSet
 /**
  * Limits sign-in, sign-up, password reset, verification mail, change-password and
  * change-email per client IP and per account. It runs before the route (and so before any
- * password hash); over a limit the answer is Better Auth's: 429 with
- * `{"message":"Too many requests. Please try again later."}` and the seconds to wait in
- * X-Retry-After (Better Auth's header) and Retry-After (the standard one).
+ * password hash); over a limit the answer is Better Auth's (answerTooManyRequests).
  */
 export function authRateLimit(
   { orm, logger }: AppDependencies,
@@ -148,13 +163,8 @@ export function authRateLimit(
   if (!enabled) return (_ctx, next) => next();
   const { count } = rateLimitCounter({ orm, logger }, longestWindowSeconds(rules));
 
-  const tooManyRequests = (ctx: Context, rule: string, limitedBy: string, seconds: number) => {
-    logger.info({ rule, limitedBy, ip: ctx.ip }, 'auth rate limit reached');
-    ctx.status = 429;
-    ctx.set('X-Retry-After', String(seconds));
-    ctx.set('Retry-After', String(seconds));
-    ctx.body = { message: tooManyRequestsMessage };
-  };
+  const tooManyRequests = (ctx: Context, rule: string, limitedBy: string, seconds: number) =>
+    answerTooManyRequests(ctx, logger, { rule, limitedBy, seconds });
 
   return async (ctx, next) => {
     const matched = ruleFor(rules, ctx.path.slice(authPrefix.length));
