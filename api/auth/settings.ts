@@ -2,6 +2,7 @@ import { ConfigurationError, type RuntimeConfig } from '../../config/env.ts';
 import type { CookieSettings } from './cookies.ts';
 import type { OrganizationLimits } from './organization/limits.ts';
 import { type RateLimitSettings, rateLimitSettings } from './rate-limit.ts';
+import { type SignInThrottleSettings, signInThrottleSettings } from './sign-in-throttle.ts';
 
 const day = 86_400;
 
@@ -18,6 +19,8 @@ export interface AuthSettings extends CookieSettings {
   cookieCache: { enabled: boolean; maxAgeSeconds: number };
   /** Limits of sign-in, sign-up and account mail per IP and per account (rate-limit.ts). */
   rateLimit: RateLimitSettings;
+  /** Failed sign-ins per account and address, and the slowdown per account (sign-in-throttle.ts). */
+  signInThrottle: SignInThrottleSettings;
   password: { minLength: number; maxLength: number };
   /** Organizations per user and members per organization (organization/limits.ts). */
   organizations: OrganizationLimits;
@@ -64,6 +67,7 @@ export function authSettings(config: RuntimeConfig): AuthSettings {
     impersonationSessionSeconds: 60 * 60,
     cookieCache: { enabled: config.auth.sessionCookieCache, maxAgeSeconds: 300 },
     rateLimit: rateLimitSettings(config.auth.rateLimit),
+    signInThrottle: signInThrottleSettings(config.auth.rateLimit),
     password: { minLength: 8, maxLength: 128 },
     organizations: {
       organizationLimit: config.auth.organizationLimit,
