@@ -12,6 +12,7 @@ import type { AppDependencies } from './dependencies.ts';
 import { ApiError } from './errors.ts';
 import { resolveClientIp } from './middleware/client-ip.ts';
 import { errorResponses } from './middleware/errors.ts';
+import { rejectUnstorableText } from './middleware/input-sanity.ts';
 import { requestLog } from './middleware/request-log.ts';
 import { securityHeaders } from './middleware/security-headers.ts';
 import { devOutboxRoutes } from './routes/dev-outbox.ts';
@@ -54,6 +55,7 @@ export function createApp(dependencies: AppDependencies): Koa {
       },
     }),
   );
+  app.use(rejectUnstorableText());
 
   // An API path that no router answered is a JSON 404, never the dashboard page.
   app.use(async (ctx, next) => {

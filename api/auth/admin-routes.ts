@@ -31,7 +31,7 @@ import { createSession, findActiveSession, isBanned, sessionJson, userJson } fro
 import type { AuthSettings } from './settings.ts';
 import { checkPasswordLength, createUser, storePassword } from './users.ts';
 
-const isEmail = (value: unknown): value is string => z.email().safeParse(value).success;
+const isEmail = (value: unknown): value is string => z.email().max(255).safeParse(value).success;
 
 // User ids are UUIDs; anything else names no user (and must not reach a uuid column).
 const isUserId = (value: string) =>
@@ -45,7 +45,7 @@ const userIdBody = z.object({ userId });
 const createUserBody = z.object({
   email: z.string(),
   password: z.string(),
-  name: z.string(),
+  name: z.string().max(255),
   role: roleValue.optional(),
   // Better Auth spreads `data` into the new row; these are the columns a caller may set.
   data: z
@@ -58,7 +58,7 @@ const updateUserBody = z.object({ userId, data: z.record(z.string(), z.unknown()
 const userUpdate = z.object({
   data: z
     .object({
-      name: z.string().min(1).optional(),
+      name: z.string().min(1).max(255).optional(),
       email: z.unknown().optional(),
       image: z.string().nullable().optional(),
       emailVerified: z.boolean().optional(),

@@ -21,10 +21,10 @@ import type { AuthSettings } from './settings.ts';
 import { signInThrottle } from './sign-in-throttle.ts';
 import { checkPasswordLength, createUser, storePassword } from './users.ts';
 
-const isEmail = (value: unknown): value is string => z.email().safeParse(value).success;
+const isEmail = (value: unknown): value is string => z.email().max(255).safeParse(value).success;
 
 const signUpBody = z.object({
-  name: z.string(),
+  name: z.string().max(255),
   email: z.unknown(),
   password: z.string(),
   image: z.string().nullish(),

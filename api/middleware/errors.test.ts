@@ -4,6 +4,8 @@ import { after, before, describe, it } from 'node:test';
 import Koa from 'koa';
 import { pino } from 'pino';
 import { z } from 'zod';
+import { loadRuntimeConfig } from '../../config/env.ts';
+import { type Orm, openOrm } from '../../db/orm.ts';
 import { ApiError } from '../errors.ts';
 import { parseQuery } from '../validation.ts';
 import { errorResponses } from './errors.ts';
@@ -73,5 +75,78 @@ describe('error responses', () => {
     assert.equal(body.error, 'RequestValidationError');
     assert.deepEqual(body.detail[0]?.loc, ['query', 'limit']);
     assert.equal(body.detail[0]?.type, 'too_big');
+  });
+});
+
+describe('values the database refuses', () => {
+  let orm: Orm;
+  let baseUrl: string;
+  let server: ReturnType<Koa['listen']>;
+  const logged: { level: number; msg: string; err?: unknown; sqlState?: string }[] = [];
+
+  /** Routes that pass a request's bad value to PostgreSQL, as a schema without a limit would. */
+  function databaseApp() {
+    const app = new Koa();
+    const logger = pino(
+      { level: 'info' },
+      { write: (line: string) => logged.push(JSON.parse(line)) },
+    );
+    app.use(errorResponses(logger));
+    app.use(async (ctx) => {
+      const em = orm.em.fork();
+      if (ctx.path.endsWith('/too-long')) {
+        await em.transactional(async (tx) => {
+          await tx.execute('create temp table short_values (value varchar(3)) on commit drop');
+          await tx.execute('insert into short_values values (?)', ['four']);
+        });
+      }
+      // A NUL in metadata: JSON text escapes it, and jsonb refuses the escape.
+      if (ctx.path.endsWith('/nul')) {
+        await em.execute('select ?::jsonb', [JSON.stringify({ note: 'a\u0000b' })]);
+      }
+      if (ctx.path.endsWith('/not-an-id')) await em.execute('select ?::uuid', ['nope']);
+      ctx.body = { ok: true };
+    });
+    return app;
+  }
+
+  before(async () => {
+    const { url } = loadRuntimeConfig().database;
+    assert.ok(url, 'DATABASE_URL (npm test sets it)');
+    orm = await openOrm(url, 2);
+    server = databaseApp().listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(async () => {
+    server.close();
+    await orm.close();
+  });
+
+  it('answers a value too long for its column, a NUL and a malformed id as bad input', async () => {
+    const cases = [
+      ['POST', '/v1/products/too-long', 422, '22001'],
+      ['GET', '/v1/customers/not-an-id', 422, '22P02'],
+      ['POST', '/api/auth/nul', 400, '22P05'],
+    ] as const;
+    for (const [method, path, status, sqlState] of cases) {
+      logged.length = 0;
+      const response = await fetch(`${baseUrl}${path}`, { method });
+      const text = await response.text();
+      assert.equal(response.status, status, `${path}: ${text}`);
+      assert.doesNotMatch(text, /short_values|uuid|varying|at .*\.ts/);
+      const body = JSON.parse(text);
+      if (path.startsWith('/v1/')) {
+        assert.equal(body.error, 'RequestValidationError');
+        assert.deepEqual(body.detail[0].loc, [method === 'POST' ? 'body' : 'query']);
+      } else {
+        assert.equal(body.code, 'VALIDATION_ERROR');
+      }
+      // Logged as a refusal, without the error and its stack; nothing at error level.
+      assert.deepEqual(
+        logged.map(({ level, msg, err, sqlState: state }) => ({ level, msg, err, state })),
+        [{ level: 40, msg: 'value refused by the database', err: undefined, state: sqlState }],
+      );
+    }
   });
 });

@@ -13,7 +13,12 @@ export function errorResponses(logger: Logger): Middleware {
     try {
       await next();
     } catch (thrown) {
-      const error = asApiError(thrown);
+      const refused = valueRefusedByDatabase(thrown);
+      if (refused) {
+        // Bad input that got past validation, not a fault: no stack in the log.
+        logger.warn({ sqlState: refused, path: ctx.path }, 'value refused by the database');
+      }
+      const error = refused ? refusedValueError(ctx.method) : asApiError(thrown);
       if (error.status >= 500) logger.error({ err: thrown, path: ctx.path }, 'request failed');
       const commerce = ctx.path.startsWith('/v1/');
       ctx.status = commerce && error instanceof RequestValidationError ? 422 : error.status;
@@ -26,6 +31,37 @@ export function errorResponses(logger: Logger): Middleware {
       ctx.body = commerce ? commerceEnvelope(error) : authEnvelope(error);
     }
   };
+}
+
+/**
+ * PostgreSQL's data exceptions (SQLSTATE class 22) that only input causes: a value too long for
+ * its column, a number out of range, a malformed date, number or id, a NUL byte.
+ */
+const inputDataExceptions = new Set([
+  '22001',
+  '22003',
+  '22007',
+  '22008',
+  '22021',
+  '22P02',
+  '22P05',
+]);
+
+/** The SQLSTATE of a database error that refused a value of the request, else null. */
+function valueRefusedByDatabase(thrown: unknown): string | null {
+  const state = (thrown as { code?: unknown } | null)?.code;
+  return typeof state === 'string' && inputDataExceptions.has(state) ? state : null;
+}
+
+function refusedValueError(method: string) {
+  const part = ['POST', 'PUT', 'PATCH'].includes(method) ? 'body' : 'query';
+  return new RequestValidationError([
+    {
+      loc: [part],
+      msg: 'A value is too long, out of range, or not in a form that can be stored.',
+      type: 'value_error',
+    },
+  ]);
 }
 
 function asApiError(thrown: unknown): ApiError {

@@ -21,7 +21,7 @@ export const checkoutLinkCreateInput = z.object({
   products: z.array(z.uuid()).min(1).optional(),
   product_id: z.uuid().optional(),
   product_price_id: z.uuid().optional(),
-  label: z.string().nullable().optional(),
+  label: z.string().max(255).nullable().optional(),
   allow_discount_codes: z.boolean().default(true),
   require_billing_address: z.boolean().default(false),
   discount_id: z.uuid().nullable().optional(),
@@ -34,7 +34,7 @@ export type CheckoutLinkCreateInput = z.infer<typeof checkoutLinkCreateInput>;
 /** Absent fields keep their value; null clears a nullable one (null flags keep theirs). */
 export const checkoutLinkUpdateInput = z.object({
   products: z.array(z.uuid()).min(1).nullable().optional(),
-  label: z.string().nullable().optional(),
+  label: z.string().max(255).nullable().optional(),
   allow_discount_codes: z.boolean().nullable().optional(),
   require_billing_address: z.boolean().nullable().optional(),
   discount_id: z.uuid().nullable().optional(),

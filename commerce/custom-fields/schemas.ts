@@ -11,8 +11,9 @@ const slugInput = z
   .string()
   .toLowerCase()
   .min(1)
+  .max(255)
   .regex(/^[a-z0-9-_]+$/, 'Slug can only contain ASCII letters, numbers, hyphens and underscores.');
-const nameInput = z.string().min(1);
+const nameInput = z.string().min(1).max(255);
 const formText = z.string().min(1).optional();
 const formProperties = {
   form_label: formText,

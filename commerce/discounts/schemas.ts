@@ -28,7 +28,7 @@ const codeInput = z
       .nullable(),
   );
 
-const nameInput = z.string().min(1);
+const nameInput = z.string().min(1).max(255);
 const durationInMonthsInput = z.number().int().min(1).max(discountLimits.maxDurationInMonths);
 const amountInput = z.number().int().min(0).max(discountLimits.maxAmount);
 // Amounts are in US cents: the only currency of this line, spelled as Polar spells it.

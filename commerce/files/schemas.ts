@@ -19,7 +19,10 @@ const megabytes = (count: number) => count * 1024 * 1024;
 const fileCreateFields = {
   organization_id: z.uuid().nullable().optional(),
   name: z.string().trim().min(1).max(255),
-  mime_type: z.string().regex(/^[\w.+-]+\/[\w.+-]+$/, 'A MIME type such as application/pdf.'),
+  mime_type: z
+    .string()
+    .max(255)
+    .regex(/^[\w.+-]+\/[\w.+-]+$/, 'A MIME type such as application/pdf.'),
   size: z.number().int().min(1),
   checksum_sha256_base64: sha256Base64.nullable().optional(),
   version: z.string().max(255).nullable().optional(),

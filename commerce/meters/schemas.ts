@@ -63,7 +63,7 @@ export const meterAggregationInput: z.ZodType<MeterAggregation> = z.discriminate
 ]);
 
 export const meterCreateInput = z.object({
-  name: z.string().trim().min(3),
+  name: z.string().trim().min(3).max(255),
   filter: meterFilterInput,
   aggregation: meterAggregationInput,
   metadata: metadataInput.optional(),
@@ -72,7 +72,7 @@ export const meterCreateInput = z.object({
 export type MeterCreateInput = z.infer<typeof meterCreateInput>;
 
 export const meterUpdateInput = z.object({
-  name: z.string().trim().min(3).nullable().optional(),
+  name: z.string().trim().min(3).max(255).nullable().optional(),
   filter: meterFilterInput.nullable().optional(),
   aggregation: meterAggregationInput.nullable().optional(),
   is_archived: z.boolean().nullable().optional(),

@@ -11,7 +11,7 @@ import { isoDateTime, isoDateTimeOrNull } from '../http/wire.ts';
 const nullableText = z.string().trim().min(1).nullable();
 
 export const organizationUpdateInput = z.object({
-  name: z.string().trim().min(3).nullable().optional(),
+  name: z.string().trim().min(3).max(255).nullable().optional(),
   avatar_url: z.url().nullable().optional(),
   email: z.email().nullable().optional(),
   website: z.url().nullable().optional(),

@@ -91,7 +91,7 @@ export type PriceCreateInput = z.infer<typeof priceCreateInput>;
 const existingPriceInput = z.object({ id: z.uuid() });
 export type ExistingPriceInput = z.infer<typeof existingPriceInput>;
 
-const productName = z.string().trim().min(3);
+const productName = z.string().trim().min(3).max(255);
 // Polar reads an empty description as none.
 const productDescription = z
   .string()

@@ -42,8 +42,8 @@ import { createDefaultTeam } from './team-routes.ts';
 const metadata = z.record(z.string(), z.any());
 
 const createBody = z.object({
-  name: z.string().min(1),
-  slug: z.string().min(1),
+  name: z.string().min(1).max(255),
+  slug: z.string().min(1).max(255),
   // Better Auth's server calls name the creator; over HTTP the session does, and this is ignored.
   userId: z.coerce.string().optional(),
   logo: z.string().optional(),
@@ -55,8 +55,8 @@ const checkSlugBody = z.object({ slug: z.string() });
 
 const updateBody = z.object({
   data: z.object({
-    name: z.string().min(1).optional(),
-    slug: z.string().min(1).optional(),
+    name: z.string().min(1).max(255).optional(),
+    slug: z.string().min(1).max(255).optional(),
     logo: z.string().optional(),
     metadata: metadata.optional(),
   }),

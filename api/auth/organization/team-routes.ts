@@ -20,7 +20,7 @@ import type { AuthSettings } from '../settings.ts';
 import { teamJson } from './context.ts';
 import { organizationError } from './errors.ts';
 
-const teamName = z.string().min(1);
+const teamName = z.string().min(1).max(255);
 
 const createTeamBody = z.object({ name: teamName, organizationId: z.string().optional() });
 
