@@ -74,10 +74,11 @@ describe('dev outbox (/api/dev/outbox)', () => {
   });
 
   it('refuses requests from another machine, whatever they claim or hold', async () => {
-    for (const headers of [
+    const attempts: Record<string, string>[] = [
       { authorization: `Bearer ${opsToken}` },
       { authorization: `Bearer ${opsToken}`, 'x-forwarded-for': '127.0.0.1' },
-    ]) {
+    ];
+    for (const headers of attempts) {
       const response = await read(outsideUrl, headers);
       assert.equal(response.status, 403);
       assert.equal(response.body.items, undefined);
