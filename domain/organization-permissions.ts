@@ -1,4 +1,9 @@
-import { anyRoleGrants, type PermissionRequest, type RoleStatements } from './permissions.ts';
+import {
+  anyRoleGrants,
+  type PermissionRequest,
+  type RoleStatements,
+  splitRoles,
+} from './permissions.ts';
 
 /**
  * The organization roles of spec section 6, as Better Auth's organization plugin defaults them.
@@ -29,4 +34,12 @@ export function isOrganizationRole(role: string): boolean {
 /** True when a member with `role` may do everything in `request`. */
 export function memberMayDo(role: string, request: PermissionRequest): boolean {
   return anyRoleGrants(organizationRoles, role, request);
+}
+
+/**
+ * Owners and admins write through /v1 and manage its access tokens; other members only read.
+ * A member who stops being one of them loses the tokens they created.
+ */
+export function isCommerceWriter(role: string): boolean {
+  return splitRoles(role).some((name) => name === creatorRole || name === 'admin');
 }

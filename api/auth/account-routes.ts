@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { z } from 'zod';
+import { revokeTokensOfCreator } from '../../commerce/access-tokens/service.ts';
 import { User } from '../../db/entities/index.ts';
 import { verifyPassword } from '../../domain/passwords.ts';
 import type { AppDependencies } from '../dependencies.ts';
@@ -39,12 +40,16 @@ export function accountRoutes(dependencies: AppDependencies, settings: AuthSetti
   const mails = authMails(dependencies);
   const router = new Router();
 
-  /** Deletes the signed-in user with their own deletion token; sessions and accounts cascade. */
+  /**
+   * Deletes the signed-in user with their own deletion token: the access tokens they created
+   * are revoked, sessions, accounts and memberships cascade.
+   */
   async function deleteWithToken(ctx: Context, { user }: SignedIn, token: string) {
     await orm.em.transactional(async (em) => {
       const userId = await consumeToken(em, 'accountDeletion', token);
       // Another user's token is refused and, rolled back, stays good for its owner.
       if (userId !== user.id) throw authError(404, 'INVALID_TOKEN');
+      await revokeTokensOfCreator(em, user.id);
       await em.nativeDelete(User, { id: user.id });
     });
     clearSessionCookies(ctx, settings);

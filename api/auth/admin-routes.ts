@@ -3,6 +3,7 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import type { Context } from 'koa';
 import { z } from 'zod';
+import { revokeTokensOfCreator } from '../../commerce/access-tokens/service.ts';
 import { Session, User } from '../../db/entities/index.ts';
 import { hashPassword } from '../../domain/passwords.ts';
 import type { AppDependencies } from '../dependencies.ts';
@@ -331,7 +332,8 @@ export function adminRoutes({ orm }: AppDependencies, settings: AuthSettings): R
   router.post('/ban-user', async (ctx) => {
     const body = parseBody(ctx, banUserBody);
     const admin = await requireAdmin(ctx, { user: ['ban'] }, 'YOU_ARE_NOT_ALLOWED_TO_BAN_USERS');
-    // A ban and the end of the user's sessions happen together or not at all.
+    // A ban, the end of the user's sessions and of the access tokens they created happen
+    // together or not at all.
     const user = await orm.em.transactional(async (em) => {
       const banned = await requireUser(em, body.userId);
       if (banned.id === admin.user.id) throw authError(400, 'YOU_CANNOT_BAN_YOURSELF');
@@ -341,6 +343,7 @@ export function adminRoutes({ orm }: AppDependencies, settings: AuthSettings): R
         banExpires: body.banExpiresIn ? new Date(Date.now() + body.banExpiresIn * 1000) : null,
       });
       await em.nativeDelete(Session, { user: banned });
+      await revokeTokensOfCreator(em, banned.id);
       return banned;
     });
     ctx.body = { user: userJson(user) };
@@ -424,9 +427,12 @@ export function adminRoutes({ orm }: AppDependencies, settings: AuthSettings): R
     if (body.userId.toLowerCase() === admin.user.id) {
       throw authError(400, 'YOU_CANNOT_REMOVE_YOURSELF');
     }
-    const user = await requireUser(orm.em, body.userId);
-    // Sessions, accounts and API keys go with the user (foreign keys cascade).
-    await orm.em.nativeDelete(User, { id: user.id });
+    await orm.em.transactional(async (em) => {
+      const user = await requireUser(em, body.userId);
+      await revokeTokensOfCreator(em, user.id);
+      // Sessions, accounts, memberships and API keys go with the user (foreign keys cascade).
+      await em.nativeDelete(User, { id: user.id });
+    });
     ctx.body = { success: true };
   });
 

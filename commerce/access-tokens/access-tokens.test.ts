@@ -2,11 +2,17 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { SDKError } from '@polar-sh/sdk/models/errors/sdkerror.js';
+import pg from 'pg';
+import { extractLinks, waitForMail } from '../../activities/mail/testing.ts';
 import { announceChange } from '../../db/change-notifications.ts';
-import { OrganizationAccessToken, Session } from '../../db/entities/index.ts';
+import { Member, OrganizationAccessToken, Session, User } from '../../db/entities/index.ts';
+import { eventually } from '../../devstack/eventually.ts';
 import { hashToken } from '../http/caller.ts';
+import { allScopes } from '../http/scopes.ts';
 import { callV1, polarClient, startCommerceApi, type TestApi } from '../testing.ts';
-import { signedInMember, signedInOwner } from './testing.ts';
+import { defaultLifetimeSeconds } from './schemas.ts';
+import { createAccessToken } from './service.ts';
+import { type SignedInPerson, signedInMember, signedInOwner, signedInPerson } from './testing.ts';
 
 const tokensPath = '/v1/organization-access-tokens/';
 
@@ -164,6 +170,27 @@ describe('organization access tokens (/v1/organization-access-tokens)', () => {
     await assert.rejects(polar.organizations.get({ id: owner.organizationId }), invalidToken);
   });
 
+  it('expire after a year unless their creator asks otherwise, never only when asked', async () => {
+    const requestedAt = Date.now();
+    const unspecified = await owner.call('POST', tokensPath, {
+      comment: 'No lifetime given',
+      scopes: ['organizations:read'],
+    });
+    assert.equal(unspecified.status, 201);
+    const expiresAt = Date.parse(unspecified.body.organization_access_token.expires_at);
+    const year = defaultLifetimeSeconds * 1000;
+    assert.equal(defaultLifetimeSeconds, 365 * 24 * 3600);
+    assert.ok(expiresAt >= requestedAt + year && expiresAt <= Date.now() + year);
+
+    const forever = await owner.call('POST', tokensPath, {
+      comment: 'Never expires, as chosen',
+      scopes: ['organizations:read'],
+      expires_in: null,
+    });
+    assert.equal(forever.status, 201);
+    assert.equal(forever.body.organization_access_token.expires_at, null);
+  });
+
   it('refuse unknown scopes, another organization and bad values with 422, writing nothing', async () => {
     const other = await signedInOwner(api);
     const before = await countTokens(owner.organizationId);
@@ -317,5 +344,198 @@ describe('organization access tokens (/v1/organization-access-tokens)', () => {
     assert.equal(unknown.status, 422);
     assert.deepEqual(unknown.body.detail[0].loc, ['query', 'sorting']);
     assert.equal(unknown.body.detail[0].msg, 'Invalid sorting criterion.');
+  });
+});
+
+describe("organization access tokens end with their creator's power", () => {
+  let api: TestApi;
+  let owner: Awaited<ReturnType<typeof signedInOwner>>;
+  let platformAdmin: SignedInPerson;
+
+  before(async () => {
+    api = await startCommerceApi();
+    owner = await signedInOwner(api);
+    platformAdmin = await signedInPerson(api);
+    await api.orm.em.fork().nativeUpdate(User, { id: platformAdmin.userId }, { role: 'admin' });
+  });
+  after(() => api.close());
+
+  const tokenRow = (id: string) => api.orm.em.fork().findOne(OrganizationAccessToken, { id });
+
+  /**
+   * A token `creator` made from their session and used once (so this process holds it), with
+   * what proves it dead: the SDK's 401 invalid_token and no row left.
+   */
+  async function usedToken(creator: { call: SignedInPerson['call'] }, organizationId: string) {
+    const created = await creator.call('POST', tokensPath, {
+      comment: 'Integration',
+      scopes: ['organizations:read'],
+    });
+    assert.equal(created.status, 201);
+    const polar = polarClient(api.url, created.body.token);
+    assert.equal((await polar.organizations.get({ id: organizationId })).id, organizationId);
+    const id: string = created.body.organization_access_token.id;
+    return {
+      works: async () => (await polar.organizations.get({ id: organizationId })).id,
+      async isRevoked() {
+        await assert.rejects(polar.organizations.get({ id: organizationId }), invalidToken);
+        assert.equal(await tokenRow(id), null);
+      },
+    };
+  }
+
+  /** A token without a creator (seeded, as the demo and tests make them), used once. */
+  async function seededToken(organizationId: string) {
+    const { token } = await createAccessToken(api.orm.em.fork(), {
+      organizationId,
+      comment: 'Seeded',
+      scopes: allScopes,
+    });
+    const polar = polarClient(api.url, token);
+    await polar.organizations.get({ id: organizationId });
+    return { works: async () => (await polar.organizations.get({ id: organizationId })).id };
+  }
+
+  it("an admin's token dies when the owner removes them; others' tokens live on", async () => {
+    const admin = await signedInMember(api, owner.organizationId, 'admin');
+    const adminToken = await usedToken(admin, owner.organizationId);
+    const ownerToken = await usedToken(owner, owner.organizationId);
+    const seeded = await seededToken(owner.organizationId);
+
+    const { error } = await owner.client.organization.removeMember({
+      memberIdOrEmail: admin.email,
+      organizationId: owner.organizationId,
+    });
+    assert.equal(error, null);
+
+    await adminToken.isRevoked();
+    assert.equal(await ownerToken.works(), owner.organizationId);
+    assert.equal(await seeded.works(), owner.organizationId);
+  });
+
+  it("an admin's token dies when they leave", async () => {
+    const admin = await signedInMember(api, owner.organizationId, 'admin');
+    const adminToken = await usedToken(admin, owner.organizationId);
+    const { error } = await admin.client.organization.leave({
+      organizationId: owner.organizationId,
+    });
+    assert.equal(error, null);
+    await adminToken.isRevoked();
+  });
+
+  it('a demoted admin loses their tokens; an admin made owner keeps them', async () => {
+    const demoted = await signedInMember(api, owner.organizationId, 'admin');
+    const demotedToken = await usedToken(demoted, owner.organizationId);
+    const promoted = await signedInMember(api, owner.organizationId, 'admin');
+    const promotedToken = await usedToken(promoted, owner.organizationId);
+    const memberIdOf = async (userId: string) => {
+      const listed = await owner.client.organization.listMembers({
+        query: { organizationId: owner.organizationId, limit: 100 },
+      });
+      const member = listed.data?.members.find((candidate) => candidate.userId === userId);
+      assert.ok(member);
+      return member.id;
+    };
+
+    const demotion = await owner.client.organization.updateMemberRole({
+      memberId: await memberIdOf(demoted.userId),
+      role: 'member',
+      organizationId: owner.organizationId,
+    });
+    assert.equal(demotion.error, null);
+    await demotedToken.isRevoked();
+    // Demoted, they cannot mint another one either.
+    const again = await demoted.call('POST', tokensPath, {
+      comment: 'Again',
+      scopes: ['organizations:read'],
+    });
+    assert.equal(again.status, 403);
+
+    const promotion = await owner.client.organization.updateMemberRole({
+      memberId: await memberIdOf(promoted.userId),
+      role: ['admin', 'owner'],
+      organizationId: owner.organizationId,
+    });
+    assert.equal(promotion.error, null);
+    assert.equal(await promotedToken.works(), owner.organizationId);
+  });
+
+  it("a user's tokens die when a platform admin bans or removes them", async () => {
+    const banned = await signedInMember(api, owner.organizationId, 'admin');
+    const bannedToken = await usedToken(banned, owner.organizationId);
+    const ban = await platformAdmin.client.admin.banUser({ userId: banned.userId });
+    assert.equal(ban.error, null);
+    await bannedToken.isRevoked();
+
+    const removed = await signedInMember(api, owner.organizationId, 'admin');
+    const removedToken = await usedToken(removed, owner.organizationId);
+    const removal = await platformAdmin.client.admin.removeUser({ userId: removed.userId });
+    assert.equal(removal.error, null);
+    await removedToken.isRevoked();
+  });
+
+  it('a user who deletes their account takes their tokens with them', async () => {
+    const leaving = await signedInMember(api, owner.organizationId, 'admin');
+    const leavingToken = await usedToken(leaving, owner.organizationId);
+    await leaving.client.deleteUser({});
+    const mail = await waitForMail({ to: leaving.email, subject: /deleting your account/ });
+    const token = new URL(extractLinks(mail)[0] ?? '').searchParams.get('token') ?? '';
+    const { error } = await leaving.client.deleteUser({ token });
+    assert.equal(error, null);
+    await leavingToken.isRevoked();
+  });
+
+  it('every token of a deleted organization dies, seeded ones too', async () => {
+    const doomed = await signedInOwner(api);
+    const ownerToken = await usedToken(doomed, doomed.organizationId);
+    const seeded = await seededToken(doomed.organizationId);
+    const { error } = await doomed.client.organization.delete({
+      organizationId: doomed.organizationId,
+    });
+    assert.equal(error, null);
+    await ownerToken.isRevoked();
+    await assert.rejects(seeded.works(), invalidToken);
+  });
+
+  it('a token being created while its creator is removed is refused, not left behind', async () => {
+    const admin = await signedInMember(api, owner.organizationId, 'admin');
+    const membership = await api.orm.em
+      .fork()
+      .findOneOrFail(Member, { organization: owner.organizationId, user: admin.userId });
+    const removal = new pg.Client({ connectionString: api.config.database.url });
+    await removal.connect();
+    try {
+      // The removal has locked the membership (as revokeTokensOfCreator does) when the create
+      // arrives: the create waits for it, then finds no membership.
+      await removal.query('begin');
+      await removal.query('select 1 from members where id = $1 for update', [membership.id]);
+      const creating = admin.call('POST', tokensPath, {
+        comment: 'Slipped in',
+        scopes: ['organizations:read'],
+      });
+      // Read outside the removal's transaction, which would keep seeing its first snapshot.
+      const waitingCreations = async () => {
+        const [row] = await api.orm.em.fork().execute(
+          `select count(*) as waiting from pg_stat_activity where datname = current_database()
+             and wait_event_type = 'Lock' and query like '%from members%for share%'`,
+        );
+        return Number(row?.waiting);
+      };
+      await eventually(waitingCreations, (waiting) => waiting > 0, {
+        what: 'the creation waiting for the membership',
+      });
+      await removal.query('delete from members where id = $1', [membership.id]);
+      await removal.query('commit');
+
+      const refused = await creating;
+      assert.equal(refused.status, 403);
+      assert.equal(refused.body.error, 'NotPermitted');
+      const left = await api.orm.em
+        .fork()
+        .count(OrganizationAccessToken, { createdBy: admin.userId });
+      assert.equal(left, 0);
+    } finally {
+      await removal.end();
+    }
   });
 });

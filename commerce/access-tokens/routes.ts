@@ -59,7 +59,11 @@ export function accessTokenRoutes({ orm }: AppDependencies): Router {
       organizationId: caller.organizationId,
       comment: input.comment,
       scopes: input.scopes,
-      expiresAt: input.expires_in ? new Date(Date.now() + input.expires_in * 1000) : null,
+      // Absent: the default lifetime (the service's); null: never, as asked.
+      expiresAt:
+        input.expires_in == null
+          ? input.expires_in
+          : new Date(Date.now() + input.expires_in * 1000),
       createdByUserId: caller.userId,
     });
     ctx.status = 201;

@@ -5,13 +5,16 @@ import { isoDateTime, isoDateTimeOrNull } from '../http/wire.ts';
 
 const scopeList = z.array(z.string().refine(isScope, 'Unknown scope')).min(1);
 
+const yearSeconds = 365 * 24 * 3600;
 // A lifetime long enough for any real use, short enough to stay a valid date.
-const maxLifetimeSeconds = 100 * 365 * 24 * 3600;
+const maxLifetimeSeconds = 100 * yearSeconds;
+/** The lifetime of a token whose creator gives none: a forgotten token does not work forever. */
+export const defaultLifetimeSeconds = yearSeconds;
 
 export const accessTokenCreateInput = z.object({
   organization_id: z.uuid().nullable().optional(),
   comment: z.string().trim().min(1).max(255),
-  /** Lifetime in seconds; null or absent for a token that does not expire. */
+  /** Lifetime in seconds; absent for a year (the default), null for a token that does not expire. */
   expires_in: z.number().int().min(60).max(maxLifetimeSeconds).nullable().optional(),
   scopes: scopeList,
 });

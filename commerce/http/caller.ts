@@ -8,7 +8,7 @@ import type { AppDependencies } from '../../api/dependencies.ts';
 import { ApiError } from '../../api/errors.ts';
 import { Member, OrganizationAccessToken } from '../../db/entities/index.ts';
 import type { Orm } from '../../db/orm.ts';
-import { splitRoles } from '../../domain/permissions.ts';
+import { isCommerceWriter } from '../../domain/organization-permissions.ts';
 import { commerceError } from './errors.ts';
 import { ReadCache } from './read-cache.ts';
 import { allScopes, grants, type Scope } from './scopes.ts';
@@ -177,7 +177,7 @@ async function sessionCaller(
     { fields: ['role'] },
   );
   if (!member) return anonymous;
-  const writer = splitRoles(member.role).some((role) => role === 'owner' || role === 'admin');
+  const writer = isCommerceWriter(member.role);
   return {
     caller: {
       kind: 'member',

@@ -19,7 +19,11 @@ const OrganizationAccessTokenSchema = defineEntity({
     scopes: p.array<string>(),
     expiresAt: p.datetime().nullable(),
     lastUsedAt: p.datetime().nullable(),
-    createdBy: () => p.manyToOne(User).nullable().deleteRule('set null'),
+    /**
+     * The member who created it (null for seeded tokens). Their tokens end with their membership
+     * or owner/admin role (commerce/access-tokens/service.ts), and with the user: never orphaned.
+     */
+    createdBy: () => p.manyToOne(User).nullable().deleteRule('cascade'),
     createdAt: p.datetime().onCreate(() => new Date()),
     modifiedAt: p
       .datetime()

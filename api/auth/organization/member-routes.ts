@@ -3,6 +3,7 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager, QBFilterQuery } from '@mikro-orm/postgresql';
 import type { Context } from 'koa';
 import { z } from 'zod';
+import { revokeTokensOfCreator } from '../../../commerce/access-tokens/service.ts';
 import {
   Member,
   Organization,
@@ -14,6 +15,7 @@ import {
 import { isUuid } from '../../../domain/ids.ts';
 import {
   creatorRole,
+  isCommerceWriter,
   isOrganizationRole,
   memberMayDo,
 } from '../../../domain/organization-permissions.ts';
@@ -413,6 +415,10 @@ export function memberRoutes({ orm }: AppDependencies, settings: AuthSettings): 
       if (!callerIsOwner && !memberMayDo(member.role, { member: ['update'] })) {
         throw organizationError(403, 'YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER');
       }
+      // Tokens are for owners and admins: a member who is neither keeps none.
+      if (!isCommerceWriter(role)) {
+        await revokeTokensOfCreator(em, target.user.id, organizationId);
+      }
       target.role = role;
       return target;
     });
@@ -467,9 +473,13 @@ async function findTarget(
   return user ? findMember(em, user.id, organizationId) : null;
 }
 
-/** The member goes, with their places in the organization's teams and their sessions' pointers. */
+/**
+ * The member goes, with the access tokens they created, their places in the organization's
+ * teams and their sessions' pointers.
+ */
 async function removeMembership(em: EntityManager, member: Member): Promise<void> {
   const organizationId = member.organization.id;
+  await revokeTokensOfCreator(em, member.user.id, organizationId);
   await removeFromOrganizationTeams(em, organizationId, member.user.id);
   await clearActiveOrganization(em, organizationId, member.user.id);
   em.remove(member);

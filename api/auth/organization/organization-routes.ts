@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
+import { revokeOrganizationTokens } from '../../../commerce/access-tokens/service.ts';
 import {
   Invitation,
   Member,
@@ -230,8 +231,10 @@ export function organizationRoutes({ orm }: AppDependencies, settings: AuthSetti
     }
     const answer = organizationJson(member.organization);
     await orm.em.transactional(async (em) => {
-      // Nobody's session keeps pointing at it; its members, teams and invitations cascade.
+      // Nobody's session keeps pointing at it, no process keeps taking its access tokens; its
+      // members, teams and invitations cascade.
       await clearActiveOrganization(em, organizationId);
+      await revokeOrganizationTokens(em, organizationId);
       await em.nativeDelete(Organization, { id: organizationId });
     });
     if (signedIn.session.activeOrganizationId === organizationId) dropCookieCache(ctx, settings);
