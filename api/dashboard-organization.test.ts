@@ -167,7 +167,7 @@ describe('dashboard organization (browser)', () => {
     await page.close();
   });
 
-  it('adds a webhook endpoint, shows its deliveries, and deletes it after confirming', async () => {
+  it('adds a webhook endpoint, shows its secret once, resets it, and deletes it after confirming', async () => {
     const { page } = await signedInOwner();
     await page.goto(`${suite.api.url}/organization/webhooks`);
     await page.getByLabel('URL').fill('ftp://example.com/hook');
@@ -179,9 +179,26 @@ describe('dashboard organization (browser)', () => {
 
     await page.getByLabel('URL').fill('https://example.com/hook');
     await page.getByRole('button', { name: 'Add endpoint' }).click();
+    // The creation's answer is the only one carrying the signing secret: shown until dismissed.
+    const secret = (await page.locator('.secret-once code').textContent()) ?? '';
+    assert.match(secret, /^whsec_/);
+    await page.getByRole('button', { name: 'Copy signing secret' }).waitFor();
+    await page.getByRole('button', { name: 'Done' }).click();
     await page.getByRole('heading', { level: 1, name: 'https://example.com/hook' }).waitFor();
     await page.getByText('Nothing was sent to this endpoint yet.').waitFor();
+    assert.equal(await page.getByText(secret).count(), 0);
     await page.screenshot({ path: join(screenshotsDir, 'dashboard-webhook.png'), fullPage: true });
+
+    await page.getByRole('button', { name: 'Reset secret' }).click();
+    await page
+      .getByRole('dialog', { name: 'Reset secret?' })
+      .getByRole('button', { name: 'Reset secret' })
+      .click();
+    const newSecret = (await page.locator('.secret-once code').textContent()) ?? '';
+    assert.match(newSecret, /^whsec_/);
+    assert.notEqual(newSecret, secret);
+    await page.getByRole('button', { name: 'Done' }).click();
+    assert.equal(await page.getByText(newSecret).count(), 0);
 
     await page.getByRole('button', { name: 'Delete endpoint' }).click();
     await page

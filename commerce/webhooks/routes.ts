@@ -40,7 +40,7 @@ export function webhookRoutes({ orm, config }: AppDependencies): Router {
       caller,
       page,
       () => listWebhookEndpoints(orm.em, caller.organizationId, page),
-      (endpoints) => endpoints.map(webhookEndpointWire),
+      (endpoints) => endpoints.map((endpoint) => webhookEndpointWire(endpoint)),
     );
   });
 
@@ -49,7 +49,7 @@ export function webhookRoutes({ orm, config }: AppDependencies): Router {
     const input = parseCreateBody(ctx, webhookEndpointCreateInput, caller);
     const endpoint = await createWebhookEndpoint(orm.em, caller.organizationId, input, config.env);
     ctx.status = 201;
-    ctx.body = webhookEndpointWire(endpoint);
+    ctx.body = webhookEndpointWire(endpoint, { revealSecret: true });
   });
 
   router.get('/endpoints/:id', scope('webhooks:read'), async (ctx) => {
@@ -76,9 +76,8 @@ export function webhookRoutes({ orm, config }: AppDependencies): Router {
 
   router.patch('/endpoints/:id/secret', scope('webhooks:write'), async (ctx) => {
     const id = readIdParam(ctx);
-    ctx.body = webhookEndpointWire(
-      await resetWebhookEndpointSecret(orm.em, callerOf(ctx).organizationId, id),
-    );
+    const endpoint = await resetWebhookEndpointSecret(orm.em, callerOf(ctx).organizationId, id);
+    ctx.body = webhookEndpointWire(endpoint, { revealSecret: true });
   });
 
   /** Tollgate's: `{start_timestamp, end_timestamp}` → 202 `{requeued}` (events sent again). */

@@ -65,14 +65,23 @@ export function checkEndpointUrl(url: string, env: Config['env']) {
   if (!allowed) throw invalidField(['body', 'url'], "URL scheme should be 'https'", 'url_scheme');
 }
 
-export function webhookEndpointWire(endpoint: WebhookEndpoint) {
+/**
+ * Polar's `WebhookEndpoint`. The signing secret is answered only where it was just made (create
+ * and reset, `revealSecret`), never on reads: anyone who may read webhooks is not thereby able to
+ * forge their events. Elsewhere `secret` is empty, which the SDK's schema (a required string)
+ * takes and no verifier mistakes for a key.
+ */
+export function webhookEndpointWire(
+  endpoint: WebhookEndpoint,
+  { revealSecret = false }: { revealSecret?: boolean } = {},
+) {
   return {
     id: endpoint.id,
     created_at: isoDateTime(endpoint.createdAt),
     modified_at: isoDateTimeOrNull(endpoint.modifiedAt),
     url: endpoint.url,
     format: endpoint.format,
-    secret: endpoint.secret,
+    secret: revealSecret ? endpoint.secret : '',
     organization_id: endpoint.organization.id,
     events: endpoint.events,
     // Tollgate's: false once the endpoint failed past the threshold (see the update's `enabled`).

@@ -5,6 +5,8 @@ import { HTTPValidationError } from '@polar-sh/sdk/models/errors/httpvalidatione
 import { ResourceNotFound } from '@polar-sh/sdk/models/errors/resourcenotfound.js';
 import { validateEvent, WebhookVerificationError } from '@polar-sh/sdk/webhooks';
 import { Webhook } from 'standardwebhooks';
+import { createAccessToken } from '../access-tokens/service.ts';
+import { signedInMember } from '../access-tokens/testing.ts';
 import { callV1, createSeller, type Seller, startCommerceApi, type TestApi } from '../testing.ts';
 import { webhookBody } from './payloads.ts';
 import { retryDelayMs } from './settings.ts';
@@ -37,7 +39,7 @@ describe('webhook endpoints (/v1/webhooks/endpoints)', () => {
     assert.equal(created.modifiedAt, null);
 
     const read = await seller.polar.webhooks.getWebhookEndpoint({ id: created.id });
-    assert.equal(read.secret, created.secret, 'the secret is answered on every read');
+    assert.equal(read.url, created.url);
     const page = await seller.polar.webhooks.listWebhookEndpoints({});
     assert.deepEqual(
       page.result.items.map((endpoint) => endpoint.id),
@@ -75,6 +77,63 @@ describe('webhook endpoints (/v1/webhooks/endpoints)', () => {
     });
     assert.equal(short.status, 422);
     assert.deepEqual(short.body.detail[0].loc, ['body', 'secret']);
+  });
+
+  it('answers the signing secret on create and reset only, never to readers', async () => {
+    const endpoint = await seller.polar.webhooks.createWebhookEndpoint({
+      url: 'https://hooks.example.com/secretive',
+      format: 'raw',
+      events: ['order.paid'],
+    });
+    assert.match(endpoint.secret, /^whsec_/);
+    const endpointPath = `/v1/webhooks/endpoints/${endpoint.id}`;
+    const { token: readToken } = await createAccessToken(api.orm.em.fork(), {
+      organizationId: seller.organizationId,
+      comment: 'Reads webhooks',
+      scopes: ['webhooks:read'],
+    });
+    const reader = await signedInMember(api, seller.organizationId, 'member');
+
+    /** Every way a reader (or the writer's own token) reads the endpoint back. */
+    const reads = async () => [
+      await callV1(api, readToken, 'GET', endpointPath),
+      await callV1(api, readToken, 'GET', '/v1/webhooks/endpoints'),
+      await reader.call('GET', endpointPath),
+      await reader.call('GET', '/v1/webhooks/endpoints'),
+      await callV1(api, seller.token, 'GET', endpointPath),
+    ];
+    /** Each read answers 200, the endpoint with an empty secret, and never the secret itself. */
+    const assertSecretHidden = async (secret: string) => {
+      for (const answer of await reads()) {
+        assert.equal(answer.status, 200);
+        const endpoints = answer.body.items ?? [answer.body];
+        assert.ok(endpoints.some((one: { id: string }) => one.id === endpoint.id));
+        for (const one of endpoints) assert.equal(one.secret, '');
+        assert.ok(!JSON.stringify(answer.body).includes(secret));
+      }
+    };
+    await assertSecretHidden(endpoint.secret);
+    // Polar's SDK takes the empty secret (its schema asks for a string).
+    const viaSdk = await seller.polar.webhooks.getWebhookEndpoint({ id: endpoint.id });
+    assert.equal(viaSdk.secret, '');
+    const updated = await seller.polar.webhooks.updateWebhookEndpoint({
+      id: endpoint.id,
+      webhookEndpointUpdate: { events: ['order.paid', 'order.refunded'] },
+    });
+    assert.equal(updated.secret, '');
+
+    // Readers cannot reset it to learn a new one.
+    const byToken = await callV1(api, readToken, 'PATCH', `${endpointPath}/secret`);
+    assert.equal(byToken.status, 403);
+    assert.equal(byToken.body.error, 'insufficient_scope');
+    const byMember = await reader.call('PATCH', `${endpointPath}/secret`);
+    assert.equal(byMember.status, 403);
+    assert.equal(byMember.body.error, 'insufficient_scope');
+
+    const reset = await seller.polar.webhooks.resetWebhookEndpointSecret({ id: endpoint.id });
+    assert.match(reset.secret, /^whsec_/);
+    assert.notEqual(reset.secret, endpoint.secret);
+    await assertSecretHidden(reset.secret);
   });
 
   it('refuses http URLs except to the local host outside production, and unknown events', async () => {

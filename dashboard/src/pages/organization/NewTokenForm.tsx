@@ -5,7 +5,7 @@ import { allScopes } from '../../../../commerce/http/scopes.ts';
 import { Form, SelectField, TextField, useApiForm } from '../../components/Form';
 import { tokensApi, tokensKey } from './api';
 import { CheckboxGroup } from './CheckboxGroup';
-import { CopyButton } from './CopyButton';
+import { SecretOnce } from './SecretOnce';
 
 const day = 24 * 3600;
 const lifetimes = [
@@ -49,20 +49,7 @@ export function NewTokenForm() {
       },
     },
   );
-  if (created) {
-    return (
-      <div className="banner" role="status">
-        <p>Copy the token now: it is not shown again.</p>
-        <div className="secret-once">
-          <code>{created}</code>
-          <CopyButton text={created} label="Copy token" />
-        </div>
-        <button type="button" className="button" onClick={() => setCreated(null)}>
-          Done
-        </button>
-      </div>
-    );
-  }
+  if (created) return <SecretOnce secret={created} what="token" onDone={() => setCreated(null)} />;
   return (
     <Form form={form} submitLabel="Create token">
       <TextField form={form} name="comment" label="Name" hint="What uses it." required />

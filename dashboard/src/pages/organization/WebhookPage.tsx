@@ -1,5 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { createColumnHelper } from '@tanstack/react-table';
+import { useState } from 'react';
+import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { DataTable, type PageQuery } from '../../components/DataTable';
 import { DateTime } from '../../components/DateTime';
 import { Details, EntityPage, Section } from '../../components/EntityPage';
@@ -8,7 +10,8 @@ import type { PageProps } from '../../router';
 import { DeleteAction } from '../catalog/DeleteAction';
 import { Loaded } from '../catalog/Loaded';
 import { type WebhookDelivery, type WebhookEndpoint, webhooksApi, webhooksKey } from './api';
-import { CopyButton } from './CopyButton';
+import { SecretOnce } from './SecretOnce';
+import { usePermissions } from './useRole';
 
 const column = createColumnHelper<WebhookDelivery>();
 
@@ -63,7 +66,40 @@ function EnableButton({ endpoint }: { endpoint: WebhookEndpoint }) {
   );
 }
 
-/** An endpoint, its secret, and its recent deliveries (newest first, every attempt). */
+/**
+ * The signing secret is answered only when made: writers reset it (after confirming, since the
+ * receiver must then be given the new one) and see the new one until they dismiss it.
+ */
+function SigningSecret({ endpoint }: { endpoint: WebhookEndpoint }) {
+  const { isWriter } = usePermissions();
+  const [confirming, setConfirming] = useState(false);
+  const [secret, setSecret] = useState<string | null>(null);
+  if (secret) {
+    return <SecretOnce secret={secret} what="signing secret" onDone={() => setSecret(null)} />;
+  }
+  return (
+    <div className="row-actions">
+      <span className="muted">Shown once, when the endpoint is added or its secret reset.</span>
+      {isWriter && (
+        <button type="button" className="button" onClick={() => setConfirming(true)}>
+          Reset secret
+        </button>
+      )}
+      <ConfirmDialog
+        open={confirming}
+        title="Reset secret?"
+        confirmLabel="Reset secret"
+        tone="danger"
+        onClose={() => setConfirming(false)}
+        onConfirm={async () => setSecret((await webhooksApi.resetSecret(endpoint.id)).secret)}
+      >
+        Events are signed with a new secret from now on: {endpoint.url} must be given it.
+      </ConfirmDialog>
+    </div>
+  );
+}
+
+/** An endpoint, its signing secret's reset, and its recent deliveries (newest first, every attempt). */
 export default function WebhookPage({ params }: PageProps) {
   const id = params.id ?? '';
   const endpoint = useQuery({
@@ -104,10 +140,7 @@ export default function WebhookPage({ params }: PageProps) {
               items={[
                 ['Format', loaded.format],
                 ['Events', loaded.events.join(', ') || '—'],
-                [
-                  'Signing secret',
-                  <CopyButton key="secret" text={loaded.secret} label="Copy secret" />,
-                ],
+                ['Signing secret', <SigningSecret key="secret" endpoint={loaded} />],
                 ['Created', <DateTime key="created" value={loaded.created_at} />],
               ]}
             />

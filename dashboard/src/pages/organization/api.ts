@@ -161,6 +161,9 @@ export const webhooksApi = {
   update: (id: string, body: { enabled?: boolean }) =>
     api.patch<WebhookEndpoint>(`/v1/webhooks/endpoints/${id}`, body),
   delete: (id: string) => api.delete<null>(`/v1/webhooks/endpoints/${id}`),
+  /** A new signing secret: the answer is the only place it is shown. */
+  resetSecret: (id: string) =>
+    api.patch<WebhookEndpoint>(`/v1/webhooks/endpoints/${id}/secret`, undefined),
   deliveries: (endpointId: string, query: PageQuery, signal: AbortSignal) =>
     api.get<ListResource<WebhookDelivery>>('/v1/webhooks/deliveries', {
       query: { ...query, endpoint_id: endpointId },
