@@ -1,8 +1,17 @@
 import assert from 'node:assert/strict';
 import { randomBytes, randomInt } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { createAccessToken } from '../../commerce/access-tokens/service.ts';
 import { loadConfig, loadRuntimeConfig, type RuntimeConfig } from '../../config/env.ts';
-import { Account, Session, User, Verification } from '../../db/entities/index.ts';
+import {
+  Account,
+  Member,
+  Organization,
+  OrganizationAccessToken,
+  Session,
+  User,
+  Verification,
+} from '../../db/entities/index.ts';
 import {
   addLocalProviderUser,
   type LocalProviderId,
@@ -229,6 +238,17 @@ describe('social sign-in through the Better Auth client', () => {
     assert.equal(signUp.data?.user.emailVerified, false);
     const apiKey = await attacker.client.apiKey.create({ name: 'kept' });
     assert.ok(apiKey.data?.key);
+    // ...and an organization access token minted for a shop of theirs.
+    const em = api.orm.em.fork();
+    const shop = em.create(Organization, { name: 'Shop', slug: `shop-${randomInt(1e9)}` });
+    em.create(Member, { organization: shop, user: signUp.data?.user.id as string, role: 'owner' });
+    await em.flush();
+    await createAccessToken(em, {
+      organizationId: shop.id,
+      comment: 'kept',
+      scopes: ['products:read'],
+      createdByUserId: signUp.data?.user.id,
+    });
     const account = await providerAccount('github', { email: email.toUpperCase() });
 
     const { visitor, landing } = await signInWith('github', account);
@@ -253,6 +273,10 @@ describe('social sign-in through the Better Auth client', () => {
     assert.equal(withKey.error?.code, 'INVALID_API_KEY');
     const sessions = await api.orm.em.fork().count(Session, { user: user.id });
     assert.equal(sessions, 1, "only the provider sign-in's session");
+    const tokens = await api.orm.em
+      .fork()
+      .count(OrganizationAccessToken, { organization: shop.id });
+    assert.equal(tokens, 0, "the attacker's organization access token is revoked");
   });
 
   it('keeps the password and sessions of a user who had proven the address', async () => {

@@ -1,5 +1,6 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { revokeTokensOfCreator } from '../../../commerce/access-tokens/service.ts';
 import { Account, ApiKey, Session, User } from '../../../db/entities/index.ts';
 import type { Orm } from '../../../db/orm.ts';
 import { createSession, isBanned, type NewSession } from '../sessions.ts';
@@ -130,13 +131,14 @@ export async function signInWithProviderAccount(
  * made that user may not own the address (account pre-hijacking: an attacker signs up with the
  * victim's email and a password of theirs and waits for the victim to sign in through a
  * provider). Everything the unproven user held stops working: the password, the other provider
- * accounts, the sessions and the API keys; the address's owner goes on with this provider and
+ * accounts, the sessions, the API keys and the organization access tokens it created; the address's owner goes on with this provider and
  * can set a password through a reset. A deviation from Better Auth, which keeps them all.
  */
 async function dropUnprovenAccess(em: EntityManager, user: User): Promise<void> {
   await em.nativeDelete(Account, { user });
   await em.nativeDelete(Session, { user });
   await em.nativeDelete(ApiKey, { user });
+  await revokeTokensOfCreator(em, user.id);
 }
 
 /** Better Auth's callback errors for a link that may not happen. */
