@@ -227,14 +227,23 @@ export function requireCaller(ctx: Context, scope: Scope): CommerceCaller {
   return caller;
 }
 
+// Each `scope` middleware's scope, so the route table tells what every route requires.
+const requiredScopes = new WeakMap<Middleware, Scope>();
+
 /** Identifies the caller and requires `wanted` of it: `router.get(path, scope('x:read'), ...)`. */
-export const scope =
-  (wanted: Scope): Middleware =>
-  async (ctx, next) => {
+export function scope(wanted: Scope): Middleware {
+  const middleware: Middleware = async (ctx, next) => {
     await identifiedState(ctx);
     ctx.state.caller = requireCaller(ctx, wanted);
     return next();
   };
+  requiredScopes.set(middleware, wanted);
+  return middleware;
+}
+
+/** The scope a `scope(...)` middleware requires (the adversarial suite reads the route table). */
+export const requiredScopeOf = (middleware: unknown): Scope | undefined =>
+  typeof middleware === 'function' ? requiredScopes.get(middleware as Middleware) : undefined;
 
 /** The caller a `scope` middleware admitted. */
 export const callerOf = (ctx: Context): CommerceCaller => ctx.state.caller as CommerceCaller;
