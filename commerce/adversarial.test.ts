@@ -70,6 +70,19 @@ const hostileValues = [
   '%zz',
 ];
 
+/**
+ * Metadata filters `[key, value]`, URL-encoded: each hostile value as a key with the next as its
+ * value (the 10 KB key and value together would pass Node's 16 KB header limit), and a key whose
+ * `?` pulls the value into the SQL text where keys are substituted rather than bound.
+ */
+const hostileMetadata: [string, string][] = [
+  ...hostileValues.map((key, index): [string, string] => [
+    key,
+    hostileValues[(index + 1) % hostileValues.length] as string,
+  ]),
+  [encodeURIComponent('?'), encodeURIComponent(' or true or ')],
+];
+
 /** `text` URL-decoded, or as it is when malformed. */
 function decoded(text: string): string {
   try {
@@ -473,12 +486,9 @@ describe('adversarial suite: every /v1 route', () => {
             withParam(encodeURIComponent(param), value),
           ),
         );
-        // Hostile keys and values in a metadata filter, read by the list or not (each with the
-        // next value: the 10 KB key and value together would pass Node's 16 KB header limit).
-        hostileValues.forEach((key, index) => {
-          const value = hostileValues[(index + 1) % hostileValues.length] as string;
+        for (const [key, value] of hostileMetadata) {
           urls.push(withParam(`metadata%5B${key}%5D`, value));
-        });
+        }
         const attacks = callers.flatMap(([caller, markers]) =>
           urls.map((url) => ({ url, caller, markers })),
         );
