@@ -1,4 +1,5 @@
 import type { Client } from '@temporalio/client';
+import { fileStorage } from '../commerce/files/service.ts';
 import type { Config } from '../config/env.ts';
 import type { StripeClient } from '../config/stripe.ts';
 import type { Orm } from '../db/orm.ts';
@@ -27,7 +28,7 @@ export interface ActivityDependencies {
 /** Every activity the worker registers, bound to the resources they share. */
 export function createActivities({ config, orm, mailer, stripe, temporal }: ActivityDependencies) {
   return {
-    ...createMaintenanceActivities(orm),
+    ...createMaintenanceActivities(orm, fileStorage(config.files)),
     ...createMailActivities(mailer),
     ...createInvitationActivities(orm),
     ...createPaymentActivities({ orm, stripe }),

@@ -1,8 +1,13 @@
+import { deleteAbandonedUploads } from '../commerce/files/service.ts';
+import type { FileStorage } from '../commerce/files/storage.ts';
 import { Session, Verification } from '../db/entities/index.ts';
 import type { Orm } from '../db/orm.ts';
 
-/** Housekeeping of the account tables. Deleting by cut-off is idempotent: a retry deletes nothing more. */
-export function createMaintenanceActivities(orm: Orm) {
+/**
+ * Housekeeping of the account tables and of uploads. Deleting by cut-off is idempotent: a retry
+ * deletes nothing more.
+ */
+export function createMaintenanceActivities(orm: Orm, storage: FileStorage) {
   return {
     async deleteExpiredSessions(before: string): Promise<number> {
       return orm.em.fork().nativeDelete(Session, { expiresAt: { $lt: new Date(before) } });
@@ -10,6 +15,11 @@ export function createMaintenanceActivities(orm: Orm) {
 
     async deleteExpiredVerifications(before: string): Promise<number> {
       return orm.em.fork().nativeDelete(Verification, { expiresAt: { $lt: new Date(before) } });
+    },
+
+    /** Files whose upload was abandoned as of the cut-off: rows and stored parts. */
+    async deleteAbandonedUploads(before: string): Promise<number> {
+      return deleteAbandonedUploads(orm.em.fork(), storage, new Date(before));
     },
   };
 }

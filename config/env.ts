@@ -75,6 +75,18 @@ const environmentSchema = z.object({
   TOLLGATE_FILES_S3_REGION: z.string().min(1).default('us-east-1'),
   TOLLGATE_FILES_S3_ACCESS_KEY_ID: z.string().min(1).optional(),
   TOLLGATE_FILES_S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  /** The largest downloadable file; images have fixed limits (commerce/files/service.ts). */
+  TOLLGATE_FILES_MAX_BYTES: z.coerce
+    .number({ message: 'a whole number of bytes, 1 or more' })
+    .int('a whole number of bytes, 1 or more')
+    .min(1, 'a whole number of bytes, 1 or more')
+    .default(1024 ** 3),
+  /** All of one organization's files together, those still uploading included. */
+  TOLLGATE_FILES_ORGANIZATION_MAX_BYTES: z.coerce
+    .number({ message: 'a whole number of bytes, 1 or more' })
+    .int('a whole number of bytes, 1 or more')
+    .min(1, 'a whole number of bytes, 1 or more')
+    .default(10 * 1024 ** 3),
   TOLLGATE_API_HOST: z.string().min(1).default('127.0.0.1'),
   TOLLGATE_API_PORT: port(3000),
   /** API processes sharing the port; production defaults to one per CPU core. */
@@ -295,7 +307,13 @@ export interface Config {
    * Where uploaded files' bytes live: TOLLGATE_FILES_DIR (relative to the data folder), or the
    * S3-compatible bucket when TOLLGATE_FILES_S3_ENDPOINT is set (addressed path-style).
    */
-  files: { storageDir: string; s3: S3FilesConfig | undefined };
+  files: {
+    storageDir: string;
+    s3: S3FilesConfig | undefined;
+    /** TOLLGATE_FILES_MAX_BYTES and TOLLGATE_FILES_ORGANIZATION_MAX_BYTES. */
+    maxDownloadableBytes: number;
+    organizationMaxBytes: number;
+  };
   database: { url: string | undefined; embeddedPort: number };
   temporal: {
     address: string | undefined;
@@ -388,6 +406,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     files: {
       storageDir: resolve(projectRoot, env.TOLLGATE_DATA_DIR, env.TOLLGATE_FILES_DIR),
       s3: s3FilesConfig(env),
+      maxDownloadableBytes: env.TOLLGATE_FILES_MAX_BYTES,
+      organizationMaxBytes: env.TOLLGATE_FILES_ORGANIZATION_MAX_BYTES,
     },
     database: { url: env.DATABASE_URL, embeddedPort: env.TOLLGATE_EMBEDDED_POSTGRES_PORT },
     temporal: {

@@ -10,7 +10,6 @@ import { notPermitted, resourceNotFound } from '../http/errors.ts';
 import { listPage, readPage, readQueryIds } from '../http/listing.ts';
 import { publicRateLimit } from '../http/rate-limits.ts';
 import { parseCreateBody, readIdParam } from '../http/wire.ts';
-import { s3Storage } from './s3-storage.ts';
 import {
   fileCreateInput,
   fileUpdateInput,
@@ -22,14 +21,14 @@ import {
   completeUpload,
   createFile,
   deleteFile,
+  fileLimits,
+  fileStorage,
   listFiles,
-  partUrlLifetimeMs,
   readPartGrant,
   readPublicFile,
   updateFile,
   uploadPart,
 } from './service.ts';
-import { localDiskStorage } from './storage.ts';
 
 /**
  * /v1/files: Polar's upload flow. `POST /` plans a multipart upload and answers a signed URL per
@@ -41,10 +40,9 @@ export function fileRoutes(dependencies: AppDependencies): Router {
   const { orm, config } = dependencies;
   const router = new Router({ prefix: '/v1/files' });
   const limit = publicRateLimit(dependencies);
-  const storage = config.files.s3
-    ? s3Storage(config.files.s3, partUrlLifetimeMs)
-    : localDiskStorage(config.files.storageDir);
+  const storage = fileStorage(config.files);
   const { secret } = authSettings(config);
+  const limits = fileLimits(config.files);
   const { publicUrl } = config.api;
 
   router.get('/', scope('files:read'), async (ctx) => {
@@ -68,6 +66,7 @@ export function fileRoutes(dependencies: AppDependencies): Router {
       storage,
       caller.organizationId,
       input,
+      limits,
       secret,
       publicUrl,
     );

@@ -114,6 +114,7 @@ describe('files on S3-compatible storage (Versity S3 Gateway)', () => {
         ...config,
         api: { ...config.api, publicUrl: `http://127.0.0.1:${port}` },
         files: {
+          ...config.files,
           storageDir: join(folder, 'unused-local-storage'),
           s3: { endpoint, bucket, ...credentials },
         },

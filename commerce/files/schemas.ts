@@ -14,7 +14,6 @@ const imageMimeType = z
     /^image\/(jpeg|png|gif|webp|svg\+xml)$/,
     'Only images are supported for this type of file.',
   );
-const megabytes = (count: number) => count * 1024 * 1024;
 
 const fileCreateFields = {
   organization_id: z.uuid().nullable().optional(),
@@ -41,20 +40,17 @@ const fileCreateFields = {
   }),
 };
 
-/** Polar's `FileCreate`: the file's size and MIME type and its plan of parts, by service. */
+/**
+ * Polar's `FileCreate`: the file's size and MIME type and its plan of parts, by service. How
+ * large each service's files may be is the service's to say (`fileLimits`).
+ */
 export const fileCreateInput = z.discriminatedUnion('service', [
   z.object({ ...fileCreateFields, service: z.literal('downloadable') }),
-  z.object({
-    ...fileCreateFields,
-    service: z.literal('product_media'),
-    mime_type: imageMimeType,
-    size: z.number().int().min(1).max(megabytes(10)),
-  }),
+  z.object({ ...fileCreateFields, service: z.literal('product_media'), mime_type: imageMimeType }),
   z.object({
     ...fileCreateFields,
     service: z.literal('organization_avatar'),
     mime_type: imageMimeType,
-    size: z.number().int().min(1).max(megabytes(1)),
   }),
 ]);
 export type FileCreateInput = z.infer<typeof fileCreateInput>;

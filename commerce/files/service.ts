@@ -1,14 +1,17 @@
 import type { Readable } from 'node:stream';
-import type { EntityManager } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { invalidField } from '../../api/errors.ts';
+import type { RuntimeConfig } from '../../config/env.ts';
 import { announceChange } from '../../db/change-notifications.ts';
 import { Organization, StoredFile } from '../../db/entities/index.ts';
-import { uploadPlanProblem } from '../../domain/files.ts';
+import type { FileService } from '../../db/entities/stored-file.ts';
+import { humanReadableSize, uploadPlanProblem } from '../../domain/files.ts';
 import { newId } from '../../domain/ids.ts';
 import { readSignedToken, signToken } from '../../domain/signed-tokens.ts';
 import { notPermitted, resourceNotFound } from '../http/errors.ts';
 import type { Page } from '../http/listing.ts';
 import { isoDateTime } from '../http/wire.ts';
+import { s3Storage } from './s3-storage.ts';
 import {
   type FileCreateInput,
   type FileUpdateInput,
@@ -16,10 +19,20 @@ import {
   filesBaseUrl,
   type PartUploadTarget,
 } from './schemas.ts';
-import { type FileStorage, type PlannedPart, UploadRejected } from './storage.ts';
+import { type FileStorage, localDiskStorage, type PlannedPart, UploadRejected } from './storage.ts';
 
 /** How long a part's upload URL stays valid (Polar's presigned S3 URLs: one hour). */
 export const partUrlLifetimeMs = 60 * 60 * 1000;
+
+/**
+ * How long a new file waits for its upload to complete. Past this the upload is abandoned:
+ * completing it is refused, and the maintenance purge deletes the file and its parts.
+ */
+export const uploadLifetimeMs = 24 * 60 * 60 * 1000;
+
+/** Where files' bytes live: the S3 bucket when one is configured, else the local folder. */
+export const fileStorage = (files: RuntimeConfig['files']): FileStorage =>
+  files.s3 ? s3Storage(files.s3, partUrlLifetimeMs) : localDiskStorage(files.storageDir);
 
 /**
  * The right to PUT one part of one file: what a part's upload URL carries, signed, since the
@@ -59,20 +72,72 @@ export function readPartGrant(secret: string, token: string, now = Date.now()): 
 /** A file's one multipart upload is named after the file. */
 export const uploadIdOf = (file: StoredFile) => file.id;
 
+/** How large files may be: each by its service, and all of an organization's together. */
+export interface FileLimits {
+  maxBytes: Record<FileService, number>;
+  organizationMaxBytes: number;
+}
+
+const megabytes = (count: number) => count * 1024 * 1024;
+
+/** Images have Polar's limits; downloadables and an organization's total are configured. */
+export const fileLimits = (files: RuntimeConfig['files']): FileLimits => ({
+  maxBytes: {
+    downloadable: files.maxDownloadableBytes,
+    product_media: megabytes(10),
+    organization_avatar: megabytes(1),
+  },
+  organizationMaxBytes: files.organizationMaxBytes,
+});
+
+/**
+ * The bytes an organization's files take or have reserved: uploaded ones and those still
+ * uploading (abandoned uploads expire, see deleteAbandonedUploads), not deleted ones.
+ */
+async function organizationBytes(em: EntityManager, organizationId: string): Promise<number> {
+  const [row] = await em.execute<{ bytes: string }[]>(
+    'select coalesce(sum(size), 0) as bytes from files where organization_id = ? and deleted_at is null',
+    [organizationId],
+  );
+  return Number(row?.bytes ?? 0);
+}
+
+/**
+ * Makes an organization's file creations take turns until the transaction ends, so two cannot
+ * both fit in the room left for one. An advisory lock: inserts elsewhere that refer to the
+ * organization's row do not wait for it.
+ */
+async function lockOrganizationFiles(em: EntityManager, organizationId: string): Promise<void> {
+  await em.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [
+    `files:${organizationId}`,
+  ]);
+}
+
 /**
  * Registers a file and its upload plan; answers the file with a signed upload URL per part
  * (the storage's own, such as S3's presigned URLs, when it takes the parts itself).
  * The declared whole-file checksum is kept, as Polar does, and checked when the upload completes.
+ * A file larger than its service allows, or than the room left of the organization's storage,
+ * is refused (422); each part is then held to its planned size when it is uploaded.
  */
 export async function createFile(
   em: EntityManager,
   storage: FileStorage,
   organizationId: string,
   input: FileCreateInput,
+  limits: FileLimits,
   secret: string,
   publicUrl: string,
   now = Date.now(),
 ): Promise<{ file: StoredFile; uploadId: string; parts: PartUploadTarget[] }> {
+  const maxBytes = limits.maxBytes[input.service];
+  if (input.size > maxBytes) {
+    throw invalidField(
+      ['body', 'size'],
+      `A file of this service may be at most ${humanReadableSize(maxBytes)}.`,
+      'less_than_equal',
+    );
+  }
   const problem = uploadPlanProblem(input.size, input.upload.parts);
   if (problem) throw invalidField(['body', 'upload', 'parts', ...problem.at], problem.message);
   const plan: PlannedPart[] = input.upload.parts.map((part) => ({
@@ -83,6 +148,16 @@ export async function createFile(
   }));
   const expiresAt = now + partUrlLifetimeMs;
   const { file, directUrls } = await em.transactional(async (tx) => {
+    await lockOrganizationFiles(tx, organizationId);
+    const used = await organizationBytes(tx, organizationId);
+    if (used + input.size > limits.organizationMaxBytes) {
+      throw invalidField(
+        ['body', 'size'],
+        `The organization's files may take ${humanReadableSize(limits.organizationMaxBytes)} ` +
+          `together; ${humanReadableSize(used)} are taken.`,
+        'storage_limit',
+      );
+    }
     const id = newId();
     const checksum = input.checksum_sha256_base64 ?? null;
     const created = tx.create(StoredFile, {
@@ -165,6 +240,9 @@ export async function completeUpload(
   return em.transactional(async (tx) => {
     const file = await getFile(tx, organizationId, id);
     if (file.isUploaded) throw notPermitted('The file is already uploaded.');
+    if (file.createdAt.getTime() + uploadLifetimeMs <= Date.now()) {
+      throw notPermitted('The upload has expired; create the file again.');
+    }
     if (input.id !== uploadIdOf(file)) {
       throw invalidField(['body', 'id'], 'This is not the id of the upload of this file.');
     }
@@ -203,6 +281,38 @@ function rejectionLoc(error: UploadRejected, input: FileUploadCompletedInput): (
   return error.reason === 'missing_part'
     ? ['body', 'parts', index]
     : ['body', 'parts', index, field];
+}
+
+/** Abandoned uploads deleted per statement, so one purge step never holds a huge list. */
+const abandonedBatchSize = 500;
+
+/**
+ * Deletes the files whose upload was abandoned as of `now` (not completed within
+ * `uploadLifetimeMs`): each row, then its parts in the storage. A row is deleted only while
+ * still not uploaded, so a file completed meanwhile keeps its bytes; a retry after a failure
+ * finds the rest. Answers how many were deleted.
+ */
+export async function deleteAbandonedUploads(
+  em: EntityManager,
+  storage: FileStorage,
+  now: Date,
+): Promise<number> {
+  const abandonedBefore = new Date(now.getTime() - uploadLifetimeMs);
+  let deleted = 0;
+  for (;;) {
+    const paths = await em.execute<{ path: string }[]>(
+      `delete from files where id in (
+         select id from files
+         where is_uploaded = false and deleted_at is null and created_at < ?
+         limit ?
+       ) and is_uploaded = false
+       returning path`,
+      [abandonedBefore.toISOString(), abandonedBatchSize],
+    );
+    for (const { path } of paths) await storage.remove(path);
+    deleted += paths.length;
+    if (paths.length < abandonedBatchSize) return deleted;
+  }
 }
 
 /** The caller's uploaded files, newest first, optionally only those with the given ids. */
