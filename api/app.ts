@@ -18,6 +18,7 @@ import { securityHeaders } from './middleware/security-headers.ts';
 import { devOutboxRoutes } from './routes/dev-outbox.ts';
 import { healthRoutes } from './routes/health.ts';
 import { maintenanceRoutes } from './routes/maintenance.ts';
+import { temporalCodecRoutes } from './routes/temporal-codec.ts';
 
 export const dashboardDist = join(projectRoot, 'dashboard', 'dist');
 
@@ -72,6 +73,7 @@ export function createApp(dependencies: AppDependencies): Koa {
     commerceRoutes(dependencies),
     healthRoutes(dependencies),
     maintenanceRoutes(dependencies),
+    temporalCodecRoutes(dependencies),
     // Captured mail is shown in development, when the stack runs the capture server.
     ...(config.env === 'development' && config.mail.captureDir
       ? [devOutboxRoutes(dependencies, config.mail.captureDir)]

@@ -73,8 +73,8 @@ try {
   const webhookUrl = `${apiUrl}/v1/integrations/stripe/webhook`;
   await stripeSimulatorControl(simulatorUrl).registerWebhookTarget(webhookUrl);
   const temporal: Client = await connectTemporal({
+    ...stack.config.temporal,
     address: stack.addresses.temporalAddress,
-    namespace: stack.config.temporal.namespace,
   });
   run.closeOnCleanUp(() => temporal.connection.close());
   const { orm, token } = await run.seedSeller(stack.addresses.databaseUrl);

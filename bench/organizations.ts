@@ -478,8 +478,8 @@ try {
   await startApi(stack);
   orm = await openOrm(stack.addresses.databaseUrl);
   temporal = await connectTemporal({
+    ...stack.config.temporal,
     address: stack.addresses.temporalAddress,
-    namespace: stack.config.temporal.namespace,
   });
 
   const { summary, owner, organizationIds } = await invitationsEndToEnd(stack);

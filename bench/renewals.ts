@@ -169,8 +169,8 @@ try {
     `${apiUrl}/v1/integrations/stripe/webhook`,
   );
   const temporal: Client = await connectTemporal({
+    ...stack.config.temporal,
     address: stack.addresses.temporalAddress,
-    namespace: stack.config.temporal.namespace,
   });
   run.closeOnCleanUp(() => temporal.connection.close());
   const { orm, organizationId, token } = await run.seedSeller(stack.addresses.databaseUrl);
@@ -526,12 +526,21 @@ try {
     history.workflowTasks.push(
       events.filter((event) => event.workflowTaskCompletedEventAttributes).length,
     );
-    // The advance's signal (the probe's, earlier, carried the clock's time before it).
-    const signalled = events.findIndex((event) => {
-      const signal = event.workflowExecutionSignaledEventAttributes;
-      const input = Buffer.from(signal?.input?.payloads?.[0]?.data ?? []).toString();
-      return signal?.signalName === 'clockAdvanced' && input.includes(periodEnd.toISOString());
-    });
+    // The advance's signal (the probe's, earlier, carried the clock's time before it); signal
+    // inputs are encrypted in the history, so read through the client's codec.
+    const [codec] = temporal.options.loadedDataConverter.payloadCodecs;
+    const signalInputs = await Promise.all(
+      events.map(async (event) => {
+        const payloads = event.workflowExecutionSignaledEventAttributes?.input?.payloads ?? [];
+        const [input] = (await codec?.decode(payloads)) ?? payloads;
+        return Buffer.from(input?.data ?? []).toString();
+      }),
+    );
+    const signalled = events.findIndex(
+      (event, index) =>
+        event.workflowExecutionSignaledEventAttributes?.signalName === 'clockAdvanced' &&
+        signalInputs[index]?.includes(periodEnd.toISOString()),
+    );
     if (signalled < 0) continue;
     const afterSignal = events.slice(signalled);
     perRenewal.workflowTasks.push(

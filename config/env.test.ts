@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
+import { inspect } from 'node:util';
 import { ConfigurationError, loadConfig, loadRuntimeConfig } from './env.ts';
 
 describe('configuration', () => {
@@ -74,8 +76,55 @@ describe('configuration', () => {
       DATABASE_URL: 'postgres://localhost/x',
       TEMPORAL_ADDRESS: 'temporal:7233',
       SMTP_URL: 'smtps://mail.example.com',
+      TOLLGATE_PAYLOAD_KEYS: `main:${randomBytes(32).toString('base64')}`,
     });
     assert.equal(config.stripe.apiBase, 'https://api.stripe.com');
+  });
+
+  describe('Temporal payload keys', () => {
+    const key = () => randomBytes(32).toString('base64');
+
+    it('reads id:key pairs, the current key first, and never prints a key', () => {
+      const current = key();
+      const { payloadKeys } = loadConfig({
+        TOLLGATE_PAYLOAD_KEYS: `2026-01:${current}, 2025-06:${key()}`,
+      }).temporal;
+      assert.deepEqual(
+        payloadKeys?.map(({ id }) => id),
+        ['2026-01', '2025-06'],
+      );
+      assert.deepEqual(payloadKeys?.[0]?.key.export(), Buffer.from(current, 'base64'));
+      const printed = `${JSON.stringify(payloadKeys)} ${inspect(payloadKeys, { depth: 5 })}`;
+      assert.equal(printed.includes(current), false);
+      assert.equal(printed.includes(Buffer.from(current, 'base64').toString('hex')), false);
+    });
+
+    const malformed: [string, string][] = [
+      ['a short key', `main:${randomBytes(16).toString('base64')}`],
+      ['a key that is not base64', `main:${key().replace(/.$/, '!')}`],
+      ['a key without an id', key()],
+      ['one id twice', `main:${key()},main:${key()}`],
+    ];
+    for (const [what, value] of malformed) {
+      it(`refuses ${what} without repeating the value`, () => {
+        assert.throws(
+          () => loadConfig({ TOLLGATE_PAYLOAD_KEYS: value }),
+          (error: unknown) => {
+            assert.ok(error instanceof ConfigurationError);
+            assert.match(error.message, /^TOLLGATE_PAYLOAD_KEYS must be a comma-separated list/);
+            assert.equal(error.message.includes(value.slice(-20)), false);
+            return true;
+          },
+        );
+      });
+    }
+
+    it('is required in production', () => {
+      assert.throws(
+        () => loadConfig({ NODE_ENV: 'production' }),
+        /^ConfigurationError: TOLLGATE_PAYLOAD_KEYS must be set in production/,
+      );
+    });
   });
 });
 

@@ -1,3 +1,4 @@
+import { createSecretKey, type KeyObject } from 'node:crypto';
 import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
@@ -20,6 +21,32 @@ const url = (protocols: string[], what: string) =>
 const hostPort = z.string().regex(/^[\w.-]+:\d{1,5}$/, 'host:port, for example 127.0.0.1:7233');
 
 const rateLimitSetting = 'on, off, or a factor applied to every limit, such as 2 or 0.5';
+
+/** A key of the Temporal payload codec (temporal/payload-codec.ts): AES-256, named by its id. */
+export interface PayloadKey {
+  id: string;
+  /** A KeyObject, so that printing the configuration never prints the key. */
+  key: KeyObject;
+}
+
+const payloadKeysSetting =
+  'a comma-separated list of id:key, the current key first, ids distinct, each key 32 random bytes in base64 (`openssl rand -base64 32`)';
+
+/** `new:<base64>,old:<base64>` as keys, the current one first; null when malformed. */
+export function parsePayloadKeys(setting: string): PayloadKey[] | null {
+  const keys = setting.split(',').map((entry) => {
+    const [, id, encoded = ''] = /^\s*([\w.-]{1,64}):(\S+)\s*$/.exec(entry) ?? [];
+    const bytes = Buffer.from(encoded, 'base64');
+    // Buffer.from skips what is not base64: only a canonical encoding of 32 bytes passes.
+    if (!id || bytes.length !== 32 || bytes.toString('base64') !== encoded) return null;
+    return { id, key: createSecretKey(bytes) };
+  });
+  const distinct = new Set(keys.map((key) => key?.id)).size === keys.length;
+  return distinct && keys.every((key) => key !== null) ? keys : null;
+}
+
+/** Variables whose values a configuration error never repeats. */
+const secretVariables = new Set(['TOLLGATE_PAYLOAD_KEYS']);
 
 const trustedProxiesSetting =
   'a number of proxy hops such as 1, or a comma-separated list of proxy addresses and CIDR ranges such as 10.0.0.0/8,192.168.1.10';
@@ -107,6 +134,15 @@ const environmentSchema = z.object({
   TEMPORAL_DEV_PORT: port(7233),
   TEMPORAL_UI_PORT: port(8233),
   TEMPORAL_UI_URL: url(['http', 'https'], 'an http(s) URL of the Temporal Web UI').optional(),
+  /** Required in production; `npm start` keeps one in the data folder, `npm test` makes one. */
+  TOLLGATE_PAYLOAD_KEYS: z
+    .string()
+    .transform((setting, context) => {
+      const keys = parsePayloadKeys(setting);
+      if (!keys) context.addIssue({ code: 'custom', message: payloadKeysSetting });
+      return keys ?? z.NEVER;
+    })
+    .optional(),
   STRIPE_SECRET_KEY: z
     .string()
     .regex(/^(sk|rk)_(test|live)_\w+$/, 'a Stripe secret key such as sk_test_...')
@@ -259,6 +295,16 @@ const environmentSchema = z.object({
   TOLLGATE_TEST_CLOCKS: z.enum(['on', 'off'], { message: 'on or off' }).optional(),
 });
 
+/** Payload keys as set; production never runs without them (workflow inputs hold secrets). */
+function payloadKeys(env: Environment): PayloadKey[] | undefined {
+  if (env.NODE_ENV === 'production' && !env.TOLLGATE_PAYLOAD_KEYS) {
+    throw new ConfigurationError(
+      `TOLLGATE_PAYLOAD_KEYS must be set in production: ${payloadKeysSetting} (it is not set)`,
+    );
+  }
+  return env.TOLLGATE_PAYLOAD_KEYS;
+}
+
 /** The social sign-in providers, by Better Auth's ids. */
 export const socialProviderIds = ['github', 'google', 'discord'] as const;
 export type SocialProviderId = (typeof socialProviderIds)[number];
@@ -287,7 +333,12 @@ export function parseEnvironment(source: NodeJS.ProcessEnv = process.env): Envir
   const issue = result.error.issues[0];
   const variable = String(issue?.path[0] ?? 'environment');
   const received = present[variable];
-  const got = received === undefined ? 'it is not set' : `got ${JSON.stringify(received)}`;
+  const got =
+    received === undefined
+      ? 'it is not set'
+      : secretVariables.has(variable)
+        ? 'its value is secret, not shown'
+        : `got ${JSON.stringify(received)}`;
   throw new ConfigurationError(`${variable} must be ${issue?.message ?? 'valid'} (${got})`);
 }
 
@@ -322,6 +373,8 @@ export interface Config {
     devPort: number;
     uiPort: number;
     uiUrl: string | undefined;
+    /** Encrypt every workflow and activity payload; the first encrypts, any decrypts. */
+    payloadKeys: PayloadKey[] | undefined;
   };
   stripe: {
     secretKey: string;
@@ -417,6 +470,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       devPort: env.TEMPORAL_DEV_PORT,
       uiPort: env.TEMPORAL_UI_PORT,
       uiUrl: env.TEMPORAL_UI_URL,
+      payloadKeys: payloadKeys(env),
     },
     stripe: {
       secretKey: env.STRIPE_SECRET_KEY,

@@ -10,6 +10,7 @@ interface ComposeService {
   command?: string[];
   profiles?: string[];
   environment?: Record<string, string>;
+  ports?: string[];
 }
 
 const composeFile = join(projectRoot, 'docker-compose.yml');
@@ -50,8 +51,29 @@ describe('docker-compose.yml', () => {
     assert.match(env.DATABASE_URL ?? '', /@app-db:5432\//);
     assert.equal(env.TEMPORAL_ADDRESS, 'temporal:7233');
     // Every variable the API and worker refuse to start without is passed through.
-    for (const required of ['SMTP_URL', 'TOLLGATE_AUTH_SECRET', 'TOLLGATE_OPS_TOKEN']) {
+    for (const required of [
+      'SMTP_URL',
+      'TOLLGATE_AUTH_SECRET',
+      'TOLLGATE_OPS_TOKEN',
+      'TOLLGATE_PAYLOAD_KEYS',
+    ]) {
       assert.ok(env[required], `${required} is set`);
     }
+  });
+
+  it('keeps the Temporal Web UI on this machine, read-only, decoding through the API', () => {
+    const ui = compose.services['temporal-ui'];
+    // Published ports are host:container or ip:host:container; a bare port listens everywhere.
+    for (const port of ui?.ports ?? []) {
+      assert.match(port, /^127\.0\.0\.1:\d+:\d+$/, `${port} is bound to localhost`);
+    }
+    const env = ui?.environment ?? {};
+    assert.equal(env.TEMPORAL_DISABLE_WRITE_ACTIONS, 'true');
+    assert.match(env.TEMPORAL_CODEC_ENDPOINT ?? '', /\/api\/ops\/temporal-codec$/);
+    assert.equal(env.TEMPORAL_CODEC_INCLUDE_CREDENTIALS, 'true');
+    // The API lets the UI's origin call its codec endpoint from the browser.
+    const uiUrl = compose.services.api?.environment?.TEMPORAL_UI_URL ?? '';
+    const [published] = ui?.ports ?? [];
+    assert.equal(new URL(uiUrl).port, published?.split(':')[1]);
   });
 });

@@ -22,8 +22,16 @@ export interface TestStack {
  * capturing mail into a directory of the run's own (MAIL_CAPTURE_DIR); and the worker process
  * polling the main task queue.
  */
-export async function startTestStack(log: (line: string) => void): Promise<TestStack> {
-  const config = loadConfig({ ...process.env, NODE_ENV: 'test' });
+export async function startTestStack(
+  log: (line: string) => void,
+  // The keys of the run's Temporal payload codec (TOLLGATE_PAYLOAD_KEYS); a new one by default.
+  { payloadKeys = `test:${randomBytes(32).toString('base64')}` } = {},
+): Promise<TestStack> {
+  const config = loadConfig({
+    ...process.env,
+    NODE_ENV: 'test',
+    TOLLGATE_PAYLOAD_KEYS: payloadKeys,
+  });
   let crashed: string | undefined;
   const supervisor = new Supervisor((service, code) => {
     crashed = `${service} exited unexpectedly (code ${code})`;
@@ -45,6 +53,7 @@ export async function startTestStack(log: (line: string) => void): Promise<TestS
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
       TOLLGATE_OPS_TOKEN: randomBytes(32).toString('hex'),
       TOLLGATE_AUTH_SECRET: randomBytes(32).toString('hex'),
+      TOLLGATE_PAYLOAD_KEYS: payloadKeys,
       // Tests sign many users up and in from 127.0.0.1 within seconds; the limiter's own test
       // (api/auth/rate-limit.test.ts) starts an API with it on.
       TOLLGATE_AUTH_RATE_LIMIT: 'off',

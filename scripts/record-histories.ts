@@ -8,14 +8,17 @@ import { join } from 'node:path';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import { startTestStack } from '../devstack/test-stack.ts';
 import { connectTemporal } from '../temporal/client.ts';
+import { replayPayloadKeys } from '../workflows/replay-recording.ts';
 import { replayScenarios } from '../workflows/replay-scenarios.ts';
 
 const historiesDir = join(import.meta.dirname, '..', 'workflows', '__fixtures__', 'histories');
-const stack = await startTestStack((line) => console.log(`[record] ${line}`));
+const stack = await startTestStack((line) => console.log(`[record] ${line}`), {
+  payloadKeys: replayPayloadKeys,
+});
 try {
   const client = await connectTemporal({
+    ...stack.config.temporal,
     address: stack.addresses.temporalAddress,
-    namespace: stack.config.temporal.namespace,
   });
   for (const [name, run] of Object.entries(replayScenarios)) {
     const file = join(historiesDir, `${name}.json`);

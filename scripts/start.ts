@@ -24,10 +24,15 @@ function fail(error: unknown): never {
 }
 
 /** A secret the user did not configure is made once and kept in the data folder (mode 600). */
-function localSecret(config: Config, fileName: string, configured: string | undefined): string {
+function localSecret(
+  config: Config,
+  fileName: string,
+  configured: string | undefined,
+  make = () => randomBytes(32).toString('hex'),
+): string {
   if (configured) return configured;
   const file = join(config.dataDir, fileName);
-  if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString('hex'), { mode: 0o600 });
+  if (!existsSync(file)) writeFileSync(file, make(), { mode: 0o600 });
   return readFileSync(file, 'utf8').trim();
 }
 
@@ -80,6 +85,13 @@ try {
     ...process.env,
     TOLLGATE_OPS_TOKEN: localSecret(config, 'ops-token', config.opsToken),
     TOLLGATE_AUTH_SECRET: localSecret(config, 'auth-secret', config.auth.secret),
+    // Encrypts Temporal payloads; production refuses to start without its own (config/env.ts).
+    TOLLGATE_PAYLOAD_KEYS: localSecret(
+      config,
+      'payload-keys',
+      process.env.TOLLGATE_PAYLOAD_KEYS,
+      () => `local:${randomBytes(32).toString('base64')}`,
+    ),
   };
   await startWorkerProcess(supervisor, addresses, {
     env,

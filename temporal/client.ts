@@ -1,12 +1,21 @@
 import { Client, Connection } from '@temporalio/client';
+import type { PayloadKey } from '../config/env.ts';
+import { temporalDataConverter } from './payload-codec.ts';
 
 export interface TemporalSettings {
   address: string;
   namespace: string;
+  /** Every payload the client sends is encrypted, every one it reads decrypted, with these. */
+  payloadKeys: PayloadKey[] | undefined;
 }
 
 /** A Temporal client; close it with `client.connection.close()`. */
-export async function connectTemporal({ address, namespace }: TemporalSettings): Promise<Client> {
+export async function connectTemporal({
+  address,
+  namespace,
+  payloadKeys,
+}: TemporalSettings): Promise<Client> {
+  const dataConverter = temporalDataConverter(payloadKeys);
   const connection = await Connection.connect({ address });
-  return new Client({ connection, namespace });
+  return new Client({ connection, namespace, dataConverter });
 }

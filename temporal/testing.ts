@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
-import type { Client } from '@temporalio/client';
+import { type Client, Connection } from '@temporalio/client';
+import { historyToJSON, type JSONPayload } from '@temporalio/common/lib/proto-utils.js';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../activities/index.ts';
 import { createMailer } from '../activities/mail/transport.ts';
 import type { RuntimeConfig } from '../config/env.ts';
 import { createStripeClient } from '../config/stripe.ts';
 import type { Orm } from '../db/orm.ts';
+import { temporalDataConverter } from './payload-codec.ts';
 import { workflowsPath } from './worker.ts';
 
 /** What a test's workers need of a running API: its settings, database and Temporal client. */
@@ -30,6 +32,7 @@ export async function workersOnOwnQueue(api: ApiConnections, name: string) {
     workflowsPath,
     logger: new DefaultLogger('WARN'),
   });
+  const dataConverter = temporalDataConverter(settings.payloadKeys);
   const connection = await NativeConnection.connect({ address: settings.address });
   // Every activity, as the worker process builds them, over the API's database and Temporal.
   const activities = createActivities({
@@ -42,6 +45,8 @@ export async function workersOnOwnQueue(api: ApiConnections, name: string) {
   return {
     taskQueue,
     connection,
+    /** The data converter of the workers, for more workers of a test's own on `connection`. */
+    dataConverter,
     activities,
     /** A worker polling the queue with `workerActivities`; `stop()` shuts it down and waits. */
     async start(workerActivities: object = activities) {
@@ -50,6 +55,7 @@ export async function workersOnOwnQueue(api: ApiConnections, name: string) {
         namespace: settings.namespace,
         taskQueue,
         workflowBundle,
+        dataConverter,
         activities: workerActivities,
         maxCachedWorkflows: 0,
       });
@@ -85,4 +91,42 @@ export async function workersOnOwnQueue(api: ApiConnections, name: string) {
     },
     close: () => connection.close(),
   };
+}
+
+/** Every payload of a history in JSON form, wherever it sits: inputs, results, markers, memos. */
+function payloadsIn(value: unknown): JSONPayload[] {
+  if (Array.isArray(value)) return value.flatMap(payloadsIn);
+  if (typeof value !== 'object' || value === null) return [];
+  const fields = value as Record<string, unknown>;
+  const isPayload = typeof fields.metadata === 'object' && 'data' in fields;
+  return isPayload ? [fields as JSONPayload] : Object.values(fields).flatMap(payloadsIn);
+}
+
+/**
+ * A workflow's history as anyone reading the Temporal server sees it (`temporal workflow show`,
+ * the Web UI without a codec): fetched over a bare connection, no data converter. `text` is the
+ * whole history followed by every payload's metadata and data decoded from base64, the text to
+ * search for a secret; `payloads` are the payloads as stored.
+ */
+export async function historyWithoutCodec(
+  { address, namespace }: { address: string; namespace: string },
+  workflowId: string,
+): Promise<{ text: string; payloads: JSONPayload[] }> {
+  const connection = await Connection.connect({ address });
+  try {
+    const { history } = await connection.workflowService.getWorkflowExecutionHistory({
+      namespace,
+      execution: { workflowId },
+    });
+    const json = historyToJSON(history ?? {});
+    const payloads = payloadsIn(JSON.parse(json));
+    const decoded = payloads.flatMap(({ metadata, data }) =>
+      [...Object.values(metadata ?? {}), data ?? ''].map((base64) =>
+        Buffer.from(base64, 'base64').toString('utf8'),
+      ),
+    );
+    return { text: [json, ...decoded].join('\n'), payloads };
+  } finally {
+    await connection.close();
+  }
 }

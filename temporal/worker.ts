@@ -10,6 +10,7 @@ import { createLogger } from '../config/logger.ts';
 import { createStripeClient } from '../config/stripe.ts';
 import { openOrm } from '../db/orm.ts';
 import { connectTemporal } from './client.ts';
+import { temporalDataConverter } from './payload-codec.ts';
 import { taskQueues } from './task-queues.ts';
 
 export const workflowsPath = join(import.meta.dirname, '..', 'workflows', 'index.ts');
@@ -29,6 +30,7 @@ const concurrency = {
 
 /** A worker on the main task queue with every workflow and activity; `run()` it to poll. */
 export async function createWorker(config: RuntimeConfig) {
+  const dataConverter = temporalDataConverter(config.temporal.payloadKeys);
   const orm = await openOrm(config.database.url, concurrency.databaseConnections);
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   const temporal = await connectTemporal(config.temporal);
@@ -37,6 +39,7 @@ export async function createWorker(config: RuntimeConfig) {
     namespace: config.temporal.namespace,
     taskQueue: taskQueues.main,
     workflowsPath,
+    dataConverter,
     maxConcurrentWorkflowTaskExecutions: concurrency.workflowTasks,
     maxConcurrentLocalActivityExecutions: concurrency.localActivities,
     activities: createActivities({
@@ -53,6 +56,7 @@ export async function createWorker(config: RuntimeConfig) {
     connection,
     namespace: config.temporal.namespace,
     taskQueue: taskQueues.webhooks,
+    dataConverter,
     activities: createWebhookActivities(orm),
     maxConcurrentActivityTaskExecutions: 500,
   });

@@ -2,6 +2,13 @@ import { type Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { workflowsPath } from '../temporal/worker.ts';
 
+/**
+ * The Temporal payload keys recordings run with, as TOLLGATE_PAYLOAD_KEYS: histories are
+ * recorded encrypted, as production writes them, and the replay test decrypts them with this.
+ * Published on purpose: recordings hold nothing secret.
+ */
+export const replayPayloadKeys = 'replay:MoVXGxicOMJc/YzU0QK1tlDI3DtH/vmvW4OLudG0T/Q=';
+
 /** The workers a recording runs on: queues of its own, activities that need no services. */
 export interface RecordingWorkers {
   /** The queue its workflow runs on, polled by a worker with every workflow and `activities`. */
@@ -25,16 +32,25 @@ export async function recordOnOwnWorkers(
   const connection = await NativeConnection.connect({ address: client.connection.options.address });
   try {
     const { namespace } = client.options;
+    // The workers read and write payloads as the client does (encrypted, or not).
+    const dataConverter = { payloadCodecs: client.options.loadedDataConverter.payloadCodecs };
     const workflowWorker = await Worker.create({
       connection,
       namespace,
       taskQueue,
       workflowsPath,
+      dataConverter,
       activities,
     });
     const activityWorkers = await Promise.all(
       Object.entries(activityQueues).map(([queue, queueActivities]) =>
-        Worker.create({ connection, namespace, taskQueue: queue, activities: queueActivities }),
+        Worker.create({
+          connection,
+          namespace,
+          taskQueue: queue,
+          dataConverter,
+          activities: queueActivities,
+        }),
       ),
     );
     let running = workflowWorker.runUntil(scenario);

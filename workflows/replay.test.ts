@@ -3,7 +3,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import { parsePayloadKeys } from '../config/env.ts';
+import { encryptedEncoding, temporalDataConverter } from '../temporal/payload-codec.ts';
 import { workflowsPath } from '../temporal/worker.ts';
+import { replayPayloadKeys } from './replay-recording.ts';
 import { replayScenarios } from './replay-scenarios.ts';
 
 // Replay workers log every state change at INFO; only problems are worth a test log line.
@@ -21,9 +24,14 @@ function recordedHistories() {
     }));
 }
 
+// As the worker process reads histories: payloads encrypted by the codec are decrypted, those
+// recorded before it pass through.
+const dataConverter = temporalDataConverter(parsePayloadKeys(replayPayloadKeys) ?? undefined);
+
 async function replay(path: string, histories: ReturnType<typeof recordedHistories>) {
   const failures: Record<string, string> = {};
-  for await (const result of Worker.runReplayHistories({ workflowsPath: path }, histories)) {
+  const options = { workflowsPath: path, dataConverter };
+  for await (const result of Worker.runReplayHistories(options, histories)) {
     if (result.error) failures[result.workflowId] = `${result.error.name}: ${result.error.message}`;
   }
   return failures;
@@ -33,6 +41,14 @@ describe('workflow replay', () => {
   it('has a recorded history for every replay scenario', () => {
     const recorded = recordedHistories().map(({ workflowId }) => workflowId);
     assert.deepEqual(recorded.sort(), Object.keys(replayScenarios).sort());
+  });
+
+  it('has histories recorded with encrypted payloads, as production writes them', () => {
+    const encrypted = recordedHistories().find(
+      ({ workflowId }) => workflowId === 'send-email-encrypted',
+    );
+    const encoding = Buffer.from(encryptedEncoding).toString('base64');
+    assert.ok(JSON.stringify(encrypted?.history).includes(encoding));
   });
 
   it('replays every recorded history against the current workflow code', async () => {

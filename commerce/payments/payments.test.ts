@@ -18,6 +18,7 @@ import {
 import { createStripeClient, type StripeClient } from '../../config/stripe.ts';
 import { Checkout, Customer, Payment, ProcessedStripeEvent } from '../../db/entities/index.ts';
 import { stripeSignature, stripeSimulatorControl } from '../../devstack/stripe-simulator.ts';
+import { temporalDataConverter } from '../../temporal/payload-codec.ts';
 import { callV1, createSeller, type Seller, startCommerceApi, type TestApi } from '../testing.ts';
 import { recordPaymentAttempt, recordPaymentOutcome } from './service.ts';
 import { collectPaymentOutcomes, doneSignal, receivedOutcomesQuery } from './testing-workflow.ts';
@@ -48,6 +49,7 @@ describe('Payments: Stripe charges, the Stripe webhook, /v1/payments', () => {
       namespace: api.config.temporal.namespace,
       taskQueue,
       workflowsPath: join(import.meta.dirname, 'testing-workflow.ts'),
+      dataConverter: temporalDataConverter(api.config.temporal.payloadKeys),
     });
     workerRunning = worker.run();
   });

@@ -61,6 +61,7 @@ async function startWebhookStack() {
       connection: workers.connection,
       namespace: config.temporal.namespace,
       taskQueue: deliveryTaskQueue,
+      dataConverter: workers.dataConverter,
       activities: createWebhookActivities(api.orm),
     });
     return { worker, running: worker.run() };

@@ -8,6 +8,7 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import { createWebhookActivities } from '../../activities/webhooks.ts';
 import { loadRuntimeConfig } from '../../config/env.ts';
 import { openOrm } from '../../db/orm.ts';
+import { temporalDataConverter } from '../../temporal/payload-codec.ts';
 
 const [databaseUrl, taskQueue] = process.argv.slice(2);
 if (!databaseUrl || !taskQueue) throw new Error('usage: <database url> <task queue>');
@@ -18,6 +19,7 @@ const worker = await Worker.create({
   connection,
   namespace: config.temporal.namespace,
   taskQueue,
+  dataConverter: temporalDataConverter(config.temporal.payloadKeys),
   activities: createWebhookActivities(orm),
 });
 const running = worker.run();
