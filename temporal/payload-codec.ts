@@ -97,16 +97,21 @@ export class PayloadEncryptionCodec implements PayloadCodec {
   }
 }
 
-/**
- * The data converter of every Temporal client and worker: API, worker process, test workers and
- * replays share it, so whatever one encrypts the others read.
- */
-export function temporalDataConverter(keys: readonly PayloadKey[] | undefined): DataConverter {
-  if (!keys) {
+/** The codec of the configured keys; without keys nothing starts. */
+export function payloadCodec(keys: readonly PayloadKey[] | undefined): PayloadEncryptionCodec {
+  if (!keys?.length) {
     throw new ConfigurationError(
       'TOLLGATE_PAYLOAD_KEYS must be set (id:key pairs, each key 32 random bytes in base64; ' +
         '`npm start` keeps one in the data folder)',
     );
   }
-  return { payloadCodecs: [new PayloadEncryptionCodec(keys)] };
+  return new PayloadEncryptionCodec(keys);
+}
+
+/**
+ * The data converter of every Temporal client and worker: API, worker process, test workers and
+ * replays share it, so whatever one encrypts the others read.
+ */
+export function temporalDataConverter(keys: readonly PayloadKey[] | undefined): DataConverter {
+  return { payloadCodecs: [payloadCodec(keys)] };
 }

@@ -3,7 +3,7 @@ import type { Payload } from '@temporalio/common';
 import { JSONToPayload, payloadToJSON } from '@temporalio/common/lib/proto-utils.js';
 import type { Middleware } from 'koa';
 import { z } from 'zod';
-import { PayloadDecryptionError, PayloadEncryptionCodec } from '../../temporal/payload-codec.ts';
+import { PayloadDecryptionError, payloadCodec } from '../../temporal/payload-codec.ts';
 import { adminStatements, hasAdminPermission } from '../auth/admin-permissions.ts';
 import { signedInOrNull } from '../auth/session-context.ts';
 import { authSettings } from '../auth/settings.ts';
@@ -31,7 +31,7 @@ const codecRequest = z.object({
  */
 export function temporalCodecRoutes({ config, orm }: AppDependencies): Router {
   const router = new Router({ prefix: '/api/ops/temporal-codec' });
-  const codec = new PayloadEncryptionCodec(config.temporal.payloadKeys ?? []);
+  const codec = payloadCodec(config.temporal.payloadKeys);
   const settings = authSettings(config);
   const opsToken = requireOpsToken(config.opsToken);
   const uiOrigin = config.temporal.uiUrl && new URL(config.temporal.uiUrl).origin;
@@ -76,6 +76,7 @@ export function temporalCodecRoutes({ config, orm }: AppDependencies): Router {
     ['/encode', (payloads: Payload[]) => codec.encode(payloads)],
     ['/decode', (payloads: Payload[]) => codec.decode(payloads)],
   ] as const) {
+    // A preflight is answered by webUiCors; the router runs its middleware for known routes only.
     router.options(path, () => {});
     router.post(path, async (ctx) => {
       const { payloads } = parseBody(ctx, codecRequest);
