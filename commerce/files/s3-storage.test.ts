@@ -168,6 +168,24 @@ describe('files on S3-compatible storage (Versity S3 Gateway)', () => {
     assert.ok(expiresIn > 3500_000 && expiresIn <= 3600_000);
   });
 
+  it('signs each part URL for its planned length: S3 refuses a larger part', async () => {
+    const bytes = Buffer.from('exactly twenty bytes');
+    const created = await seller.polar.files.create({
+      service: 'downloadable',
+      name: 'twenty.txt',
+      mimeType: 'text/plain',
+      size: bytes.length,
+      upload: { parts: [{ number: 1, chunkStart: 0, chunkEnd: bytes.length }] },
+    });
+    const [part] = created.upload.parts;
+    assert.deepEqual(part?.headers, { 'content-length': String(bytes.length) });
+    const url = part?.url ?? '';
+    const larger = await fetch(url, { method: 'PUT', body: Buffer.concat([bytes, bytes]) });
+    assert.equal(larger.status, 403, await larger.text());
+    const planned = await fetch(url, { method: 'PUT', headers: part?.headers, body: bytes });
+    assert.equal(planned.status, 200, await planned.text());
+  });
+
   it('uploads a file in one part straight to S3, then serves it publicly', async () => {
     const bytes = randomBytes(70_000);
     const file = await upload(bytes, bytes.length);

@@ -61,16 +61,19 @@ export function s3Storage(settings: S3FilesConfig, partUrlLifetimeMs: number): F
       if (!uploadId) throw new Error('S3 CreateMultipartUpload answered no UploadId');
       const now = new Date();
       const lifetime = Math.round(partUrlLifetimeMs / 1000);
-      return parts.map(
-        (part) =>
-          presignS3Url(
-            'PUT',
-            objectUrl(key, { partNumber: String(part.number), uploadId }),
-            settings,
-            now,
-            lifetime,
-          ).href,
-      );
+      return parts.map((part) => {
+        // Signed, the planned length is the only one S3 takes: no part larger than declared.
+        const headers = { 'content-length': String(part.chunkEnd - part.chunkStart) };
+        const url = presignS3Url(
+          'PUT',
+          objectUrl(key, { partNumber: String(part.number), uploadId }),
+          settings,
+          now,
+          lifetime,
+          headers,
+        );
+        return { url: url.href, headers };
+      });
     },
 
     writePart() {

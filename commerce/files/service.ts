@@ -147,7 +147,7 @@ export async function createFile(
     sha256Base64: part.checksum_sha256_base64 ?? null,
   }));
   const expiresAt = now + partUrlLifetimeMs;
-  const { file, directUrls } = await em.transactional(async (tx) => {
+  const { file, directTargets } = await em.transactional(async (tx) => {
     await lockOrganizationFiles(tx, organizationId);
     const used = await organizationBytes(tx, organizationId);
     if (used + input.size > limits.organizationMaxBytes) {
@@ -176,8 +176,8 @@ export async function createFile(
     });
     await tx.flush();
     // Inside the transaction: a plan the storage cannot record leaves no file behind.
-    const urls = await storage.startUpload(created.path, plan);
-    return { file: created, directUrls: urls };
+    const targets = await storage.startUpload(created.path, plan);
+    return { file: created, directTargets: targets };
   });
   const parts = plan.map((part, index) => ({
     number: part.number,
@@ -185,9 +185,10 @@ export async function createFile(
     chunk_end: part.chunkEnd,
     ...(part.sha256Base64 && { checksum_sha256_base64: part.sha256Base64 }),
     url:
-      directUrls?.[index] ??
+      directTargets?.[index]?.url ??
       `${filesBaseUrl(publicUrl)}uploads/${signPartGrant(secret, { fileId: file.id, part, expiresAt })}`,
     expires_at: isoDateTime(new Date(expiresAt)),
+    ...(directTargets?.[index] && { headers: directTargets[index].headers }),
   }));
   return { file, uploadId: uploadIdOf(file), parts };
 }

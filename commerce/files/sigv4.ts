@@ -22,8 +22,8 @@ const amzDate = (at: Date) => at.toISOString().replace(/[-:]|\.\d{3}/g, '');
 
 /**
  * `url` presigned with AWS Signature V4 in the query string (S3's "query string authentication"):
- * only the Host header is signed and the payload is not, so any client can send the request
- * until `expiresSeconds` after `at`.
+ * the Host header and `headers` (lower-case names) are signed, the payload is not, so any client
+ * can send the request with those header values until `expiresSeconds` after `at`.
  */
 export function presignS3Url(
   method: string,
@@ -31,6 +31,7 @@ export function presignS3Url(
   credentials: S3Credentials,
   at: Date,
   expiresSeconds: number,
+  headers: Record<string, string> = {},
 ): URL {
   const timestamp = amzDate(at);
   const day = timestamp.slice(0, 8);
@@ -40,7 +41,11 @@ export function presignS3Url(
   signed.searchParams.set('X-Amz-Credential', `${credentials.accessKeyId}/${scope}`);
   signed.searchParams.set('X-Amz-Date', timestamp);
   signed.searchParams.set('X-Amz-Expires', String(expiresSeconds));
-  signed.searchParams.set('X-Amz-SignedHeaders', 'host');
+  const signedHeaders = Object.entries({ ...headers, host: url.host }).sort(([a], [b]) =>
+    a < b ? -1 : a > b ? 1 : 0,
+  );
+  const signedHeaderNames = signedHeaders.map(([name]) => name).join(';');
+  signed.searchParams.set('X-Amz-SignedHeaders', signedHeaderNames);
   const query = [...signed.searchParams]
     .map(([name, value]) => `${encodeRfc3986(name)}=${encodeRfc3986(value)}`)
     // By code point; `=` sorts below any character of an encoded name, so names decide first.
@@ -54,8 +59,8 @@ export function presignS3Url(
     method,
     path,
     query,
-    `host:${signed.host}\n`,
-    'host',
+    signedHeaders.map(([name, value]) => `${name}:${value.trim()}\n`).join(''),
+    signedHeaderNames,
     'UNSIGNED-PAYLOAD',
   ].join('\n');
   const stringToSign = [

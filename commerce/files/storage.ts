@@ -54,6 +54,12 @@ export class UploadRejected extends Error {
   }
 }
 
+/** Where a client PUTs one part itself, and the headers it must send with it. */
+export interface DirectPartTarget {
+  url: string;
+  headers: Record<string, string>;
+}
+
 /**
  * Where uploaded files' bytes live, keyed by the file's `path`. Uploads are multipart as on S3:
  * `startUpload` records the plan, `writePart` stores one verified part, `completeUpload` joins
@@ -61,10 +67,11 @@ export class UploadRejected extends Error {
  */
 export interface FileStorage {
   /**
-   * Records the plan. A storage that takes the parts itself (S3) answers, in plan order, the URL
-   * to PUT each part to (valid as long as the API's own part URLs); otherwise the API takes them.
+   * Records the plan. A storage that takes the parts itself (S3) answers, in plan order, where
+   * to PUT each part (valid as long as the API's own part URLs, and only for the part's planned
+   * size); otherwise the API takes them.
    */
-  startUpload(key: string, parts: PlannedPart[]): Promise<string[] | undefined>;
+  startUpload(key: string, parts: PlannedPart[]): Promise<DirectPartTarget[] | undefined>;
   /** Stores `part` (as planned) from `body`, which must be its length and match its checksum. */
   writePart(key: string, part: PlannedPart, body: Readable): Promise<{ etag: string }>;
   completeUpload(
