@@ -126,6 +126,23 @@ describe('configuration', () => {
       );
     });
   });
+
+  it('never repeats a malformed secret in its error', () => {
+    for (const [variable, value] of [
+      ['TOLLGATE_AUTH_SECRET', 'short-but-real-secret'],
+      ['STRIPE_WEBHOOK_SECRET', 'not-a-whsec-secret-value'],
+    ]) {
+      assert.throws(
+        () => loadConfig({ [variable]: value }),
+        (error: unknown) => {
+          assert.ok(error instanceof ConfigurationError);
+          assert.ok(error.message.startsWith(`${variable} must be`), error.message);
+          assert.equal(error.message.includes(value), false, error.message);
+          return true;
+        },
+      );
+    }
+  });
 });
 
 describe('TOLLGATE_TRUSTED_PROXIES', () => {

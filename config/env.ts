@@ -46,7 +46,14 @@ export function parsePayloadKeys(setting: string): PayloadKey[] | null {
 }
 
 /** Variables whose values a configuration error never repeats. */
-const secretVariables = new Set(['TOLLGATE_PAYLOAD_KEYS']);
+const secretVariables = new Set([
+  'TOLLGATE_PAYLOAD_KEYS',
+  'TOLLGATE_AUTH_SECRET',
+  'TOLLGATE_OPS_TOKEN',
+  'STRIPE_SECRET_KEY',
+  'STRIPE_WEBHOOK_SECRET',
+  'TOLLGATE_FILES_S3_SECRET_ACCESS_KEY',
+]);
 
 const trustedProxiesSetting =
   'a number of proxy hops such as 1, or a comma-separated list of proxy addresses and CIDR ranges such as 10.0.0.0/8,192.168.1.10';
