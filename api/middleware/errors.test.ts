@@ -45,6 +45,34 @@ describe('error responses', () => {
     assert.doesNotMatch(text, /secret|at .*\.ts/);
   });
 
+  it('logs a failure without the credential its path carries', async () => {
+    const lines: { msg: string; path?: string }[] = [];
+    const app = new Koa();
+    app.use(
+      errorResponses(
+        pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) }),
+      ),
+    );
+    app.use(() => {
+      throw new Error('boom');
+    });
+    const crashing = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => crashing.once('listening', resolve));
+    try {
+      const { port } = crashing.address() as AddressInfo;
+      const secret = 'polar_c_ThisIsTheCheckoutClientSecret';
+      const response = await fetch(
+        `http://127.0.0.1:${port}/v1/checkouts/client/${secret}/confirm`,
+      );
+      assert.equal(response.status, 500);
+      const failure = lines.find((line) => line.msg === 'request failed');
+      assert.ok(failure?.path?.startsWith('/v1/checkouts/client/'), JSON.stringify(lines));
+      assert.equal(JSON.stringify(lines).includes(secret), false);
+    } finally {
+      crashing.close();
+    }
+  });
+
   it('keeps the status and code of a deliberate error, in the auth envelope', async () => {
     const response = await fetch(`${baseUrl}/api/auth/forbidden`);
     assert.equal(response.status, 403);

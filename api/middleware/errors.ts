@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Middleware } from 'koa';
 import type { Logger } from '../../config/logger.ts';
 import { ApiError, RequestValidationError } from '../errors.ts';
+import { redactedPath } from './request-log.ts';
 
 /**
  * Turns every thrown error into JSON in the envelope of the API it came from: the commerce
@@ -16,10 +17,15 @@ export function errorResponses(logger: Logger): Middleware {
       const refused = valueRefusedByDatabase(thrown);
       if (refused) {
         // Bad input that got past validation, not a fault: no stack in the log.
-        logger.warn({ sqlState: refused, path: ctx.path }, 'value refused by the database');
+        logger.warn(
+          { sqlState: refused, path: redactedPath(ctx.path) },
+          'value refused by the database',
+        );
       }
       const error = refused ? refusedValueError(ctx.method) : asApiError(thrown);
-      if (error.status >= 500) logger.error({ err: thrown, path: ctx.path }, 'request failed');
+      if (error.status >= 500) {
+        logger.error({ err: thrown, path: redactedPath(ctx.path) }, 'request failed');
+      }
       const commerce = ctx.path.startsWith('/v1/');
       ctx.status = commerce && error instanceof RequestValidationError ? 422 : error.status;
       if (error.code === '') {

@@ -220,9 +220,7 @@ describe('orders (/v1/orders)', () => {
     const html = await document.text();
     assert.match(html, new RegExp(ebookOrder.invoiceNumber));
     assert.match(html, /Ada Buyer/);
-    const tampered = await fetch(
-      `${api.url}${pathname}${search.replace(/token=./, 'token=x')}`,
-    );
+    const tampered = await fetch(`${api.url}${pathname}${search.replace(/token=./, 'token=x')}`);
     assert.equal(tampered.status, 404);
   });
 
