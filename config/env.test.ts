@@ -128,10 +128,11 @@ describe('configuration', () => {
   });
 
   it('never repeats a malformed secret in its error', () => {
-    for (const [variable, value] of [
+    const malformedSecrets: [string, string][] = [
       ['TOLLGATE_AUTH_SECRET', 'short-but-real-secret'],
       ['STRIPE_WEBHOOK_SECRET', 'not-a-whsec-secret-value'],
-    ]) {
+    ];
+    for (const [variable, value] of malformedSecrets) {
       assert.throws(
         () => loadConfig({ [variable]: value }),
         (error: unknown) => {
