@@ -104,7 +104,7 @@ describe('dashboard: customers, orders and refunds (browser)', () => {
     // The buyer gave a billing address: the invoice can be made out, and opens from its link.
     await page.getByRole('button', { name: 'Generate invoice' }).click();
     const invoice = page.getByRole('link', { name: 'Invoice', exact: true });
-    assert.match((await invoice.getAttribute('href')) ?? '', /\/invoice\/document\?signature=/);
+    assert.match((await invoice.getAttribute('href')) ?? '', /\/invoice\/document\?token=/);
     await page.screenshot({ path: join(screenshotsDir, 'dashboard-order.png'), fullPage: true });
     const settled = await eventually(
       () => seller.polar.orders.get({ id: order.id }),
