@@ -106,20 +106,25 @@ async function recordSendEmail(client: Client, name: string): Promise<string> {
   return workflowId;
 }
 
+async function recordPurge(client: Client, name: string): Promise<string> {
+  const workflowId = `replay:${name}`;
+  await client.workflow.execute(purgeExpiredRecords, {
+    workflowId,
+    taskQueue: taskQueues.main,
+    args: [{ before: '2000-01-01T00:00:00.000Z' }],
+  });
+  return workflowId;
+}
+
 /**
  * The runs whose histories are recorded into __fixtures__/histories (`npm run record-histories`)
  * and replayed by the test suite. A new workflow, or a new path through one, adds a scenario.
  */
 export const replayScenarios: Record<string, (client: Client) => Promise<string>> = {
-  'purge-expired-records': async (client) => {
-    const workflowId = 'replay:purge-expired-records';
-    await client.workflow.execute(purgeExpiredRecords, {
-      workflowId,
-      taskQueue: taskQueues.main,
-      args: [{ before: '2000-01-01T00:00:00.000Z' }],
-    });
-    return workflowId;
-  },
+  'purge-expired-records': (client) => recordPurge(client, 'purge-expired-records'),
+  // Recorded again after patched('delete-abandoned-uploads'): the purge's new step.
+  'purge-expired-records-with-uploads': (client) =>
+    recordPurge(client, 'purge-expired-records-with-uploads'),
   'send-email': (client) => recordSendEmail(client, 'send-email'),
   // Recorded again once payloads were encrypted (temporal/payload-codec.ts): the replay test
   // decrypts this one, and reads the others, recorded before, as they are.
