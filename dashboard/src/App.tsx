@@ -4,31 +4,44 @@ import { listOrganizations, type Session } from './api/auth';
 import { CreateOrganizationPage } from './auth/CreateOrganizationPage';
 import {
   organizationsQueryKey,
+  returnPathOf,
   SignedInContext,
   useSession,
   useSwitchOrganization,
+  withReturn,
 } from './auth/session';
 import { AppShell } from './components/AppShell';
 import { ErrorMessage } from './components/ErrorMessage';
 import { routes } from './pages';
-import { matchPath, navigate, usePathname } from './router';
+import { matchPath, navigate, usePathname, useSearch } from './router';
 
 const SignedOutApp = lazy(() => import('./auth/SignedOutApp.tsx'));
+const AcceptInvitationPage = lazy(() => import('./auth/AcceptInvitationPage.tsx'));
 const NotFoundPage = lazy(() => import('./pages/NotFoundPage.tsx'));
 
-/** Paths a signed-out visitor may open; any other sends them to sign in first. */
+/**
+ * Paths a signed-out visitor may open; any other sends them to sign in first, and back to it
+ * afterwards.
+ */
 const signedOutPaths = ['/sign-in', '/sign-up', '/forgot-password', '/reset-password'];
+
+/** The mailed invitation link's page: answered before joining any organization. */
+const invitationPath = '/accept-invitation/:id';
 
 export function App() {
   const session = useSession();
   const pathname = usePathname();
+  const search = useSearch();
   const signedOut = session.isSuccess && !session.data;
   const onSignedOutPage = signedOutPaths.includes(pathname);
+  const invitation = matchPath(invitationPath, pathname);
 
   useEffect(() => {
-    if (signedOut && !onSignedOutPage) navigate('/sign-in', { replace: true });
-    if (session.data && onSignedOutPage) navigate('/', { replace: true });
-  }, [signedOut, onSignedOutPage, session.data]);
+    if (signedOut && !onSignedOutPage) {
+      navigate(withReturn('/sign-in', `${pathname}${search}`), { replace: true });
+    }
+    if (session.data && onSignedOutPage) navigate(returnPathOf(search), { replace: true });
+  }, [signedOut, onSignedOutPage, session.data, pathname, search]);
 
   if (session.isError) {
     return (
@@ -46,6 +59,13 @@ export function App() {
     return (
       <Suspense fallback={<FullPage>Loading…</FullPage>}>
         <SignedOutApp />
+      </Suspense>
+    );
+  }
+  if (invitation) {
+    return (
+      <Suspense fallback={<FullPage>Loading…</FullPage>}>
+        <AcceptInvitationPage params={invitation} />
       </Suspense>
     );
   }

@@ -35,22 +35,25 @@ const here = (path: string) => new URL(path, window.location.origin).href;
 export const getSession = (signal?: AbortSignal) =>
   api.get<Session | null>(auth('/get-session'), { signal });
 
-export const signIn = (body: { email: string; password: string; rememberMe?: boolean }) =>
-  api.post<{ user: User }>(auth('/sign-in/email'), { ...body, callbackURL: here('/') });
+/** `returnTo`: the page the verification link (when the server mails one) opens after. */
+export const signIn = (
+  body: { email: string; password: string; rememberMe?: boolean },
+  returnTo = '/',
+) => api.post<{ user: User }>(auth('/sign-in/email'), { ...body, callbackURL: here(returnTo) });
 
-export const signUp = (body: { name: string; email: string; password: string }) =>
+export const signUp = (body: { name: string; email: string; password: string }, returnTo = '/') =>
   api.post<{ user: User; token: string | null }>(auth('/sign-up/email'), {
     ...body,
-    callbackURL: here('/'),
+    callbackURL: here(returnTo),
   });
 
 export const signOut = () => api.post<{ success: boolean }>(auth('/sign-out'));
 
 /** Starts a provider's OAuth flow; the answer's `url` is where the browser goes next. */
-export const signInSocial = (provider: string) =>
+export const signInSocial = (provider: string, returnTo = '/') =>
   api.post<{ url: string }>(auth('/sign-in/social'), {
     provider,
-    callbackURL: here('/'),
+    callbackURL: here(returnTo),
     errorCallbackURL: here('/sign-in'),
     disableRedirect: true,
   });
@@ -64,10 +67,10 @@ export const requestPasswordReset = (email: string) =>
 export const resetPassword = (body: { token: string; newPassword: string }) =>
   api.post<{ status: boolean }>(auth('/reset-password'), body);
 
-export const sendVerificationEmail = (email: string) =>
+export const sendVerificationEmail = (email: string, returnTo = '/') =>
   api.post<{ status: boolean }>(auth('/send-verification-email'), {
     email,
-    callbackURL: here('/'),
+    callbackURL: here(returnTo),
   });
 
 export const listOrganizations = (signal?: AbortSignal) =>
@@ -79,6 +82,32 @@ export const createOrganization = (body: { name: string; slug: string }) =>
 
 export const setActiveOrganization = (organizationId: string) =>
   api.post<Organization>(auth('/organization/set-active'), { organizationId });
+
+/** An invitation as its invitee sees it: to whom, from whom, and for which role. */
+export interface ReceivedInvitation {
+  id: string;
+  organizationId: string;
+  organizationName: string;
+  email: string;
+  role: string;
+  status: 'pending' | 'accepted' | 'rejected' | 'canceled';
+  expiresAt: string;
+  inviterEmail: string;
+}
+
+/** Only the invitee may read it, and only while it is open. */
+export const getInvitation = (id: string, signal?: AbortSignal) =>
+  api.get<ReceivedInvitation>(auth('/organization/get-invitation'), { query: { id }, signal });
+
+/**
+ * `token`, from the mailed link, proves the invitee reads mail at the invited address; without
+ * it the server accepts only a verified email.
+ */
+export const acceptInvitation = (body: { invitationId: string; token?: string }) =>
+  api.post<{ invitation: { status: string } }>(auth('/organization/accept-invitation'), body);
+
+export const rejectInvitation = (body: { invitationId: string; token?: string }) =>
+  api.post<{ invitation: { status: string } }>(auth('/organization/reject-invitation'), body);
 
 /**
  * Social providers the server has credentials for. No endpoint tells the browser, so the build

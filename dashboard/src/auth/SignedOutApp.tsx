@@ -1,7 +1,8 @@
 /**
  * What a signed-out visitor sees: sign-in (with email or a configured social provider),
  * sign-up, the forgotten-password request and the reset form mailed links open. Loaded only
- * when nobody is signed in.
+ * when nobody is signed in. Signing in or up leads back to the page that sent the visitor here
+ * (`?next=`, auth/session.ts), and the sign-in and sign-up pages keep it between them.
  */
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -15,7 +16,7 @@ import {
 } from '../api/auth';
 import { Form, TextField, useApiForm } from '../components/Form';
 import { Link, navigate, usePathname, useSearch } from '../router';
-import { sessionQueryKey } from './session';
+import { returnPathOf, sessionQueryKey, withReturn } from './session';
 
 const providerNames: Record<string, string> = {
   github: 'GitHub',
@@ -31,8 +32,12 @@ const passwordInput = (autoComplete: 'current-password' | 'new-password') => ({
   required: true,
 });
 
+/** The page to come back to once signed in. */
+const useReturnPath = () => returnPathOf(useSearch());
+
 export default function SignedOutApp() {
   const pathname = usePathname();
+  const invited = useReturnPath().startsWith('/accept-invitation/');
   const page =
     pathname === '/sign-up' ? (
       <SignUp />
@@ -47,6 +52,12 @@ export default function SignedOutApp() {
     <main className="auth-layout">
       <div className="auth-card">
         <p className="brand auth-brand">Tollgate</p>
+        {invited && (
+          <p className="muted">
+            You are invited to join an organization. Sign in, or create an account, with the address
+            the invitation was sent to.
+          </p>
+        )}
         {page}
       </div>
     </main>
@@ -56,15 +67,19 @@ export default function SignedOutApp() {
 /** Signed in: the session query answers the user now, and the dashboard takes over. */
 function useSignedInNow() {
   const queryClient = useQueryClient();
+  const returnPath = useReturnPath();
   return async () => {
     await queryClient.invalidateQueries({ queryKey: sessionQueryKey });
-    navigate('/', { replace: true });
+    navigate(returnPath, { replace: true });
   };
 }
 
 function SignIn() {
+  const returnPath = useReturnPath();
   const signedIn = useSignedInNow();
-  const form = useApiForm({ email: '', password: '' }, signIn, { onSuccess: signedIn });
+  const form = useApiForm({ email: '', password: '' }, (values) => signIn(values, returnPath), {
+    onSuccess: signedIn,
+  });
   return (
     <>
       <h1>Sign in</h1>
@@ -75,18 +90,19 @@ function SignIn() {
       <SocialButtons />
       <p className="auth-links">
         <Link to="/forgot-password">Forgot your password?</Link>
-        <Link to="/sign-up">Create an account</Link>
+        <Link to={withReturn('/sign-up', returnPath)}>Create an account</Link>
       </p>
     </>
   );
 }
 
 function SocialButtons() {
+  const returnPath = useReturnPath();
   const [error, setError] = useState<Error | null>(null);
   if (socialProviders.length === 0) return null;
   const start = async (provider: string) => {
     try {
-      const { url } = await signInSocial(provider);
+      const { url } = await signInSocial(provider, returnPath);
       window.location.assign(url);
     } catch (failure) {
       setError(failure as Error);
@@ -109,19 +125,24 @@ function SocialButtons() {
 }
 
 function SignUp() {
+  const returnPath = useReturnPath();
   const signedIn = useSignedInNow();
   const [mailed, setMailed] = useState(false);
-  const form = useApiForm({ name: '', email: '', password: '' }, signUp, {
-    // Without a session the server requires a verified email first: its link is on its way.
-    onSuccess: (answer) => (answer.token ? signedIn() : setMailed(true)),
-  });
+  const form = useApiForm(
+    { name: '', email: '', password: '' },
+    (values) => signUp(values, returnPath),
+    {
+      // Without a session the server requires a verified email first: its link is on its way.
+      onSuccess: (answer) => (answer.token ? signedIn() : setMailed(true)),
+    },
+  );
   if (mailed) {
     return (
       <>
         <h1>Check your email</h1>
         <p>
           We sent a link to <strong>{form.values.email}</strong>. Open it to verify your address,
-          then <Link to="/sign-in">sign in</Link>.
+          then <Link to={withReturn('/sign-in', returnPath)}>sign in</Link>.
         </p>
       </>
     );
@@ -135,7 +156,7 @@ function SignUp() {
         <TextField form={form} name="password" {...passwordInput('new-password')} />
       </Form>
       <p className="auth-links">
-        <Link to="/sign-in">Already have an account? Sign in</Link>
+        <Link to={withReturn('/sign-in', returnPath)}>Already have an account? Sign in</Link>
       </p>
     </>
   );

@@ -1,6 +1,12 @@
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { hashKey, useQuery, useQueryClient } from '@tanstack/react-query';
 import { createContext, useCallback, useContext } from 'react';
-import { getSession, type Organization, type Session, setActiveOrganization } from '../api/auth';
+import {
+  getSession,
+  type Organization,
+  type Session,
+  setActiveOrganization,
+  signOut,
+} from '../api/auth';
 
 export const sessionQueryKey = ['auth', 'session'] as const;
 export const organizationsQueryKey = ['auth', 'organizations'] as const;
@@ -38,3 +44,29 @@ export function useSwitchOrganization() {
     [queryClient],
   );
 }
+
+/** Ends the session; the signed-out pages take over. */
+export function useSignOut() {
+  const queryClient = useQueryClient();
+  return useCallback(async () => {
+    await signOut();
+    queryClient.setQueryData(sessionQueryKey, null);
+    // Nothing of the account stays in memory for whoever uses the browser next.
+    queryClient.removeQueries({
+      predicate: (query) => query.queryHash !== hashKey(sessionQueryKey),
+    });
+  }, [queryClient]);
+}
+
+/**
+ * Where a visitor sent to sign in goes once signed in: the sign-in page's `next`, when it is a
+ * path of this site (never another site's address), or home.
+ */
+export function returnPathOf(search: string): string {
+  const next = new URLSearchParams(search).get('next') ?? '';
+  return /^\/(?![/\\])/.test(next) ? next : '/';
+}
+
+/** A signed-out page (`/sign-in`) that leads back to `returnTo` once signed in. */
+export const withReturn = (path: string, returnTo: string) =>
+  returnTo === '/' ? path : `${path}?${new URLSearchParams({ next: returnTo })}`;

@@ -1,7 +1,6 @@
-import { hashKey, useQueryClient } from '@tanstack/react-query';
 import { type ReactNode, useState } from 'react';
-import { sendVerificationEmail, signOut } from '../api/auth';
-import { sessionQueryKey, useSignedIn, useSwitchOrganization } from '../auth/session';
+import { sendVerificationEmail } from '../api/auth';
+import { useSignedIn, useSignOut, useSwitchOrganization } from '../auth/session';
 import { navSections, routes } from '../pages';
 import { Link, navigate } from '../router';
 
@@ -84,15 +83,7 @@ function OrganizationSwitcher() {
 
 function Account() {
   const { session } = useSignedIn();
-  const queryClient = useQueryClient();
-  const leave = async () => {
-    await signOut();
-    queryClient.setQueryData(sessionQueryKey, null);
-    // Nothing of the account stays in memory for whoever uses the browser next.
-    queryClient.removeQueries({
-      predicate: (query) => query.queryHash !== hashKey(sessionQueryKey),
-    });
-  };
+  const leave = useSignOut();
   return (
     <div className="account">
       <span className="account-email">{session.user.email}</span>
