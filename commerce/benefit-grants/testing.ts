@@ -23,6 +23,7 @@ export async function paidOrder(
   seller: Seller,
   customerId: string,
   productId: string,
+  metadata: Record<string, string | number | boolean> = {},
 ) {
   const em = api.orm.em.fork();
   const order = em.create(Order, {
@@ -38,6 +39,7 @@ export async function paidOrder(
     totalAmount: 1000,
     currency: 'usd',
     invoiceNumber: `T-${tag()}`,
+    metadata,
   });
   em.create(OrderItem, { order, label: 'Bundle', amount: 1000 });
   await em.flush();

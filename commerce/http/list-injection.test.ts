@@ -8,7 +8,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { Customer, Order, Subscription } from '../../db/entities/index.ts';
+import { Customer, Subscription } from '../../db/entities/index.ts';
+import { paidOrder } from '../benefit-grants/testing.ts';
 import { callV1, createSeller, type Seller, startCommerceApi, type TestApi } from '../testing.ts';
 
 /** Metadata every seller's rows carry: the key and value are as awkward as SQL text gets. */
@@ -130,22 +131,8 @@ describe('list filters and SQL injection (issue 16, item 1)', () => {
     await seller.polar.events.ingest({
       events: [{ name: 'call', externalCustomerId: `ext-${tag}`, metadata }],
     });
+    const order = await paidOrder(api, seller, customer.id, product.id, metadata);
     const em = api.orm.em.fork();
-    const order = em.create(Order, {
-      organization: seller.organizationId,
-      customer: customer.id,
-      product: product.id,
-      status: 'paid',
-      billingReason: 'purchase',
-      subtotalAmount: 1000,
-      discountAmount: 0,
-      netAmount: 1000,
-      taxAmount: 0,
-      totalAmount: 1000,
-      currency: 'usd',
-      invoiceNumber: `T-${tag}`,
-      metadata,
-    });
     const subscription = em.create(Subscription, {
       organization: seller.organizationId,
       customer: customer.id,
