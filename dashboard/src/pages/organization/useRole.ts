@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { memberMayDo } from '../../../../domain/organization-permissions.ts';
+import { isCommerceWriter, memberMayDo } from '../../../../domain/organization-permissions.ts';
 import type { PermissionRequest } from '../../../../domain/permissions.ts';
 import { membersApi, organizationKey } from './api';
 
@@ -18,7 +18,7 @@ export function usePermissions() {
     known: role.isSuccess,
     isOwner: roles.includes('owner'),
     /** Owners and admins: who may change /v1 settings, tokens and webhooks (commerce/http/caller.ts). */
-    isWriter: roles.includes('owner') || roles.includes('admin'),
+    isWriter: role.data ? isCommerceWriter(role.data.role) : false,
     may: (request: PermissionRequest) => (role.data ? memberMayDo(role.data.role, request) : false),
   };
 }
