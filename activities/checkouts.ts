@@ -4,7 +4,6 @@ import {
   confirmCheckout,
   expireCheckout,
 } from '../commerce/checkouts/service.ts';
-import { toActivityFailure } from '../commerce/http/activity-errors.ts';
 import {
   type CompletedCheckout,
   completeCheckout,
@@ -12,6 +11,7 @@ import {
 } from '../commerce/orders/service.ts';
 import { Checkout, type CheckoutPaymentError } from '../db/entities/checkout.ts';
 import type { Orm } from '../db/orm.ts';
+import { toActivityFailure } from '../processes/activity-errors.ts';
 import { startSubscriptionWorkflow } from './subscriptions.ts';
 
 export type { CompletedCheckout, ConfirmedCheckout };

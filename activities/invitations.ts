@@ -2,7 +2,7 @@ import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { invitationJson, memberJson } from '../api/auth/organization/context.ts';
 import { requireRoomForMember } from '../api/auth/organization/limits.ts';
-import { ApiError } from '../api/errors.ts';
+import { AppError } from '../core/errors.ts';
 import { Invitation, Member, TeamMember, User } from '../db/entities/index.ts';
 import type { Orm } from '../db/orm.ts';
 import type { EmailMessage } from './mail/index.ts';
@@ -125,7 +125,7 @@ async function decideAnswer(
         organization,
       );
     } catch (error) {
-      if (error instanceof ApiError) return refused('membership-limit');
+      if (error instanceof AppError) return refused('membership-limit');
       throw error;
     }
     const team = invitation.team?.id;

@@ -1,8 +1,8 @@
-import { toActivityFailure } from '../commerce/http/activity-errors.ts';
 import {
   applySubscriptionChange,
   type SubscriptionChangeDependencies,
 } from '../commerce/subscriptions/changes.ts';
+import { toActivityFailure } from '../processes/activity-errors.ts';
 import type {
   SubscriptionChange,
   SubscriptionChangeResult,

@@ -6,10 +6,10 @@ import Koa from 'koa';
 import serveStatic from 'koa-static';
 import { commerceRoutes } from '../commerce/routes.ts';
 import { projectRoot } from '../config/env.ts';
+import { AppError } from '../core/errors.ts';
 import { authRoutes } from './auth/routes.ts';
 import { checkoutPageRoutes } from './checkout-page.ts';
 import type { AppDependencies } from './dependencies.ts';
-import { ApiError } from './errors.ts';
 import { resolveClientIp } from './middleware/client-ip.ts';
 import { errorResponses } from './middleware/errors.ts';
 import { rejectUnstorableText } from './middleware/input-sanity.ts';
@@ -46,10 +46,14 @@ export function createApp(dependencies: AppDependencies): Koa {
       jsonLimit: '1mb',
       onError: (error) => {
         if ((error as { status?: unknown }).status === 413) {
-          throw new ApiError(413, 'PAYLOAD_TOO_LARGE', 'The request body is larger than 1 MB');
+          throw new AppError(
+            'too_large',
+            'PAYLOAD_TOO_LARGE',
+            'The request body is larger than 1 MB',
+          );
         }
-        throw new ApiError(
-          400,
+        throw new AppError(
+          'invalid',
           'INVALID_REQUEST_BODY',
           'The request body is not valid JSON or form data',
         );
@@ -62,7 +66,7 @@ export function createApp(dependencies: AppDependencies): Koa {
   app.use(async (ctx, next) => {
     await next();
     if (isApiPath(ctx.path) && ctx.status === 404 && ctx.body == null) {
-      throw new ApiError(404, 'NOT_FOUND', `No route ${ctx.method} ${ctx.path}`);
+      throw new AppError('not_found', 'NOT_FOUND', `No route ${ctx.method} ${ctx.path}`);
     }
   });
 

@@ -2,7 +2,7 @@
 import type {} from '@koa/bodyparser';
 import type { Context } from 'koa';
 import type { z } from 'zod';
-import { RequestValidationError } from './errors.ts';
+import { RequestValidationError } from '../core/errors.ts';
 
 /** Parses one part of a request with a zod schema; a mismatch answers 422 with every issue. */
 function parsePart<Schema extends z.ZodType>(

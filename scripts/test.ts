@@ -21,13 +21,17 @@ const bin = (path: string) => join(projectRoot, 'node_modules', path);
 
 /** Folders that hold tests; `*.test.ts` files anywhere below them run. */
 const testRoots = [
-  'api',
+  'accounts',
   'activities',
+  'api',
   'commerce',
   'config',
+  'core',
   'db',
   'devstack',
   'domain',
+  'integrations',
+  'processes',
   'temporal',
   'workflows',
 ];

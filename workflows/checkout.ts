@@ -18,8 +18,8 @@ import type {
   ConfirmedCheckout,
 } from '../activities/checkouts.ts';
 import type { PaymentActivities, PaymentAttemptResult } from '../activities/payments.ts';
-import { apiErrorFailure } from '../commerce/http/activity-errors.ts';
-import { commerceError } from '../commerce/http/errors.ts';
+import { commerceError } from '../commerce/errors.ts';
+import { refusalFailure } from '../processes/activity-errors.ts';
 import { type PaymentOutcome, paymentOutcomeSignal } from './payment-outcome.ts';
 
 // A confirm has a buyer waiting for its answer: a local activity (no round trip through the
@@ -75,7 +75,7 @@ export interface CheckoutInput {
 /**
  * The buyer's confirm. Its handler applies it through an activity (one transaction that
  * validates the fields, matches the customer and redeems the discount), so a refusal comes back
- * to the caller as the API error (see apiErrorFromWorkflowFailure).
+ * to the caller as the API error (see refusalFromWorkflowFailure).
  */
 export const confirmCheckoutUpdate = defineUpdate<ConfirmedCheckout, [CheckoutConfirmation]>(
   'confirmCheckout',
@@ -114,7 +114,7 @@ export async function checkout({ checkoutId, expiresAt }: CheckoutInput): Promis
     {
       validator: (_confirmation) => {
         if (closed) {
-          throw apiErrorFailure(commerceError('NotOpenCheckout'));
+          throw refusalFailure(commerceError('NotOpenCheckout'));
         }
       },
     },

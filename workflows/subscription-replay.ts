@@ -4,8 +4,8 @@ import type { BenefitGrantActivities } from '../activities/benefit-grants.ts';
 import type { MailActivities } from '../activities/mail/index.ts';
 import type { SubscriptionChangeActivities } from '../activities/subscription-changes.ts';
 import type { SubscriptionActivities } from '../activities/subscriptions.ts';
-import { apiErrorFromWorkflowFailure } from '../commerce/http/activity-errors.ts';
 import type { LifecycleState } from '../commerce/subscriptions/lifecycle.ts';
+import { refusalFromWorkflowFailure } from '../processes/activity-errors.ts';
 import { recordOnOwnWorkers } from './replay-recording.ts';
 import { subscription } from './subscription.ts';
 import {
@@ -143,7 +143,7 @@ async function whenUnlocked<T>(send: () => Promise<T>): Promise<T> {
     } catch (error) {
       const locked =
         error instanceof WorkflowUpdateFailedError &&
-        apiErrorFromWorkflowFailure(error)?.code === 'SubscriptionLocked';
+        refusalFromWorkflowFailure(error)?.code === 'SubscriptionLocked';
       if (!locked) throw error;
       await sleep(100);
     }

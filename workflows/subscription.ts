@@ -21,9 +21,9 @@ import type {
   RenewalResult,
   SubscriptionActivities,
 } from '../activities/subscriptions.ts';
-import { apiErrorFailure } from '../commerce/http/activity-errors.ts';
-import { commerceError } from '../commerce/http/errors.ts';
+import { commerceError } from '../commerce/errors.ts';
 import type { LifecycleState } from '../commerce/subscriptions/lifecycle.ts';
+import { refusalFailure } from '../processes/activity-errors.ts';
 import { type PaymentOutcome, paymentOutcomeSignal } from './payment-outcome.ts';
 import { mailActivityOptions } from './send-email.ts';
 import {
@@ -334,7 +334,7 @@ export async function subscription({ subscriptionId, carried }: SubscriptionInpu
     async (change) => {
       await condition(() => loaded);
       return exclusively(async () => {
-        if (hasEnded(schedule)) throw apiErrorFailure(commerceError('AlreadyCanceledSubscription'));
+        if (hasEnded(schedule)) throw refusalFailure(commerceError('AlreadyCanceledSubscription'));
         const result = await changes.applySubscriptionChange({
           subscriptionId,
           // The update's id names this change: a retried activity finds it applied.
@@ -349,8 +349,8 @@ export async function subscription({ subscriptionId, carried }: SubscriptionInpu
     {
       validator: (_change) => {
         if (!loaded) return;
-        if (hasEnded(schedule)) throw apiErrorFailure(commerceError('AlreadyCanceledSubscription'));
-        if (busy) throw apiErrorFailure(commerceError('SubscriptionLocked'));
+        if (hasEnded(schedule)) throw refusalFailure(commerceError('AlreadyCanceledSubscription'));
+        if (busy) throw refusalFailure(commerceError('SubscriptionLocked'));
       },
     },
   );
@@ -361,7 +361,7 @@ export async function subscription({ subscriptionId, carried }: SubscriptionInpu
       await condition(() => loaded);
       return exclusively(async () => {
         // Settled while this action waited for the one before it.
-        if (!isPastDue(schedule)) throw apiErrorFailure(commerceError('NotPastDueSubscription'));
+        if (!isPastDue(schedule)) throw refusalFailure(commerceError('NotPastDueSubscription'));
         if (action === 'retry_now') await renew();
         else if (action === 'mark_resolved') await markResolved();
         else
@@ -375,8 +375,8 @@ export async function subscription({ subscriptionId, carried }: SubscriptionInpu
     {
       validator: (_action) => {
         if (!loaded) return;
-        if (!isPastDue(schedule)) throw apiErrorFailure(commerceError('NotPastDueSubscription'));
-        if (busy) throw apiErrorFailure(commerceError('SubscriptionLocked'));
+        if (!isPastDue(schedule)) throw refusalFailure(commerceError('NotPastDueSubscription'));
+        if (busy) throw refusalFailure(commerceError('SubscriptionLocked'));
       },
     },
   );

@@ -52,7 +52,7 @@ export function accountEmailRoutes(dependencies: AppDependencies, settings: Auth
     } catch (error) {
       // Another account took the address since it was checked.
       if (error instanceof UniqueConstraintViolationException) {
-        throw authError(400, 'COULDNT_UPDATE_YOUR_EMAIL');
+        throw authError('invalid', 'COULDNT_UPDATE_YOUR_EMAIL');
       }
       throw error;
     }
@@ -73,10 +73,10 @@ export function accountEmailRoutes(dependencies: AppDependencies, settings: Auth
       return;
     }
     if (signedIn.user.emailVerified) {
-      throw authError(400, 'YOU_CAN_ONLY_SEND_A_VERIFICATION_EMAIL_TO_AN_UNVERIFIED_EMAIL');
+      throw authError('invalid', 'YOU_CAN_ONLY_SEND_A_VERIFICATION_EMAIL_TO_AN_UNVERIFIED_EMAIL');
     }
     if (signedIn.user.email !== email) {
-      throw authError(400, 'YOU_CAN_ONLY_SEND_A_VERIFICATION_EMAIL_TO_YOUR_OWN_EMAIL');
+      throw authError('invalid', 'YOU_CAN_ONLY_SEND_A_VERIFICATION_EMAIL_TO_YOUR_OWN_EMAIL');
     }
     await mails.verifyEmail(signedIn.user, body.callbackURL);
     ctx.body = { status: true };
@@ -87,7 +87,7 @@ export function accountEmailRoutes(dependencies: AppDependencies, settings: Auth
     checkCallbackURL(callbackURL, settings.trustedOrigins);
     // A failure goes back to the app's page when it named one, else answers 401 with its code.
     const fail = (failure: VerifyEmailFailure) => {
-      if (!callbackURL) throw authError(401, verifyEmailErrors[failure]);
+      if (!callbackURL) throw authError('unauthenticated', verifyEmailErrors[failure]);
       redirect(ctx, withError(callbackURL, failure));
     };
 
@@ -123,8 +123,9 @@ export function accountEmailRoutes(dependencies: AppDependencies, settings: Auth
     const signedIn = await requireSignedIn(ctx, orm, settings);
     const { user } = signedIn;
     const newEmail = body.newEmail.toLowerCase();
-    if (newEmail === user.email) throw authError(400, 'EMAIL_IS_THE_SAME');
-    if (await findUserByEmail(orm.em, newEmail)) throw authError(400, 'COULDNT_UPDATE_YOUR_EMAIL');
+    if (newEmail === user.email) throw authError('invalid', 'EMAIL_IS_THE_SAME');
+    if (await findUserByEmail(orm.em, newEmail))
+      throw authError('invalid', 'COULDNT_UPDATE_YOUR_EMAIL');
     if (user.emailVerified) {
       // The current address confirms first (GET /verify-email), then the new one is verified.
       await mails.confirmEmailChange(user, newEmail, body.callbackURL);

@@ -87,16 +87,16 @@ export function accountPasswordRoutes(
   router.post('/reset-password', async (ctx) => {
     const body = parseBody(ctx, resetPasswordBody);
     const token = body.token || parseQuery(ctx, resetPasswordQuery).token;
-    if (!token) throw authError(400, 'INVALID_TOKEN');
+    if (!token) throw authError('invalid', 'INVALID_TOKEN');
     checkPasswordLength(body.newPassword, settings.password);
     // Checked before hashing, so junk tokens cost no hash; used up below, with the change.
     const found = await findToken(orm.em, 'passwordReset', token);
-    if (!found || found.expired) throw authError(400, 'INVALID_TOKEN');
+    if (!found || found.expired) throw authError('invalid', 'INVALID_TOKEN');
     const passwordHash = await hashPassword(body.newPassword);
     await orm.em.transactional(async (em) => {
       const userId = await consumeToken(em, 'passwordReset', token);
       const user = userId ? await em.findOne(User, userId) : null;
-      if (!user) throw authError(400, 'INVALID_TOKEN');
+      if (!user) throw authError('invalid', 'INVALID_TOKEN');
       // An account made through a social provider gets its first password this way.
       await storePassword(em, user, passwordHash);
       // Better Auth's revokeSessionsOnPasswordReset, always on: whoever knew the old password
@@ -111,9 +111,9 @@ export function accountPasswordRoutes(
     const signedIn = await requireSignedIn(ctx, orm, settings);
     checkPasswordLength(body.newPassword, settings.password);
     const credential = await findCredential(orm.em, signedIn.user.id);
-    if (!credential?.password) throw authError(400, 'CREDENTIAL_ACCOUNT_NOT_FOUND');
+    if (!credential?.password) throw authError('invalid', 'CREDENTIAL_ACCOUNT_NOT_FOUND');
     if (!(await verifyPassword(body.currentPassword, credential.password))) {
-      throw authError(400, 'INVALID_PASSWORD');
+      throw authError('invalid', 'INVALID_PASSWORD');
     }
     const passwordHash = await hashPassword(body.newPassword);
     const rememberMe = !isShortLivedSession(ctx, settings);

@@ -8,7 +8,7 @@ import { isAllowedRedirect } from './origins.ts';
  */
 export function checkCallbackURL(callbackURL: string | undefined, trustedOrigins: string[]): void {
   if (callbackURL && !isAllowedRedirect(callbackURL, trustedOrigins)) {
-    throw authError(403, 'INVALID_CALLBACK_URL');
+    throw authError('forbidden', 'INVALID_CALLBACK_URL');
   }
 }
 

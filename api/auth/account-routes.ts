@@ -48,7 +48,7 @@ export function accountRoutes(dependencies: AppDependencies, settings: AuthSetti
     await orm.em.transactional(async (em) => {
       const userId = await consumeToken(em, 'accountDeletion', token);
       // Another user's token is refused and, rolled back, stays good for its owner.
-      if (userId !== user.id) throw authError(404, 'INVALID_TOKEN');
+      if (userId !== user.id) throw authError('not_found', 'INVALID_TOKEN');
       await revokeTokensOfCreator(em, user.id);
       await em.nativeDelete(User, { id: user.id });
     });
@@ -60,9 +60,9 @@ export function accountRoutes(dependencies: AppDependencies, settings: AuthSetti
     const signedIn = await requireSignedIn(ctx, orm, settings);
     if (body.password) {
       const credential = await findCredential(orm.em, signedIn.user.id);
-      if (!credential?.password) throw authError(400, 'CREDENTIAL_ACCOUNT_NOT_FOUND');
+      if (!credential?.password) throw authError('invalid', 'CREDENTIAL_ACCOUNT_NOT_FOUND');
       if (!(await verifyPassword(body.password, credential.password))) {
-        throw authError(400, 'INVALID_PASSWORD');
+        throw authError('invalid', 'INVALID_PASSWORD');
       }
     }
     if (body.token) {
@@ -79,7 +79,7 @@ export function accountRoutes(dependencies: AppDependencies, settings: AuthSetti
     const { token, callbackURL } = parseQuery(ctx, deleteCallbackQuery);
     checkCallbackURL(callbackURL, settings.trustedOrigins);
     const signedIn = await signedInOrNull(ctx, orm, settings);
-    if (!signedIn) throw authError(404, 'FAILED_TO_GET_USER_INFO');
+    if (!signedIn) throw authError('not_found', 'FAILED_TO_GET_USER_INFO');
     await deleteWithToken(ctx, signedIn, token);
     if (callbackURL) return redirect(ctx, callbackURL);
     ctx.body = userDeleted;

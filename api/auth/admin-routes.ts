@@ -210,7 +210,7 @@ function findUser(em: EntityManager, id: string): Promise<User | null> {
 
 async function requireUser(em: EntityManager, id: string): Promise<User> {
   const user = await findUser(em, id);
-  if (!user) throw authError(404, 'USER_NOT_FOUND');
+  if (!user) throw authError('not_found', 'USER_NOT_FOUND');
   return user;
 }
 
@@ -233,23 +233,24 @@ export function adminRoutes({ orm }: AppDependencies, settings: AuthSettings): R
     const signedIn = await requireSignedIn(ctx, orm, settings);
     const subject = { userId: signedIn.user.id, role: signedIn.user.role };
     if (!hasAdminPermission(subject, request, settings.adminUserIds)) {
-      throw authError(403, refusal);
+      throw authError('forbidden', refusal);
     }
     return signedIn;
   }
 
   const checkRoles = (role: string | string[]) => {
-    if (!rolesExist(role)) throw authError(400, 'YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE');
+    if (!rolesExist(role))
+      throw authError('invalid', 'YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE');
   };
 
   router.post('/create-user', async (ctx) => {
     const body = parseBody(ctx, createUserBody);
     await requireAdmin(ctx, { user: ['create'] }, 'YOU_ARE_NOT_ALLOWED_TO_CREATE_USERS');
-    if (!isEmail(body.email)) throw authError(400, 'INVALID_EMAIL');
+    if (!isEmail(body.email)) throw authError('invalid', 'INVALID_EMAIL');
     checkPasswordLength(body.password, settings.password);
     if (body.role !== undefined) checkRoles(body.role);
     const email = body.email.toLowerCase();
-    const alreadyExists = () => authError(400, 'USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL');
+    const alreadyExists = () => authError('invalid', 'USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL');
     if (await orm.em.count(User, { email })) throw alreadyExists();
     const passwordHash = await hashPassword(body.password);
     try {
@@ -280,9 +281,10 @@ export function adminRoutes({ orm }: AppDependencies, settings: AuthSettings): R
   router.post('/update-user', async (ctx) => {
     const body = parseBody(ctx, updateUserBody);
     await requireAdmin(ctx, { user: ['update'] }, 'YOU_ARE_NOT_ALLOWED_TO_UPDATE_USERS');
-    if (Object.keys(body.data).length === 0) throw authError(400, 'NO_DATA_TO_UPDATE');
+    if (Object.keys(body.data).length === 0) throw authError('invalid', 'NO_DATA_TO_UPDATE');
     const { data } = parseBody(ctx, userUpdate);
-    if (data.email !== undefined && !isEmail(data.email)) throw authError(400, 'INVALID_EMAIL');
+    if (data.email !== undefined && !isEmail(data.email))
+      throw authError('invalid', 'INVALID_EMAIL');
     if (data.role !== undefined) checkRoles(data.role);
     const user = await requireUser(orm.em, body.userId);
     const { email, role, ...profile } = data;
@@ -295,7 +297,7 @@ export function adminRoutes({ orm }: AppDependencies, settings: AuthSettings): R
       await orm.em.flush();
     } catch (error) {
       if (error instanceof UniqueConstraintViolationException) {
-        throw authError(400, 'USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL');
+        throw authError('invalid', 'USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL');
       }
       throw error;
     }
@@ -336,7 +338,7 @@ export function adminRoutes({ orm }: AppDependencies, settings: AuthSettings): R
     // together or not at all.
     const user = await orm.em.transactional(async (em) => {
       const banned = await requireUser(em, body.userId);
-      if (banned.id === admin.user.id) throw authError(400, 'YOU_CANNOT_BAN_YOURSELF');
+      if (banned.id === admin.user.id) throw authError('invalid', 'YOU_CANNOT_BAN_YOURSELF');
       em.assign(banned, {
         banned: true,
         banReason: body.banReason || 'No reason',
@@ -395,7 +397,7 @@ export function adminRoutes({ orm }: AppDependencies, settings: AuthSettings): R
 
   router.post('/stop-impersonating', async (ctx) => {
     const { session } = await requireSignedIn(ctx, orm, settings);
-    if (!session.impersonatedBy) throw authError(400, 'YOU_ARE_NOT_IMPERSONATING_ANYONE');
+    if (!session.impersonatedBy) throw authError('invalid', 'YOU_ARE_NOT_IMPERSONATING_ANYONE');
     const cookie = readCookie(ctx, adminSessionCookie);
     const saved = cookie ? verifySignedCookie(cookie, settings.secret) : null;
     const [adminToken = '', adminShortLived = ''] = saved?.split(':') ?? [];
@@ -404,7 +406,7 @@ export function adminRoutes({ orm }: AppDependencies, settings: AuthSettings): R
       : null;
     // Better Auth answers 500 here: the browser lost the cookie it was given.
     if (!admin || admin.user.id !== session.impersonatedBy) {
-      throw authError(500, 'FAILED_TO_FIND_ADMIN_SESSION');
+      throw authError('internal', 'FAILED_TO_FIND_ADMIN_SESSION');
     }
     await orm.em.nativeDelete(Session, { id: session.id });
     const rememberMe = adminShortLived !== 'true';
@@ -425,7 +427,7 @@ export function adminRoutes({ orm }: AppDependencies, settings: AuthSettings): R
       'YOU_ARE_NOT_ALLOWED_TO_DELETE_USERS',
     );
     if (body.userId.toLowerCase() === admin.user.id) {
-      throw authError(400, 'YOU_CANNOT_REMOVE_YOURSELF');
+      throw authError('invalid', 'YOU_CANNOT_REMOVE_YOURSELF');
     }
     await orm.em.transactional(async (em) => {
       const user = await requireUser(em, body.userId);

@@ -82,7 +82,7 @@ const serverOnlyFields = [
 
 function refuseServerOnlyFields(body: Partial<Record<(typeof serverOnlyFields)[number], unknown>>) {
   if (serverOnlyFields.some((field) => body[field] !== undefined)) {
-    throw authError(400, 'API_KEY_SERVER_ONLY_PROPERTY');
+    throw authError('invalid', 'API_KEY_SERVER_ONLY_PROPERTY');
   }
 }
 
@@ -105,7 +105,7 @@ export function apiKeyRoutes({ orm }: AppDependencies, settings: AuthSettings): 
   const keyOwner = async (ctx: Context, userId: string | undefined): Promise<User> => {
     const signedIn = await signedInOrNull(ctx, orm, settings);
     if (!signedIn || (userId !== undefined && userId !== signedIn.user.id)) {
-      throw authError(401, 'API_KEY_UNAUTHORIZED_SESSION');
+      throw authError('unauthenticated', 'API_KEY_UNAUTHORIZED_SESSION');
     }
     return signedIn.user;
   };
@@ -113,7 +113,7 @@ export function apiKeyRoutes({ orm }: AppDependencies, settings: AuthSettings): 
   /** Another user's key answers as a missing one, so keys cannot be probed across accounts. */
   const ownKey = async (id: string, owner: User): Promise<ApiKey> => {
     const apiKey = isUuid(id) ? await orm.em.findOne(ApiKey, { id, user: owner }) : null;
-    if (!apiKey) throw authError(404, 'API_KEY_NOT_FOUND');
+    if (!apiKey) throw authError('not_found', 'API_KEY_NOT_FOUND');
     return apiKey;
   };
 

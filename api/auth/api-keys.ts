@@ -3,8 +3,8 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sha256 } from '@oslojs/crypto/sha2';
 import { encodeHexLowerCase } from '@oslojs/encoding';
+import { AppError, type Refusal } from '../../core/errors.ts';
 import { ApiKey, type User } from '../../db/entities/index.ts';
-import { ApiError } from '../errors.ts';
 import { type AuthMessage, authError, authMessages, codeFromMessage } from './errors.ts';
 
 /** Better Auth's apiKey plugin defaults (1.3.34), metadata switched on. */
@@ -60,17 +60,17 @@ export interface ApiKeyChanges {
  * A presented key refused, with Better Auth's status and code (some codes are set apart from
  * the message, as Better Auth sets them). Callers answer it, or fold it into their own envelope.
  */
-export class ApiKeyRefusal extends ApiError {
+export class ApiKeyRefusal extends AppError {
   override name = 'ApiKeyRefusal';
 }
 
 function refusal(
-  status: number,
+  kind: Refusal,
   message: AuthMessage,
   code = codeFromMessage(authMessages[message]),
   details?: Record<string, unknown>,
 ) {
-  return new ApiKeyRefusal(status, code, authMessages[message], details);
+  return new ApiKeyRefusal(kind, code, authMessages[message], details);
 }
 
 const letters = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -123,29 +123,30 @@ export function apiKeyJson(apiKey: ApiKey) {
 
 function checkName(name: string) {
   const { min, max } = apiKeyDefaults.nameLength;
-  if (name.length < min || name.length > max) throw authError(400, 'API_KEY_INVALID_NAME_LENGTH');
+  if (name.length < min || name.length > max)
+    throw authError('invalid', 'API_KEY_INVALID_NAME_LENGTH');
 }
 
 function expiryIn(seconds: number): Date {
   const days = seconds / 86_400;
   const { min, max } = apiKeyDefaults.expiresInDays;
-  if (days < min) throw authError(400, 'API_KEY_EXPIRES_IN_TOO_SMALL');
-  if (days > max) throw authError(400, 'API_KEY_EXPIRES_IN_TOO_LARGE');
+  if (days < min) throw authError('invalid', 'API_KEY_EXPIRES_IN_TOO_SMALL');
+  if (days > max) throw authError('invalid', 'API_KEY_EXPIRES_IN_TOO_LARGE');
   return new Date(Date.now() + seconds * 1000);
 }
 
 function metadataText(metadata: unknown): string {
-  if (typeof metadata !== 'object') throw authError(400, 'API_KEY_INVALID_METADATA_TYPE');
+  if (typeof metadata !== 'object') throw authError('invalid', 'API_KEY_INVALID_METADATA_TYPE');
   return JSON.stringify(metadata);
 }
 
 /** A refill needs both its amount and its interval (Better Auth's messages, swapped as there). */
 function checkRefillPair(amountGiven: boolean, intervalGiven: boolean) {
   if (amountGiven && !intervalGiven) {
-    throw authError(400, 'API_KEY_REFILL_AMOUNT_WITHOUT_INTERVAL');
+    throw authError('invalid', 'API_KEY_REFILL_AMOUNT_WITHOUT_INTERVAL');
   }
   if (intervalGiven && !amountGiven) {
-    throw authError(400, 'API_KEY_REFILL_INTERVAL_WITHOUT_AMOUNT');
+    throw authError('invalid', 'API_KEY_REFILL_INTERVAL_WITHOUT_AMOUNT');
   }
 }
 
@@ -162,7 +163,7 @@ export async function createApiKey(
   if (input.prefix) {
     const { min, max } = apiKeyDefaults.prefixLength;
     if (input.prefix.length < min || input.prefix.length > max) {
-      throw authError(400, 'API_KEY_INVALID_PREFIX_LENGTH');
+      throw authError('invalid', 'API_KEY_INVALID_PREFIX_LENGTH');
     }
   }
   if (input.name) checkName(input.name);
@@ -222,7 +223,7 @@ export async function updateApiKey(
   if (changes.permissions !== undefined) {
     values.permissions = changes.permissions ? JSON.stringify(changes.permissions) : null;
   }
-  if (Object.keys(values).length === 0) throw authError(400, 'API_KEY_NO_VALUES_TO_UPDATE');
+  if (Object.keys(values).length === 0) throw authError('invalid', 'API_KEY_NO_VALUES_TO_UPDATE');
   Object.assign(apiKey, values);
   await em.flush();
 }
@@ -300,31 +301,31 @@ export async function verifyApiKey(
   key: string,
   required?: Permissions,
 ): Promise<ApiKey> {
-  if (key.length < apiKeyDefaults.keyLength) throw refusal(403, 'API_KEY_INVALID');
+  if (key.length < apiKeyDefaults.keyLength) throw refusal('forbidden', 'API_KEY_INVALID');
   const outcome = await em.transactional(async (tx) => {
     const apiKey = await tx.findOne(
       ApiKey,
       { key: hashApiKey(key) },
       { lockMode: LockMode.PESSIMISTIC_WRITE },
     );
-    if (!apiKey) return refusal(401, 'API_KEY_INVALID');
-    if (!apiKey.enabled) return refusal(401, 'API_KEY_DISABLED', 'KEY_DISABLED');
+    if (!apiKey) return refusal('unauthenticated', 'API_KEY_INVALID');
+    if (!apiKey.enabled) return refusal('unauthenticated', 'API_KEY_DISABLED', 'KEY_DISABLED');
     const now = new Date();
     if (apiKey.expiresAt && apiKey.expiresAt < now) {
       tx.remove(apiKey);
-      return refusal(401, 'API_KEY_EXPIRED', 'KEY_EXPIRED');
+      return refusal('unauthenticated', 'API_KEY_EXPIRED', 'KEY_EXPIRED');
     }
     if (required && !grants(parseJson(apiKey.permissions) as Permissions | null, required)) {
-      return refusal(401, 'API_KEY_NOT_FOUND', 'KEY_NOT_FOUND');
+      return refusal('unauthenticated', 'API_KEY_NOT_FOUND', 'KEY_NOT_FOUND');
     }
     const usage = spendOneUse(apiKey, now);
     if (usage.exhausted) {
       if (usage.deleteKey) tx.remove(apiKey);
-      return refusal(429, 'API_KEY_USAGE_EXCEEDED', 'USAGE_EXCEEDED');
+      return refusal('rate_limited', 'API_KEY_USAGE_EXCEEDED', 'USAGE_EXCEEDED');
     }
     const rateLimit = countRequest(apiKey, now);
     if (rateLimit.limited) {
-      return refusal(401, 'API_KEY_RATE_LIMITED', 'RATE_LIMITED', {
+      return refusal('unauthenticated', 'API_KEY_RATE_LIMITED', 'RATE_LIMITED', {
         tryAgainIn: rateLimit.tryAgainInMs,
       });
     }

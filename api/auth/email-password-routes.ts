@@ -56,11 +56,11 @@ export function emailPasswordRoutes(dependencies: AppDependencies, settings: Aut
 
   router.post('/sign-up/email', async (ctx) => {
     const body = parseBody(ctx, signUpBody);
-    if (!isEmail(body.email)) throw authError(400, 'INVALID_EMAIL');
+    if (!isEmail(body.email)) throw authError('invalid', 'INVALID_EMAIL');
     checkPasswordLength(body.password, settings.password);
     const email = body.email.toLowerCase();
     if (await findUserByEmail(orm.em, email)) {
-      throw authError(422, 'USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL');
+      throw authError('unprocessable', 'USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL');
     }
     const passwordHash = await hashPassword(body.password);
     const signInNow = !settings.requireEmailVerification;
@@ -87,7 +87,7 @@ export function emailPasswordRoutes(dependencies: AppDependencies, settings: Aut
     } catch (error) {
       // Two sign-ups with one email raced past the check above: the unique index decides.
       if (error instanceof UniqueConstraintViolationException) {
-        throw authError(422, 'USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL');
+        throw authError('unprocessable', 'USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL');
       }
       throw error;
     }
@@ -95,7 +95,7 @@ export function emailPasswordRoutes(dependencies: AppDependencies, settings: Aut
 
   router.post('/sign-in/email', async (ctx) => {
     const body = parseBody(ctx, signInBody);
-    if (!isEmail(body.email)) throw authError(400, 'INVALID_EMAIL');
+    if (!isEmail(body.email)) throw authError('invalid', 'INVALID_EMAIL');
     const attempt = await throttle.admit(ctx, body.email);
     if (!attempt) return;
     const user = await findUserByEmail(orm.em, body.email);
@@ -109,13 +109,13 @@ export function emailPasswordRoutes(dependencies: AppDependencies, settings: Aut
     // One answer for an unknown email, an account without a password and a wrong password.
     if (!user || !credential?.password || !passwordMatches) {
       await attempt.failed();
-      throw authError(401, 'INVALID_EMAIL_OR_PASSWORD');
+      throw authError('unauthenticated', 'INVALID_EMAIL_OR_PASSWORD');
     }
     await attempt.succeeded();
     if (settings.requireEmailVerification && !user.emailVerified) {
       // The first link may be lost or expired: each refused sign-in mails a fresh one.
       await mails.verifyEmail(user, body.callbackURL);
-      throw authError(403, 'EMAIL_NOT_VERIFIED');
+      throw authError('forbidden', 'EMAIL_NOT_VERIFIED');
     }
     if (isBanned(user)) throw bannedUserError();
     // A ban whose time has run out is lifted at the next sign-in, as Better Auth does.
@@ -137,7 +137,7 @@ export function emailPasswordRoutes(dependencies: AppDependencies, settings: Aut
 
   router.post('/sign-out', async (ctx) => {
     const token = presentedSessionToken(ctx, settings);
-    if (!token) throw authError(400, 'FAILED_TO_GET_SESSION');
+    if (!token) throw authError('invalid', 'FAILED_TO_GET_SESSION');
     await deleteSessionByToken(orm.em, token);
     clearSessionCookies(ctx, settings);
     ctx.body = { success: true };

@@ -17,9 +17,9 @@ describe('auth error catalogue', () => {
     for (const [message, code] of expected) assert.equal(codeFromMessage(message), code);
   });
 
-  it('builds an error with the status, derived code and message', () => {
-    const error = authError(401, 'INVALID_EMAIL_OR_PASSWORD');
-    assert.equal(error.status, 401);
+  it('builds an error with the refusal, derived code and message', () => {
+    const error = authError('unauthenticated', 'INVALID_EMAIL_OR_PASSWORD');
+    assert.equal(error.refusal, 'unauthenticated');
     assert.equal(error.code, 'INVALID_EMAIL_OR_PASSWORD');
     assert.equal(error.message, authMessages.INVALID_EMAIL_OR_PASSWORD);
   });

@@ -1,4 +1,4 @@
-import { ApiError } from '../errors.ts';
+import { AppError, type Refusal } from '../../core/errors.ts';
 
 /**
  * The messages of /api/auth, Better Auth's catalogue included. On the wire each error's code is
@@ -121,26 +121,26 @@ export function codeFromMessage(message: string): string {
 
 /** The error for a catalogue message; `code` only where Better Auth sets one apart from it. */
 export function authError(
-  status: number,
+  refusal: Refusal,
   message: AuthMessage,
   code = codeFromMessage(authMessages[message]),
-): ApiError {
-  return new ApiError(status, code, authMessages[message]);
+): AppError {
+  return new AppError(refusal, code, authMessages[message]);
 }
 
 /** A banned user's sign-in: Better Auth's admin plugin names this code instead of deriving it. */
-export function bannedUserError(): ApiError {
-  return new ApiError(403, 'BANNED_USER', authMessages.BANNED_USER);
+export function bannedUserError(): AppError {
+  return new AppError('forbidden', 'BANNED_USER', authMessages.BANNED_USER);
 }
 
 /**
  * An answer with a status and no body, which is what Better Auth sends when a route needs a
  * session and there is none (401) — its client then reports just the status.
  */
-export class EmptyAnswer extends ApiError {
+export class EmptyAnswer extends AppError {
   override name = 'EmptyAnswer';
 
-  constructor(status: number) {
-    super(status, '', '');
+  constructor(refusal: Refusal) {
+    super(refusal, '', '');
   }
 }

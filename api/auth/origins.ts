@@ -35,14 +35,14 @@ export function originGuard(trustedOrigins: string[]): Middleware {
     if (ctx.method !== 'POST') return next();
     if (ctx.get('cookie')) {
       const origin = ctx.get('origin') || ctx.get('referer');
-      if (!origin || origin === 'null') throw authError(403, 'MISSING_OR_NULL_ORIGIN');
-      if (!isTrustedOrigin(origin, trustedOrigins)) throw authError(403, 'INVALID_ORIGIN');
+      if (!origin || origin === 'null') throw authError('forbidden', 'MISSING_OR_NULL_ORIGIN');
+      if (!isTrustedOrigin(origin, trustedOrigins)) throw authError('forbidden', 'INVALID_ORIGIN');
     }
     const body = (ctx.request.body ?? {}) as Record<string, unknown>;
     for (const [field, error] of redirectFields) {
       const value = body[field] ?? (field === 'callbackURL' ? ctx.query.callbackURL : undefined);
       if (typeof value === 'string' && value && !isAllowedRedirect(value, trustedOrigins)) {
-        throw authError(403, error);
+        throw authError('forbidden', error);
       }
     }
     await next();

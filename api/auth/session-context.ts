@@ -98,7 +98,7 @@ export async function requireSignedIn(
   settings: AuthSettings,
 ): Promise<SignedIn> {
   const signedIn = await signedInOrNull(ctx, orm, settings);
-  if (!signedIn) throw new EmptyAnswer(401);
+  if (!signedIn) throw new EmptyAnswer('unauthenticated');
   return signedIn;
 }
 
@@ -109,7 +109,8 @@ export async function requireFreshSession(
   settings: AuthSettings,
 ): Promise<SignedIn> {
   const signedIn = await requireSignedIn(ctx, orm, settings);
-  if (!isFreshSession(signedIn.session, settings)) throw authError(403, 'SESSION_IS_NOT_FRESH');
+  if (!isFreshSession(signedIn.session, settings))
+    throw authError('forbidden', 'SESSION_IS_NOT_FRESH');
   return signedIn;
 }
 

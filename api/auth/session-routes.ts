@@ -108,9 +108,9 @@ export function sessionRoutes({ orm }: AppDependencies, settings: AuthSettings):
     const session =
       (await orm.em.findOne(Session, { id: sessionIdFromToken(token) })) ??
       (await orm.em.findOne(Session, { id: token }));
-    if (!session) throw authError(400, 'SESSION_NOT_FOUND');
+    if (!session) throw authError('invalid', 'SESSION_NOT_FOUND');
     // Another user's session answers like a missing sign-in, as Better Auth does.
-    if (session.user.id !== user.id) throw new EmptyAnswer(401);
+    if (session.user.id !== user.id) throw new EmptyAnswer('unauthenticated');
     await orm.em.nativeDelete(Session, { id: session.id });
     ctx.body = { status: true };
   });
@@ -131,10 +131,10 @@ export function sessionRoutes({ orm }: AppDependencies, settings: AuthSettings):
     const body = parseBody(ctx, updateUserBody);
     const signedIn = await requireSignedIn(ctx, orm, settings);
     const { user } = signedIn;
-    if (body.email) throw authError(400, 'EMAIL_CAN_NOT_BE_UPDATED');
-    if (body.role) throw authError(400, 'ROLE_IS_NOT_ALLOWED_TO_BE_SET');
+    if (body.email) throw authError('invalid', 'EMAIL_CAN_NOT_BE_UPDATED');
+    if (body.role) throw authError('invalid', 'ROLE_IS_NOT_ALLOWED_TO_BE_SET');
     if (body.name === undefined && body.image === undefined) {
-      throw authError(400, 'NO_FIELDS_TO_UPDATE');
+      throw authError('invalid', 'NO_FIELDS_TO_UPDATE');
     }
     if (body.name !== undefined) user.name = body.name;
     if (body.image !== undefined) user.image = body.image;

@@ -10,8 +10,8 @@ type PasswordRules = AuthSettings['password'];
 const defaultPasswordRules: PasswordRules = { minLength: 8, maxLength: 128 };
 
 export function checkPasswordLength(password: string, rules: PasswordRules): void {
-  if (password.length < rules.minLength) throw authError(400, 'PASSWORD_TOO_SHORT');
-  if (password.length > rules.maxLength) throw authError(400, 'PASSWORD_TOO_LONG');
+  if (password.length < rules.minLength) throw authError('invalid', 'PASSWORD_TOO_SHORT');
+  if (password.length > rules.maxLength) throw authError('invalid', 'PASSWORD_TOO_LONG');
 }
 
 /**
@@ -59,9 +59,9 @@ export async function setPassword(
 ): Promise<{ status: true }> {
   checkPasswordLength(newPassword, rules);
   const user = await em.findOne(User, userId);
-  if (!user) throw authError(404, 'USER_NOT_FOUND');
+  if (!user) throw authError('not_found', 'USER_NOT_FOUND');
   const credential = await findCredential(em, userId);
-  if (credential?.password) throw authError(400, 'USER_ALREADY_HAS_A_PASSWORD');
+  if (credential?.password) throw authError('invalid', 'USER_ALREADY_HAS_A_PASSWORD');
   await storePassword(em, user, await hashPassword(newPassword));
   await em.flush();
   return { status: true };

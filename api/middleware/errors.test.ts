@@ -5,8 +5,8 @@ import Koa from 'koa';
 import { pino } from 'pino';
 import { z } from 'zod';
 import { loadRuntimeConfig } from '../../config/env.ts';
+import { AppError } from '../../core/errors.ts';
 import { type Orm, openOrm } from '../../db/orm.ts';
-import { ApiError } from '../errors.ts';
 import { parseQuery } from '../validation.ts';
 import { errorResponses } from './errors.ts';
 
@@ -16,7 +16,7 @@ function failingApp() {
   app.use(errorResponses(pino({ level: 'silent' })));
   app.use((ctx) => {
     if (ctx.path.endsWith('/crash')) throw new Error('connection string postgres://secret');
-    if (ctx.path.endsWith('/forbidden')) throw new ApiError(403, 'FORBIDDEN', 'Not yours');
+    if (ctx.path.endsWith('/forbidden')) throw new AppError('forbidden', 'FORBIDDEN', 'Not yours');
     if (ctx.path.endsWith('/validate'))
       parseQuery(ctx, z.object({ limit: z.coerce.number().int().max(100) }));
     ctx.body = { ok: true };

@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Middleware } from 'koa';
 import type { Logger } from '../../config/logger.ts';
-import { ApiError, RequestValidationError } from '../errors.ts';
+import { AppError, type Refusal, RequestValidationError } from '../../core/errors.ts';
 import { redactedPath } from './request-log.ts';
 
 /**
@@ -22,12 +22,13 @@ export function errorResponses(logger: Logger): Middleware {
           'value refused by the database',
         );
       }
-      const error = refused ? refusedValueError(ctx.method) : asApiError(thrown);
-      if (error.status >= 500) {
+      const error = refused ? refusedValueError(ctx.method) : asAppError(thrown);
+      const status = statusOf(error);
+      if (status >= 500) {
         logger.error({ err: thrown, path: redactedPath(ctx.path) }, 'request failed');
       }
       const commerce = ctx.path.startsWith('/v1/');
-      ctx.status = commerce && error instanceof RequestValidationError ? 422 : error.status;
+      ctx.status = commerce && error instanceof RequestValidationError ? 422 : status;
       if (error.code === '') {
         // A deliberate empty answer (Better Auth's 401 without a session): JSON type, no body.
         ctx.type = 'json';
@@ -37,6 +38,36 @@ export function errorResponses(logger: Logger): Middleware {
       ctx.body = commerce ? commerceEnvelope(error) : authEnvelope(error);
     }
   };
+}
+
+/** The status each refusal answers with, under /v1 and /api/auth alike. */
+const refusalStatus: Record<Refusal, number> = {
+  invalid: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  gone: 410,
+  too_large: 413,
+  not_linked: 417,
+  unprocessable: 422,
+  rate_limited: 429,
+  internal: 500,
+};
+
+/** Koa's own client errors (a body too large, malformed JSON), answered with their status. */
+class KoaClientError extends AppError {
+  override name = 'KoaClientError';
+  readonly status: number;
+
+  constructor(status: number, code: string, message: string) {
+    super('invalid', code, message);
+    this.status = status;
+  }
+}
+
+function statusOf(error: AppError): number {
+  return error instanceof KoaClientError ? error.status : refusalStatus[error.refusal];
 }
 
 /**
@@ -70,20 +101,20 @@ function refusedValueError(method: string) {
   ]);
 }
 
-function asApiError(thrown: unknown): ApiError {
-  if (thrown instanceof ApiError) return thrown;
+function asAppError(thrown: unknown): AppError {
+  if (thrown instanceof AppError) return thrown;
   // Koa's own errors (a body too large, malformed JSON) carry a client status worth keeping.
   const status = (thrown as { status?: unknown } | null)?.status;
   const exposed = (thrown as { expose?: unknown } | null)?.expose === true;
   if (typeof status === 'number' && status >= 400 && status < 500 && exposed) {
     // 413 Payload Too Large becomes PAYLOAD_TOO_LARGE, and so on.
     const code = (STATUS_CODES[status] ?? 'Bad Request').toUpperCase().replace(/\W+/g, '_');
-    return new ApiError(status, code, (thrown as Error).message);
+    return new KoaClientError(status, code, (thrown as Error).message);
   }
-  return new ApiError(500, 'INTERNAL_SERVER_ERROR', 'Internal server error');
+  return new AppError('internal', 'INTERNAL_SERVER_ERROR', 'Internal server error');
 }
 
-function authEnvelope(error: ApiError) {
+function authEnvelope(error: AppError) {
   if (error instanceof RequestValidationError) {
     return { code: error.code, message: error.message, details: error.issues };
   }
@@ -94,7 +125,7 @@ function authEnvelope(error: ApiError) {
   };
 }
 
-function commerceEnvelope(error: ApiError) {
+function commerceEnvelope(error: AppError) {
   if (error instanceof RequestValidationError) {
     return { error: error.kind, detail: error.issues };
   }

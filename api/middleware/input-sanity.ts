@@ -1,7 +1,7 @@
 // The body parser's typing of `ctx.request.body`.
 import type {} from '@koa/bodyparser';
 import type { Middleware } from 'koa';
-import { RequestValidationError } from '../errors.ts';
+import { RequestValidationError } from '../../core/errors.ts';
 
 type Loc = (string | number)[];
 

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
-import { ApiError } from '../errors.ts';
+import { AppError } from '../../core/errors.ts';
 
 const digest = (text: string) => createHash('sha256').update(text).digest();
 
@@ -22,13 +22,13 @@ export function requireOpsToken(opsToken: string | undefined): Middleware {
   const presentsOpsToken = opsTokenCheck(opsToken);
   return async (ctx, next) => {
     if (opsToken === undefined)
-      throw new ApiError(
-        403,
+      throw new AppError(
+        'forbidden',
         'OPS_API_DISABLED',
         'The operations API is disabled: set TOLLGATE_OPS_TOKEN',
       );
     if (!presentsOpsToken(ctx)) {
-      throw new ApiError(401, 'UNAUTHORIZED', 'A valid operations token is required');
+      throw new AppError('unauthenticated', 'UNAUTHORIZED', 'A valid operations token is required');
     }
     await next();
   };

@@ -1,10 +1,10 @@
 import Router from '@koa/router';
 import { readCapturedMails } from '../../activities/mail/testing.ts';
+import { AppError } from '../../core/errors.ts';
 import { hasAdminPermission } from '../auth/admin-permissions.ts';
 import { signedInOrNull } from '../auth/session-context.ts';
 import { authSettings } from '../auth/settings.ts';
 import type { AppDependencies } from '../dependencies.ts';
-import { ApiError } from '../errors.ts';
 import { opsTokenCheck } from '../middleware/ops-token.ts';
 
 /** 127.0.0.0/8 and ::1, also as a dual-stack socket reports an IPv4 peer. */
@@ -26,8 +26,8 @@ export function devOutboxRoutes({ orm, config }: AppDependencies, captureDir: st
 
   router.get('/outbox', async (ctx) => {
     if (!isLoopback(ctx.req.socket.remoteAddress)) {
-      throw new ApiError(
-        403,
+      throw new AppError(
+        'forbidden',
         'FORBIDDEN',
         'The dev outbox answers requests from this machine only',
       );
@@ -35,11 +35,15 @@ export function devOutboxRoutes({ orm, config }: AppDependencies, captureDir: st
     if (!presentsOpsToken(ctx)) {
       const signedIn = await signedInOrNull(ctx, orm, settings);
       if (!signedIn) {
-        throw new ApiError(401, 'UNAUTHORIZED', 'Sign in as an admin or present the ops token');
+        throw new AppError(
+          'unauthenticated',
+          'UNAUTHORIZED',
+          'Sign in as an admin or present the ops token',
+        );
       }
       const subject = { userId: signedIn.user.id, role: signedIn.user.role };
       if (!hasAdminPermission(subject, { user: ['impersonate'] }, settings.adminUserIds)) {
-        throw new ApiError(403, 'FORBIDDEN', 'Only admins may read the dev outbox');
+        throw new AppError('forbidden', 'FORBIDDEN', 'Only admins may read the dev outbox');
       }
     }
     ctx.set('Cache-Control', 'no-store');

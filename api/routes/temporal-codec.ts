@@ -3,12 +3,12 @@ import type { Payload } from '@temporalio/common';
 import { JSONToPayload, payloadToJSON } from '@temporalio/common/lib/proto-utils.js';
 import type { Middleware } from 'koa';
 import { z } from 'zod';
+import { AppError } from '../../core/errors.ts';
 import { PayloadDecryptionError, payloadCodec } from '../../temporal/payload-codec.ts';
 import { adminStatements, hasAdminPermission } from '../auth/admin-permissions.ts';
 import { signedInOrNull } from '../auth/session-context.ts';
 import { authSettings } from '../auth/settings.ts';
 import type { AppDependencies } from '../dependencies.ts';
-import { ApiError } from '../errors.ts';
 import { requireOpsToken } from '../middleware/ops-token.ts';
 import { parseBody } from '../validation.ts';
 
@@ -46,7 +46,7 @@ export function temporalCodecRoutes({ config, orm }: AppDependencies): Router {
     }
     if (ctx.method !== 'OPTIONS') return next();
     if (!fromUi)
-      throw new ApiError(403, 'FORBIDDEN', 'Cross-origin calls come from the Web UI only');
+      throw new AppError('forbidden', 'FORBIDDEN', 'Cross-origin calls come from the Web UI only');
     ctx.set('Access-Control-Allow-Methods', 'POST');
     ctx.set('Access-Control-Allow-Headers', 'Authorization, Content-Type, X-Namespace');
     ctx.set('Access-Control-Max-Age', '600');
@@ -58,15 +58,19 @@ export function temporalCodecRoutes({ config, orm }: AppDependencies): Router {
     if (ctx.get('authorization')) return opsToken(ctx, next);
     const signedIn = await signedInOrNull(ctx, orm, settings);
     if (!signedIn) {
-      throw new ApiError(
-        401,
+      throw new AppError(
+        'unauthenticated',
         'UNAUTHORIZED',
         'An operations token or an admin session is required',
       );
     }
     const subject = { userId: signedIn.user.id, role: signedIn.user.role };
     if (!hasAdminPermission(subject, adminStatements, settings.adminUserIds)) {
-      throw new ApiError(403, 'FORBIDDEN', 'Only admins may encode and decode workflow payloads');
+      throw new AppError(
+        'forbidden',
+        'FORBIDDEN',
+        'Only admins may encode and decode workflow payloads',
+      );
     }
     await next();
   };
@@ -85,7 +89,7 @@ export function temporalCodecRoutes({ config, orm }: AppDependencies): Router {
         ctx.body = { payloads: transformed.map(payloadToJSON) };
       } catch (error) {
         if (!(error instanceof PayloadDecryptionError)) throw error;
-        throw new ApiError(400, 'INVALID_PAYLOAD', error.message);
+        throw new AppError('invalid', 'INVALID_PAYLOAD', error.message);
       }
     });
   }

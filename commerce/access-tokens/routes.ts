@@ -2,8 +2,8 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { AppDependencies } from '../../api/dependencies.ts';
 import { parseBody } from '../../api/validation.ts';
+import { notPermitted } from '../errors.ts';
 import { callerOf, scope } from '../http/caller.ts';
-import { notPermitted } from '../http/errors.ts';
 import { listPage, readPage, readSorting } from '../http/listing.ts';
 import { parseCreateBody, readIdParam } from '../http/wire.ts';
 import {

@@ -5,8 +5,8 @@ import { lockRow } from '../../api/auth/organization/limits.ts';
 import { announceChange } from '../../db/change-notifications.ts';
 import { OrganizationAccessToken } from '../../db/entities/index.ts';
 import { isCommerceWriter } from '../../domain/organization-permissions.ts';
+import { notPermitted, resourceNotFound } from '../errors.ts';
 import { hashToken, organizationTokenPrefix } from '../http/caller.ts';
-import { notPermitted, resourceNotFound } from '../http/errors.ts';
 import { orderBy, type Page, type SortCriterion } from '../http/listing.ts';
 import {
   type AccessTokenSortField,

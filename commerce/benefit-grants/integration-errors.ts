@@ -8,7 +8,7 @@ export class IntegrationError extends Error {
 
   constructor(service: 'Discord' | 'GitHub', message: string, status?: number) {
     super(message);
-    this.name = `${service}ApiError`;
+    this.name = `${service}AppError`;
     this.status = status;
   }
 }

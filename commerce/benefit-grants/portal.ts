@@ -1,6 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { invalidField } from '../../api/errors.ts';
+import { invalidField } from '../../core/errors.ts';
 import {
   BenefitGrant,
   type Customer,
@@ -8,7 +8,7 @@ import {
   Downloadable,
 } from '../../db/entities/index.ts';
 import { getCustomerBenefitGrant } from '../customer-portal/service.ts';
-import { notPermitted, resourceNotFound } from '../http/errors.ts';
+import { notPermitted, resourceNotFound } from '../errors.ts';
 import type { Page } from '../http/listing.ts';
 import type { CustomerBenefitGrantUpdateInput } from './schemas.ts';
 import { accountPlatforms } from './service.ts';

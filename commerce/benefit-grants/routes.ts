@@ -4,8 +4,8 @@ import { requestGrantChange } from '../../activities/benefit-grants.ts';
 import { isAllowedRedirect } from '../../api/auth/origins.ts';
 import { authSettings } from '../../api/auth/settings.ts';
 import type { AppDependencies } from '../../api/dependencies.ts';
-import { invalidField } from '../../api/errors.ts';
 import { parseBody, parseQuery } from '../../api/validation.ts';
+import { invalidField } from '../../core/errors.ts';
 import { customerOAuthPlatforms } from '../../db/entities/customer-access.ts';
 import {
   customerBenefitGrantWire,
@@ -13,10 +13,10 @@ import {
 } from '../customer-portal/schemas.ts';
 import { customerOAuthAccounts } from '../customer-portal/service.ts';
 import { customerSession, sessionCustomerOf } from '../customer-sessions/auth.ts';
+import { notPermitted, resourceNotFound } from '../errors.ts';
 import { s3Storage } from '../files/s3-storage.ts';
 import { partUrlLifetimeMs } from '../files/service.ts';
 import { localDiskStorage } from '../files/storage.ts';
-import { notPermitted, resourceNotFound } from '../http/errors.ts';
 import { listResource, readPage, readQueryIds } from '../http/listing.ts';
 import { publicRateLimit } from '../http/rate-limits.ts';
 import { readIdParam } from '../http/wire.ts';

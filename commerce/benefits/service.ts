@@ -1,5 +1,5 @@
 import type { EntityManager, FilterQuery } from '@mikro-orm/core';
-import { invalidField } from '../../api/errors.ts';
+import { invalidField } from '../../core/errors.ts';
 import { announceChange } from '../../db/change-notifications.ts';
 import type { BenefitType } from '../../db/entities/benefit.ts';
 import {
@@ -11,7 +11,7 @@ import {
 } from '../../db/entities/index.ts';
 import { metadataFilterConditions } from '../../db/sql.ts';
 import { discordGuildIdOf } from '../../domain/benefit-properties.ts';
-import { notPermitted, resourceNotFound } from '../http/errors.ts';
+import { notPermitted, resourceNotFound } from '../errors.ts';
 import { likePattern, orderBy, type Page, type SortCriterion } from '../http/listing.ts';
 import { appendEvent } from '../outbox.ts';
 import {

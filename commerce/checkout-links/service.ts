@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { EntityManager, FilterQuery } from '@mikro-orm/core';
-import type { ValidationIssue } from '../../api/errors.ts';
+import type { ValidationIssue } from '../../core/errors.ts';
 import {
   CheckoutLink,
   CheckoutLinkProduct,
@@ -10,7 +10,7 @@ import {
   ProductPrice,
 } from '../../db/entities/index.ts';
 import { linkedToAny } from '../../db/sql.ts';
-import { invalidFields, resourceNotFound } from '../http/errors.ts';
+import { invalidFields, resourceNotFound } from '../errors.ts';
 import { orderBy, type Page, type SortCriterion } from '../http/listing.ts';
 import { serializeProducts } from '../products/service.ts';
 import {

@@ -5,10 +5,10 @@ import type { AppDependencies } from '../../api/dependencies.ts';
 import { parseBody, parseQuery } from '../../api/validation.ts';
 import { checkoutStatuses } from '../../db/entities/checkout.ts';
 import type { Checkout } from '../../db/entities/index.ts';
+import { refusalFromWorkflowFailure } from '../../processes/activity-errors.ts';
 import { taskQueues } from '../../temporal/task-queues.ts';
 import { checkout as checkoutWorkflow, confirmCheckoutUpdate } from '../../workflows/checkout.ts';
 import { workflowIds } from '../../workflows/ids.ts';
-import { apiErrorFromWorkflowFailure } from '../http/activity-errors.ts';
 import { callerOf, scope } from '../http/caller.ts';
 import {
   listPage,
@@ -143,7 +143,7 @@ export function checkoutRoutes(dependencies: AppDependencies): Router {
           .getHandle(workflowIds.checkout(checkout.id))
           .executeUpdate(confirmCheckoutUpdate, { args: [body] });
       } catch (error) {
-        throw apiErrorFromWorkflowFailure(error) ?? error;
+        throw refusalFromWorkflowFailure(error) ?? error;
       }
       await em.refresh(checkout);
       const token = await buyerSessionToken(em, checkout);

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { type FilterQuery, LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
-import { RequestValidationError, type ValidationIssue } from '../../api/errors.ts';
+import { RequestValidationError, type ValidationIssue } from '../../core/errors.ts';
 import type { CheckoutCustomerSource, CheckoutStatus } from '../../db/entities/checkout.ts';
 import {
   Checkout,
@@ -38,7 +38,7 @@ import { validateTaxId } from '../../domain/tax-ids.ts';
 import { createCustomerSession } from '../customer-sessions/service.ts';
 import { createCustomer } from '../customers/service.ts';
 import { discountBaseWire } from '../discounts/schemas.ts';
-import { commerceError, invalidFields, resourceNotFound } from '../http/errors.ts';
+import { commerceError, invalidFields, resourceNotFound } from '../errors.ts';
 import {
   escapeLike,
   likePattern,

@@ -3,11 +3,11 @@ import {
   type FilterQuery,
   UniqueConstraintViolationException,
 } from '@mikro-orm/core';
-import { invalidField } from '../../api/errors.ts';
+import { invalidField } from '../../core/errors.ts';
 import { announceChange } from '../../db/change-notifications.ts';
 import type { CustomFieldType } from '../../db/entities/custom-field.ts';
 import { CustomField } from '../../db/entities/index.ts';
-import { resourceNotFound } from '../http/errors.ts';
+import { resourceNotFound } from '../errors.ts';
 import { likePattern, orderBy, type Page, type SortCriterion } from '../http/listing.ts';
 import type {
   CustomFieldCreateInput,

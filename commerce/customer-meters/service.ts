@@ -13,7 +13,7 @@ import {
 } from '../../domain/meter-filter.ts';
 import { customerStateWire } from '../customers/schemas.ts';
 import { announceCustomerStateChange, getCustomerState } from '../customers/service.ts';
-import { resourceNotFound } from '../http/errors.ts';
+import { resourceNotFound } from '../errors.ts';
 import type { Page, SortCriterion } from '../http/listing.ts';
 import { appendEvent } from '../outbox.ts';
 import type { CustomerMeterSortField } from './schemas.ts';

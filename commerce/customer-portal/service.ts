@@ -7,7 +7,7 @@ import {
   CustomerOAuthAccount,
   Order,
 } from '../../db/entities/index.ts';
-import { resourceNotFound } from '../http/errors.ts';
+import { resourceNotFound } from '../errors.ts';
 import { likePattern, type Page, type SortCriterion } from '../http/listing.ts';
 import type { CustomerBenefitGrantSortField, CustomerOrderSortField } from './schemas.ts';
 

@@ -1,8 +1,8 @@
 import { RequestContext } from '@mikro-orm/core';
 import type { Context, Middleware } from 'koa';
-import { ApiError } from '../../api/errors.ts';
+import { AppError } from '../../core/errors.ts';
 import type { Customer } from '../../db/entities/index.ts';
-import { commerceError } from '../http/errors.ts';
+import { commerceError } from '../errors.ts';
 import { findSessionCustomer } from './service.ts';
 
 /**
@@ -21,9 +21,14 @@ export function customerSession(): Middleware {
     if (!em) throw new Error('customerSession() runs inside a request context');
     const customer = await findSessionCustomer(em, bearer);
     if (!customer) {
-      throw new ApiError(401, 'invalid_token', 'The customer session is invalid or expired.', {
-        error_description: 'The customer session is invalid or expired.',
-      });
+      throw new AppError(
+        'unauthenticated',
+        'invalid_token',
+        'The customer session is invalid or expired.',
+        {
+          error_description: 'The customer session is invalid or expired.',
+        },
+      );
     }
     ctx.remove('WWW-Authenticate');
     ctx.state.customer = customer;

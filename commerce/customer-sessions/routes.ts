@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { AppDependencies } from '../../api/dependencies.ts';
-import { ApiError, invalidField } from '../../api/errors.ts';
 import { parseBody } from '../../api/validation.ts';
+import { AppError, invalidField } from '../../core/errors.ts';
 import { getCustomer } from '../customers/service.ts';
 import { callerOf, scope } from '../http/caller.ts';
 import { customerSessionCreateInput, customerSessionWire } from './schemas.ts';
@@ -20,7 +20,7 @@ export function customerSessionRoutes({ orm, config }: AppDependencies): Router 
         : [{ externalId: input.external_customer_id }, 'external_customer_id'];
     // Polar answers an unknown customer as a bad field, not a 404.
     const customer = await getCustomer(orm.em, caller.organizationId, lookup).catch((error) => {
-      if (error instanceof ApiError && error.status === 404) {
+      if (error instanceof AppError && error.refusal === 'not_found') {
         throw invalidField(['body', field], 'Customer does not exist.');
       }
       throw error;

@@ -6,8 +6,8 @@ import { revokeGrantsOfDeleted } from '../../activities/benefit-grants.ts';
 import type { AppDependencies } from '../../api/dependencies.ts';
 import { parseBody, parseParams, parseQuery } from '../../api/validation.ts';
 import type { Customer } from '../../db/entities/index.ts';
+import { commerceError } from '../errors.ts';
 import { callerOf, scope } from '../http/caller.ts';
-import { commerceError } from '../http/errors.ts';
 import {
   listPage,
   organizationFilterMatches,

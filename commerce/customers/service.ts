@@ -1,7 +1,7 @@
 import type { EntityManager as CoreEntityManager } from '@mikro-orm/core';
 import { type EntityDictionary, type FilterQuery, LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { ValidationIssue } from '../../api/errors.ts';
+import type { ValidationIssue } from '../../core/errors.ts';
 import { announceChange } from '../../db/change-notifications.ts';
 import type { Address, TaxId } from '../../db/entities/customer.ts';
 import { Customer } from '../../db/entities/index.ts';
@@ -9,7 +9,7 @@ import { metadataFilterConditions, sql, sqlCondition, sqlText } from '../../db/s
 import { newId } from '../../domain/ids.ts';
 import { validateTaxId } from '../../domain/tax-ids.ts';
 import { attachPendingEvents } from '../customer-meters/service.ts';
-import { invalidFields, resourceNotFound } from '../http/errors.ts';
+import { invalidFields, resourceNotFound } from '../errors.ts';
 import { likePattern, orderBy, type Page, type SortCriterion } from '../http/listing.ts';
 import { appendEvent, type CommerceEventType } from '../outbox.ts';
 import { attachableTestClockId } from '../test-clocks/service.ts';

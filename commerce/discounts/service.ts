@@ -3,9 +3,9 @@ import {
   type FilterQuery,
   UniqueConstraintViolationException,
 } from '@mikro-orm/core';
-import { invalidField } from '../../api/errors.ts';
+import { invalidField } from '../../core/errors.ts';
 import { Discount, DiscountProduct, Product } from '../../db/entities/index.ts';
-import { resourceNotFound } from '../http/errors.ts';
+import { resourceNotFound } from '../errors.ts';
 import {
   escapeLike,
   likePattern,

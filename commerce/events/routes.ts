@@ -2,8 +2,8 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import type { AppDependencies } from '../../api/dependencies.ts';
-import { RequestValidationError } from '../../api/errors.ts';
 import { parseBody, parseQuery } from '../../api/validation.ts';
+import { RequestValidationError } from '../../core/errors.ts';
 import type { MeterFilter } from '../../domain/meter-filter.ts';
 import { callerOf, scope } from '../http/caller.ts';
 import {

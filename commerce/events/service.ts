@@ -5,7 +5,7 @@ import { executeBound, type SqlFragment } from '../../db/sql.ts';
 import { newId } from '../../domain/ids.ts';
 import type { MeterFilter } from '../../domain/meter-filter.ts';
 import { type LateUsage, recordUsage, type UsageEventRow } from '../customer-meters/service.ts';
-import { resourceNotFound } from '../http/errors.ts';
+import { resourceNotFound } from '../errors.ts';
 import { likePattern, type Page, type SortCriterion } from '../http/listing.ts';
 import {
   type EventCreateInput,

@@ -1,14 +1,14 @@
 import type { Readable } from 'node:stream';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { invalidField } from '../../api/errors.ts';
 import type { RuntimeConfig } from '../../config/env.ts';
+import { invalidField } from '../../core/errors.ts';
 import { announceChange } from '../../db/change-notifications.ts';
 import { Organization, StoredFile } from '../../db/entities/index.ts';
 import type { FileService } from '../../db/entities/stored-file.ts';
 import { humanReadableSize, uploadPlanProblem } from '../../domain/files.ts';
 import { newId } from '../../domain/ids.ts';
 import { readSignedToken, signToken } from '../../domain/signed-tokens.ts';
-import { notPermitted, resourceNotFound } from '../http/errors.ts';
+import { notPermitted, resourceNotFound } from '../errors.ts';
 import type { Page } from '../http/listing.ts';
 import { isoDateTime } from '../http/wire.ts';
 import { s3Storage } from './s3-storage.ts';

@@ -5,11 +5,11 @@ import { isTrustedOrigin } from '../../api/auth/origins.ts';
 import { findActiveSession, isFreshSession } from '../../api/auth/sessions.ts';
 import { type AuthSettings, authSettings } from '../../api/auth/settings.ts';
 import type { AppDependencies } from '../../api/dependencies.ts';
-import { ApiError } from '../../api/errors.ts';
+import { AppError } from '../../core/errors.ts';
 import { Member, OrganizationAccessToken } from '../../db/entities/index.ts';
 import type { Orm } from '../../db/orm.ts';
 import { isCommerceWriter } from '../../domain/organization-permissions.ts';
-import { commerceError } from './errors.ts';
+import { commerceError } from '../errors.ts';
 import { ReadCache } from './read-cache.ts';
 import { allScopes, grants, type Scope } from './scopes.ts';
 
@@ -213,14 +213,19 @@ export function requireCaller(ctx: Context, scope: Scope): CommerceCaller {
   if (!caller) {
     ctx.set('WWW-Authenticate', 'Bearer realm="tollgate"');
     if (invalidToken) {
-      throw new ApiError(401, 'invalid_token', 'The access token is invalid or expired.', {
-        error_description: 'The access token is invalid or expired.',
-      });
+      throw new AppError(
+        'unauthenticated',
+        'invalid_token',
+        'The access token is invalid or expired.',
+        {
+          error_description: 'The access token is invalid or expired.',
+        },
+      );
     }
     throw commerceError('Unauthorized');
   }
   if (!grants(caller.scopes, scope)) {
-    throw new ApiError(403, 'insufficient_scope', `The ${scope} scope is required.`, {
+    throw new AppError('forbidden', 'insufficient_scope', `The ${scope} scope is required.`, {
       error_description: `The ${scope} scope is required.`,
     });
   }

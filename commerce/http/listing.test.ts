@@ -4,7 +4,7 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import Koa, { type Context } from 'koa';
-import { RequestValidationError } from '../../api/errors.ts';
+import { RequestValidationError } from '../../core/errors.ts';
 import { callV1, createSeller, type Seller, startCommerceApi, type TestApi } from '../testing.ts';
 import type { CommerceCaller } from './caller.ts';
 import {

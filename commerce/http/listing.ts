@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { invalidField, RequestValidationError } from '../../api/errors.ts';
 import { parseQuery } from '../../api/validation.ts';
+import { invalidField, RequestValidationError } from '../../core/errors.ts';
 import type { CommerceCaller } from './caller.ts';
 
 /** Polar's list envelope. */

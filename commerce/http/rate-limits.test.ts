@@ -6,6 +6,7 @@ import { startApiServer } from '../../api/server.ts';
 import { loadRuntimeConfig } from '../../config/env.ts';
 import { createStripeClient } from '../../config/stripe.ts';
 import { Checkout } from '../../db/entities/index.ts';
+import { commerceErrors } from '../errors.ts';
 import { commerceRoutes } from '../routes.ts';
 import {
   createSeller,
@@ -14,7 +15,6 @@ import {
   startCommerceApi,
   type TestApi,
 } from '../testing.ts';
-import { commerceErrors } from './errors.ts';
 import { publicLimits } from './rate-limits.ts';
 
 type Api = Awaited<ReturnType<typeof startApiServer>>;

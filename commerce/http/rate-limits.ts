@@ -6,7 +6,7 @@ import {
   rateLimitCounter,
   scaledLimit,
 } from '../../api/middleware/rate-limit.ts';
-import { commerceError } from './errors.ts';
+import { commerceError } from '../errors.ts';
 
 const minute = 60;
 

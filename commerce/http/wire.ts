@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { invalidField } from '../../api/errors.ts';
 import { parseBody, parseParams } from '../../api/validation.ts';
+import { invalidField } from '../../core/errors.ts';
 import type { CommerceCaller } from './caller.ts';
 
 /** A datetime as Polar sends it: ISO 8601 in UTC with its offset (`…Z`). */

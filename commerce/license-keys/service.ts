@@ -3,7 +3,7 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { LicenseKey, LicenseKeyActivation } from '../../db/entities/index.ts';
 import { licenseKeyRefusal } from '../../domain/license-keys.ts';
-import { commerceError, notPermitted, resourceNotFound } from '../http/errors.ts';
+import { commerceError, notPermitted, resourceNotFound } from '../errors.ts';
 import type { Page } from '../http/listing.ts';
 import type {
   LicenseKeyActivateInput,

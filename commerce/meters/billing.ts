@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { Meter } from '../../db/entities/index.ts';
 import { meterAggregationToSql } from '../../db/meter-filter-sql.ts';
 import { joinSql, type SqlFragment, sql } from '../../db/sql.ts';
-import { resourceNotFound } from '../http/errors.ts';
+import { resourceNotFound } from '../errors.ts';
 import {
   combinePartialsSql,
   meterEventConditions,

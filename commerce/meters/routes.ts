@@ -2,8 +2,8 @@ import Router from '@koa/router';
 import { z } from 'zod';
 import type { AppDependencies } from '../../api/dependencies.ts';
 import { parseBody, parseQuery } from '../../api/validation.ts';
+import { invalidFields } from '../errors.ts';
 import { callerOf, scope } from '../http/caller.ts';
-import { invalidFields } from '../http/errors.ts';
 import {
   listPage,
   readMetadataFilter,

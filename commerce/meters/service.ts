@@ -4,7 +4,7 @@ import { announceChange } from '../../db/change-notifications.ts';
 import { Meter } from '../../db/entities/index.ts';
 import { metadataFilterConditions } from '../../db/sql.ts';
 import { rebuildCustomerMeters } from '../customer-meters/service.ts';
-import { resourceNotFound } from '../http/errors.ts';
+import { resourceNotFound } from '../errors.ts';
 import { likePattern, orderBy, type Page, type SortCriterion } from '../http/listing.ts';
 import { rebuildMeterRollups } from './rollups.ts';
 import type { MeterCreateInput, MeterUpdateInput, meterSortFields } from './schemas.ts';

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { invalidField } from '../../api/errors.ts';
+import { invalidField } from '../../core/errors.ts';
 import { cancellationReasons } from '../../db/entities/subscription.ts';
 import { placeholders } from '../../db/sql.ts';
 import { isoDateTime } from '../http/wire.ts';

@@ -4,8 +4,8 @@ import { authSettings } from '../../api/auth/settings.ts';
 import type { AppDependencies } from '../../api/dependencies.ts';
 import { parseBody, parseQuery } from '../../api/validation.ts';
 import { Order, OrderItem } from '../../db/entities/index.ts';
+import { commerceError, resourceNotFound } from '../errors.ts';
 import { callerOf, scope } from '../http/caller.ts';
-import { commerceError, resourceNotFound } from '../http/errors.ts';
 import {
   listPage,
   readMetadataFilter,

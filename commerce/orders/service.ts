@@ -9,7 +9,7 @@ import {
   serializeCheckouts,
 } from '../checkouts/service.ts';
 import { announceCustomerStateChange } from '../customers/service.ts';
-import { commerceError, resourceNotFound } from '../http/errors.ts';
+import { commerceError, resourceNotFound } from '../errors.ts';
 import type { Page, SortCriterion } from '../http/listing.ts';
 import { appendEvent } from '../outbox.ts';
 import type { ProductWire } from '../products/service.ts';

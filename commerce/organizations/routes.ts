@@ -1,8 +1,8 @@
 import Router from '@koa/router';
 import type { AppDependencies } from '../../api/dependencies.ts';
 import { parseBody, parseQuery } from '../../api/validation.ts';
+import { resourceNotFound } from '../errors.ts';
 import { callerOf, scope } from '../http/caller.ts';
-import { resourceNotFound } from '../http/errors.ts';
 import { listResource, readPage, readSorting } from '../http/listing.ts';
 import { readIdParam } from '../http/wire.ts';
 import {

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/core';
 import { Organization } from '../../db/entities/index.ts';
 import { subscriptionSettingsOf } from '../../db/entities/organization.ts';
-import { resourceNotFound } from '../http/errors.ts';
+import { resourceNotFound } from '../errors.ts';
 import { appendEvent } from '../outbox.ts';
 import { type OrganizationUpdateInput, organizationWire } from './schemas.ts';
 

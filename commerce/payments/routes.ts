@@ -1,8 +1,8 @@
 import Router from '@koa/router';
 import Stripe from 'stripe';
 import type { AppDependencies } from '../../api/dependencies.ts';
+import { commerceError } from '../errors.ts';
 import { callerOf, scope } from '../http/caller.ts';
-import { commerceError } from '../http/errors.ts';
 import {
   listPage,
   queryValues,

@@ -5,7 +5,7 @@ import { Payment } from '../../db/entities/index.ts';
 import type { PaymentStatus } from '../../db/entities/order.ts';
 import { sql, sqlCondition } from '../../db/sql.ts';
 import type { PaymentOutcome } from '../../workflows/payment-outcome.ts';
-import { resourceNotFound } from '../http/errors.ts';
+import { resourceNotFound } from '../errors.ts';
 import { orderBy, type Page, type SortCriterion } from '../http/listing.ts';
 import type { paymentSortFields } from './schemas.ts';
 

@@ -1,5 +1,5 @@
 import type { EntityManager, FilterQuery } from '@mikro-orm/core';
-import type { ValidationIssue } from '../../api/errors.ts';
+import type { ValidationIssue } from '../../core/errors.ts';
 import { announceChange } from '../../db/change-notifications.ts';
 import {
   Benefit,
@@ -25,8 +25,8 @@ import {
 import { isStaticPrice, type PriceListEntry, priceListViolations } from '../../domain/prices.ts';
 import { benefitWire } from '../benefits/schemas.ts';
 import { customFieldWire } from '../custom-fields/schemas.ts';
+import { invalidFields, resourceNotFound } from '../errors.ts';
 import { productMediaWire } from '../files/schemas.ts';
-import { invalidFields, resourceNotFound } from '../http/errors.ts';
 import { likePattern, type Page, type SortCriterion } from '../http/listing.ts';
 import { appendEvent } from '../outbox.ts';
 import {

@@ -1,12 +1,12 @@
 import { type FilterQuery, LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type Stripe from 'stripe';
-import { invalidField } from '../../api/errors.ts';
+import { invalidField } from '../../core/errors.ts';
 import { Order, Payment, Refund } from '../../db/entities/index.ts';
 import type { RefundStatus } from '../../db/entities/refund.ts';
 import type { RefundOutcome, StripeRefundStatus } from '../../workflows/refund.ts';
 import { announceCustomerStateChange } from '../customers/service.ts';
-import { commerceError, resourceNotFound } from '../http/errors.ts';
+import { commerceError, resourceNotFound } from '../errors.ts';
 import { orderBy, type Page, type SortCriterion } from '../http/listing.ts';
 import { serializeOrders } from '../orders/service.ts';
 import { appendEvent } from '../outbox.ts';

@@ -1,8 +1,8 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { chargeSubscriptionCard } from '../../activities/payments.ts';
-import { invalidField } from '../../api/errors.ts';
 import type { StripeClient } from '../../config/stripe.ts';
+import { invalidField } from '../../core/errors.ts';
 import {
   Discount,
   DiscountProduct,
@@ -27,7 +27,7 @@ import type {
   SubscriptionSchedule,
 } from '../../workflows/subscription-messages.ts';
 import { announceCustomerStateChange } from '../customers/service.ts';
-import { commerceError, resourceNotFound } from '../http/errors.ts';
+import { commerceError, resourceNotFound } from '../errors.ts';
 import { nextInvoiceNumber, serializeOrders } from '../orders/service.ts';
 import { appendEvent, type CommerceEventType } from '../outbox.ts';
 import { scheduleOf, subscriptionNow } from './schedule.ts';

@@ -6,6 +6,7 @@ import {
 } from '@temporalio/client';
 import type { AppDependencies } from '../../api/dependencies.ts';
 import { parseBody } from '../../api/validation.ts';
+import { refusalFromWorkflowFailure } from '../../processes/activity-errors.ts';
 import { taskQueues } from '../../temporal/task-queues.ts';
 import { workflowIds } from '../../workflows/ids.ts';
 import type { subscription as subscriptionWorkflow } from '../../workflows/subscription.ts';
@@ -17,9 +18,8 @@ import {
   type SubscriptionChangeResult,
   subscriptionStateQuery,
 } from '../../workflows/subscription-messages.ts';
-import { apiErrorFromWorkflowFailure } from '../http/activity-errors.ts';
+import { commerceError, resourceNotFound } from '../errors.ts';
 import { callerOf, scope } from '../http/caller.ts';
-import { commerceError, resourceNotFound } from '../http/errors.ts';
 import {
   listPage,
   listResource,
@@ -87,7 +87,7 @@ export function subscriptionRoutes({ orm, config, temporal }: AppDependencies): 
       });
       return result.subscription;
     } catch (error) {
-      throw apiErrorFromWorkflowFailure(error) ?? error;
+      throw refusalFromWorkflowFailure(error) ?? error;
     }
   }
 

@@ -11,7 +11,7 @@ import {
 } from '../../db/entities/index.ts';
 import { metadataFilterConditions, placeholders } from '../../db/sql.ts';
 import { trialEnd } from '../../domain/checkout-amounts.ts';
-import { resourceNotFound } from '../http/errors.ts';
+import { resourceNotFound } from '../errors.ts';
 import type { Page, SortCriterion } from '../http/listing.ts';
 import { appendEvent } from '../outbox.ts';
 import { priceWire } from '../products/schemas.ts';

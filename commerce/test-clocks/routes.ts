@@ -5,8 +5,8 @@ import { parseBody } from '../../api/validation.ts';
 import { taskQueues } from '../../temporal/task-queues.ts';
 import { workflowIds } from '../../workflows/ids.ts';
 import { testClockAdvance } from '../../workflows/test-clock-advance.ts';
+import { commerceError } from '../errors.ts';
 import { callerOf, scope } from '../http/caller.ts';
-import { commerceError } from '../http/errors.ts';
 import { listPage, readPage, readSorting } from '../http/listing.ts';
 import { readIdParam } from '../http/wire.ts';
 import {

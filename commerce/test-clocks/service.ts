@@ -1,7 +1,7 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Subscription, TestClock } from '../../db/entities/index.ts';
-import { commerceError, invalidFields, resourceNotFound } from '../http/errors.ts';
+import { commerceError, invalidFields, resourceNotFound } from '../errors.ts';
 import { orderBy, type Page, type SortCriterion } from '../http/listing.ts';
 import {
   maximumAdvanceYears,

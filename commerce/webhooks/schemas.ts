@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { invalidField } from '../../api/errors.ts';
 import type { Config } from '../../config/env.ts';
+import { invalidField } from '../../core/errors.ts';
 import type { WebhookDelivery, WebhookEndpoint, WebhookEvent } from '../../db/entities/index.ts';
 import { commerceEventTypes, webhookFormats } from '../../domain/webhooks.ts';
 import { dateTimeInput, isoDateTime, isoDateTimeOrNull } from '../http/wire.ts';

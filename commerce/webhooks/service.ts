@@ -1,7 +1,7 @@
 import type { EntityManager, FilterQuery } from '@mikro-orm/core';
 import type { Config } from '../../config/env.ts';
 import { WebhookDelivery, WebhookEndpoint, WebhookEvent } from '../../db/entities/index.ts';
-import { resourceNotFound } from '../http/errors.ts';
+import { resourceNotFound } from '../errors.ts';
 import type { Page } from '../http/listing.ts';
 import { announceQueued } from './queue.ts';
 import {

@@ -18,7 +18,7 @@ import { refund } from '../../workflows/refund.ts';
 import { subscription } from '../../workflows/subscription.ts';
 import { subscriptionStateQuery } from '../../workflows/subscription-messages.ts';
 import { webhookEndpoint } from '../../workflows/webhook-endpoint.ts';
-import { resourceNotFound } from '../http/errors.ts';
+import { resourceNotFound } from '../errors.ts';
 import type { Scope } from '../http/scopes.ts';
 import {
   failureMessage,

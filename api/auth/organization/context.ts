@@ -24,14 +24,14 @@ export async function requireMembership(
   organizationId: string | null | undefined,
 ): Promise<Membership> {
   const id = organizationId ?? signedIn.session.activeOrganizationId;
-  if (!id) throw organizationError(400, 'NO_ACTIVE_ORGANIZATION');
-  if (!isUuid(id)) throw organizationError(403, 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION');
+  if (!id) throw organizationError('invalid', 'NO_ACTIVE_ORGANIZATION');
+  if (!isUuid(id)) throw organizationError('forbidden', 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION');
   const member = await em.findOne(
     MemberEntity,
     { organization: id, user: signedIn.user },
     { populate: ['organization'] },
   );
-  if (!member) throw organizationError(403, 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION');
+  if (!member) throw organizationError('forbidden', 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION');
   return { organization: member.organization, member };
 }
 
@@ -44,7 +44,7 @@ export async function requirePermission(
   refusal: OrganizationMessage,
 ): Promise<Membership> {
   const membership = await requireMembership(em, signedIn, organizationId);
-  if (!memberMayDo(membership.member.role, request)) throw organizationError(403, refusal);
+  if (!memberMayDo(membership.member.role, request)) throw organizationError('forbidden', refusal);
   return membership;
 }
 

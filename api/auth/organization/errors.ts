@@ -1,4 +1,4 @@
-import { ApiError } from '../../errors.ts';
+import { AppError, type Refusal } from '../../../core/errors.ts';
 import { codeFromMessage } from '../errors.ts';
 
 /**
@@ -79,7 +79,7 @@ export const organizationMessages = {
 
 export type OrganizationMessage = keyof typeof organizationMessages;
 
-export function organizationError(status: number, message: OrganizationMessage): ApiError {
+export function organizationError(refusal: Refusal, message: OrganizationMessage): AppError {
   const text = organizationMessages[message];
-  return new ApiError(status, codeFromMessage(text), text);
+  return new AppError(refusal, codeFromMessage(text), text);
 }

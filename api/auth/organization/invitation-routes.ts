@@ -8,6 +8,7 @@ import {
   type InvitationAnswerResult,
   type InvitationRefusal,
 } from '../../../activities/invitations.ts';
+import type { Refusal } from '../../../core/errors.ts';
 import { Invitation, Member, Team, TeamMember } from '../../../db/entities/index.ts';
 import { isUuid } from '../../../domain/ids.ts';
 import {
@@ -60,14 +61,17 @@ const isOpen = (invitation: Invitation) =>
   invitation.status === 'pending' && invitation.expiresAt > new Date();
 
 /** How the API answers each reason the workflow gives for not applying an answer. */
-const refusalErrors: Record<InvitationRefusal, [number, OrganizationMessage]> = {
-  'not-pending': [400, 'INVITATION_NOT_FOUND'],
-  'not-recipient': [403, 'YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION'],
-  'inviter-left': [400, 'INVITER_IS_NO_LONGER_A_MEMBER_OF_THE_ORGANIZATION'],
-  'already-member': [400, 'USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION'],
-  'membership-limit': [403, 'ORGANIZATION_MEMBERSHIP_LIMIT_REACHED'],
-  'team-member-limit': [403, 'TEAM_MEMBER_LIMIT_REACHED'],
-  'email-unverified': [403, 'EMAIL_VERIFICATION_REQUIRED_BEFORE_ACCEPTING_OR_REJECTING_INVITATION'],
+const refusalErrors: Record<InvitationRefusal, [Refusal, OrganizationMessage]> = {
+  'not-pending': ['invalid', 'INVITATION_NOT_FOUND'],
+  'not-recipient': ['forbidden', 'YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION'],
+  'inviter-left': ['invalid', 'INVITER_IS_NO_LONGER_A_MEMBER_OF_THE_ORGANIZATION'],
+  'already-member': ['invalid', 'USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION'],
+  'membership-limit': ['forbidden', 'ORGANIZATION_MEMBERSHIP_LIMIT_REACHED'],
+  'team-member-limit': ['forbidden', 'TEAM_MEMBER_LIMIT_REACHED'],
+  'email-unverified': [
+    'forbidden',
+    'EMAIL_VERIFICATION_REQUIRED_BEFORE_ACCEPTING_OR_REJECTING_INVITATION',
+  ],
 };
 
 /** What the token in the invitation mail's link is signed for (domain/signed-tokens.ts). */
@@ -147,8 +151,8 @@ export function invitationRoutes(dependencies: AppDependencies, settings: AuthSe
 
   const refusal = (result: InvitationAnswerResult, notPending: OrganizationMessage) => {
     if (result.applied) return null;
-    const [status, message] = refusalErrors[result.refusal];
-    return organizationError(status, result.refusal === 'not-pending' ? notPending : message);
+    const [kind, message] = refusalErrors[result.refusal];
+    return organizationError(kind, result.refusal === 'not-pending' ? notPending : message);
   };
 
   /**
@@ -185,9 +189,9 @@ export function invitationRoutes(dependencies: AppDependencies, settings: AuthSe
   /** The session's user must be the one invited (and the invitation still open). */
   async function invitationFor(signedIn: SignedIn, id: string, notOpen: OrganizationMessage) {
     const invitation = await findInvitation(id);
-    if (!invitation || !isOpen(invitation)) throw organizationError(400, notOpen);
+    if (!invitation || !isOpen(invitation)) throw organizationError('invalid', notOpen);
     if (invitation.email !== signedIn.user.email.toLowerCase()) {
-      throw organizationError(403, 'YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION');
+      throw organizationError('forbidden', 'YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION');
     }
     return invitation;
   }
@@ -202,7 +206,7 @@ export function invitationRoutes(dependencies: AppDependencies, settings: AuthSe
       readSignedToken(settings.secret, invitationLinkPurpose, token) === invitation.id;
     if (!mailedLink && !signedIn.user.emailVerified) {
       throw organizationError(
-        403,
+        'forbidden',
         'EMAIL_VERIFICATION_REQUIRED_BEFORE_ACCEPTING_OR_REJECTING_INVITATION',
       );
     }
@@ -213,26 +217,29 @@ export function invitationRoutes(dependencies: AppDependencies, settings: AuthSe
     const body = parseBody(ctx, inviteBody);
     const signedIn = await requireSignedIn(ctx, orm, settings);
     const organizationId = body.organizationId || signedIn.session.activeOrganizationId;
-    if (!organizationId) throw organizationError(400, 'ORGANIZATION_NOT_FOUND');
+    if (!organizationId) throw organizationError('invalid', 'ORGANIZATION_NOT_FOUND');
     const inviter = await findMember(orm.em, signedIn.user.id, organizationId);
-    if (!inviter) throw organizationError(400, 'MEMBER_NOT_FOUND');
+    if (!inviter) throw organizationError('invalid', 'MEMBER_NOT_FOUND');
     if (!memberMayDo(inviter.role, { invitation: ['create'] })) {
-      throw organizationError(403, 'YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION');
+      throw organizationError(
+        'forbidden',
+        'YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION',
+      );
     }
     const role = Array.isArray(body.role) ? body.role.join(',') : body.role;
     const roles = splitRoles(role);
     if (!roles.length || !roles.every(isOrganizationRole)) {
-      throw organizationError(400, 'ROLE_NOT_FOUND');
+      throw organizationError('invalid', 'ROLE_NOT_FOUND');
     }
     // Only an owner makes owners; every other role a member who may invite can grant.
     if (roles.includes(creatorRole) && !isOwner(inviter.role)) {
-      throw organizationError(403, 'YOU_ARE_NOT_ALLOWED_TO_INVITE_USER_WITH_THIS_ROLE');
+      throw organizationError('forbidden', 'YOU_ARE_NOT_ALLOWED_TO_INVITE_USER_WITH_THIS_ROLE');
     }
-    if (!isEmail(body.email)) throw authError(400, 'INVALID_EMAIL');
+    if (!isEmail(body.email)) throw authError('invalid', 'INVALID_EMAIL');
     const email = body.email.toLowerCase();
     const organization = inviter.organization;
     if (await orm.em.count(Member, { organization, user: { email } })) {
-      throw organizationError(400, 'USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION');
+      throw organizationError('invalid', 'USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION');
     }
     const open = { organization, status: 'pending', expiresAt: { $gt: new Date() } } as const;
     const pending = await orm.em.findOne(
@@ -241,7 +248,7 @@ export function invitationRoutes(dependencies: AppDependencies, settings: AuthSe
       { orderBy: { createdAt: 'asc' } },
     );
     if (pending && !body.resend) {
-      throw organizationError(400, 'USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION');
+      throw organizationError('invalid', 'USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION');
     }
     const resent = pending && (await resend(pending));
     if (resent) {
@@ -249,16 +256,16 @@ export function invitationRoutes(dependencies: AppDependencies, settings: AuthSe
       return;
     }
     if ((await orm.em.count(Invitation, open)) >= settings.invitations.limit) {
-      throw organizationError(403, 'INVITATION_LIMIT_REACHED');
+      throw organizationError('forbidden', 'INVITATION_LIMIT_REACHED');
     }
     const teamId = Array.isArray(body.teamId) ? body.teamId[0] : body.teamId;
     const team =
       teamId && isUuid(teamId) ? await orm.em.findOne(Team, { id: teamId, organization }) : null;
-    if (teamId && !team) throw organizationError(400, 'TEAM_NOT_FOUND');
+    if (teamId && !team) throw organizationError('invalid', 'TEAM_NOT_FOUND');
     const { maximumMembersPerTeam } = settings.teams;
     if (team && maximumMembersPerTeam !== undefined) {
       if ((await orm.em.count(TeamMember, { team })) >= maximumMembersPerTeam) {
-        throw organizationError(403, 'TEAM_MEMBER_LIMIT_REACHED');
+        throw organizationError('forbidden', 'TEAM_MEMBER_LIMIT_REACHED');
       }
     }
     const invitation = orm.em.create(Invitation, {
@@ -283,11 +290,12 @@ export function invitationRoutes(dependencies: AppDependencies, settings: AuthSe
   router.get('/organization/get-invitation', async (ctx) => {
     const query = parseQuery(ctx, getInvitationQuery);
     const signedIn = await signedInOrNull(ctx, orm, settings);
-    if (!signedIn) throw organizationError(401, 'NOT_AUTHENTICATED');
+    if (!signedIn) throw organizationError('unauthenticated', 'NOT_AUTHENTICATED');
     const invitation = await invitationFor(signedIn, query.id, 'INVITATION_NOT_FOUND_EXCLAIMED');
     const { organization } = invitation;
     const inviter = await findMember(orm.em, invitation.inviter.id, organization.id);
-    if (!inviter) throw organizationError(400, 'INVITER_IS_NO_LONGER_A_MEMBER_OF_THE_ORGANIZATION');
+    if (!inviter)
+      throw organizationError('invalid', 'INVITER_IS_NO_LONGER_A_MEMBER_OF_THE_ORGANIZATION');
     ctx.body = {
       ...invitationJson(invitation),
       organizationName: organization.name,
@@ -300,9 +308,9 @@ export function invitationRoutes(dependencies: AppDependencies, settings: AuthSe
     const query = parseQuery(ctx, listInvitationsQuery);
     const signedIn = await requireSignedIn(ctx, orm, settings);
     const organizationId = query.organizationId || signedIn.session.activeOrganizationId;
-    if (!organizationId) throw organizationError(400, 'ORGANIZATION_ID_IS_REQUIRED');
+    if (!organizationId) throw organizationError('invalid', 'ORGANIZATION_ID_IS_REQUIRED');
     if (!(await findMember(orm.em, signedIn.user.id, organizationId))) {
-      throw organizationError(403, 'YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION');
+      throw organizationError('forbidden', 'YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION');
     }
     const invitations = await orm.em.find(
       Invitation,
@@ -317,10 +325,10 @@ export function invitationRoutes(dependencies: AppDependencies, settings: AuthSe
     const signedIn = await signedInOrNull(ctx, orm, settings);
     // Better Auth takes an email only from server-side calls; over HTTP a caller lists their own.
     if (query.email) {
-      throw organizationError(400, 'USER_EMAIL_CANNOT_BE_PASSED_FOR_CLIENT_SIDE_API_CALLS');
+      throw organizationError('invalid', 'USER_EMAIL_CANNOT_BE_PASSED_FOR_CLIENT_SIDE_API_CALLS');
     }
     if (!signedIn) {
-      throw organizationError(400, 'MISSING_SESSION_HEADERS_OR_EMAIL_QUERY_PARAMETER');
+      throw organizationError('invalid', 'MISSING_SESSION_HEADERS_OR_EMAIL_QUERY_PARAMETER');
     }
     const invitations = await orm.em.find(
       Invitation,
@@ -365,11 +373,11 @@ export function invitationRoutes(dependencies: AppDependencies, settings: AuthSe
     const body = parseBody(ctx, invitationIdBody);
     const signedIn = await requireSignedIn(ctx, orm, settings);
     const invitation = await findInvitation(body.invitationId);
-    if (!invitation) throw organizationError(400, 'INVITATION_NOT_FOUND');
+    if (!invitation) throw organizationError('invalid', 'INVITATION_NOT_FOUND');
     const member = await findMember(orm.em, signedIn.user.id, invitation.organization.id);
-    if (!member) throw organizationError(400, 'MEMBER_NOT_FOUND');
+    if (!member) throw organizationError('invalid', 'MEMBER_NOT_FOUND');
     if (!memberMayDo(member.role, { invitation: ['cancel'] })) {
-      throw organizationError(403, 'YOU_ARE_NOT_ALLOWED_TO_CANCEL_THIS_INVITATION');
+      throw organizationError('forbidden', 'YOU_ARE_NOT_ALLOWED_TO_CANCEL_THIS_INVITATION');
     }
     // Canceling twice answers the same; an accepted or rejected invitation stays as it was.
     if (invitation.status === 'canceled') {

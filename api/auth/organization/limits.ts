@@ -29,7 +29,7 @@ export async function requireRoomForOrganization(
   const limit =
     typeof organizationLimit === 'function' ? await organizationLimit(userId) : organizationLimit;
   if ((await em.count(Member, { user: userId })) >= limit) {
-    throw organizationError(403, 'YOU_HAVE_REACHED_THE_MAXIMUM_NUMBER_OF_ORGANIZATIONS');
+    throw organizationError('forbidden', 'YOU_HAVE_REACHED_THE_MAXIMUM_NUMBER_OF_ORGANIZATIONS');
   }
 }
 
@@ -45,7 +45,7 @@ export async function requireRoomForMember(
 ): Promise<void> {
   await lockRow(em, 'organizations', organizationId);
   if ((await em.count(Member, { organization: organizationId })) >= limits.membershipLimit) {
-    throw organizationError(403, 'ORGANIZATION_MEMBERSHIP_LIMIT_REACHED');
+    throw organizationError('forbidden', 'ORGANIZATION_MEMBERSHIP_LIMIT_REACHED');
   }
 }
 

@@ -103,7 +103,7 @@ async function countOwnersLocked(em: EntityManager, organizationId: string): Pro
 function storedRole(role: string | string[]): string {
   const roles = splitRoles(Array.isArray(role) ? role.join(',') : role);
   if (roles.length === 0 || !roles.every(isOrganizationRole)) {
-    throw organizationError(400, 'ROLE_NOT_FOUND');
+    throw organizationError('invalid', 'ROLE_NOT_FOUND');
   }
   return roles.join(',');
 }
@@ -129,19 +129,19 @@ export async function addMember(
   try {
     return await em.transactional(async (tx) => {
       const user = isUuid(input.userId) ? await tx.findOne(User, input.userId) : null;
-      if (!user) throw authError(400, 'USER_NOT_FOUND');
+      if (!user) throw authError('invalid', 'USER_NOT_FOUND');
       const organization = isUuid(input.organizationId)
         ? await tx.findOne(Organization, input.organizationId)
         : null;
-      if (!organization) throw organizationError(400, 'ORGANIZATION_NOT_FOUND');
+      if (!organization) throw organizationError('invalid', 'ORGANIZATION_NOT_FOUND');
       if (await findMember(tx, user.id, organization.id)) {
-        throw organizationError(400, 'USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION');
+        throw organizationError('invalid', 'USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION');
       }
       const team =
         input.teamId && isUuid(input.teamId)
           ? await tx.findOne(Team, { id: input.teamId, organization })
           : null;
-      if (input.teamId && !team) throw organizationError(400, 'TEAM_NOT_FOUND');
+      if (input.teamId && !team) throw organizationError('invalid', 'TEAM_NOT_FOUND');
       await requireRoomForMember(tx, settings.organizations, organization.id);
       const member = tx.create(Member, { organization, user, role });
       if (team) tx.create(TeamMember, { team, user });
@@ -150,7 +150,7 @@ export async function addMember(
   } catch (error) {
     // A concurrent add of the same user got there first: the unique index decides.
     if (error instanceof UniqueConstraintViolationException) {
-      throw organizationError(400, 'USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION');
+      throw organizationError('invalid', 'USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION');
     }
     throw error;
   }
@@ -306,9 +306,9 @@ export function memberRoutes({ orm }: AppDependencies, settings: AuthSettings): 
     const query = parseQuery(ctx, listMembersQuery);
     const signedIn = await requireSignedIn(ctx, orm, settings);
     const organizationId = organizationIdOf(signedIn, query.organizationId);
-    if (!organizationId) throw organizationError(400, 'NO_ACTIVE_ORGANIZATION');
+    if (!organizationId) throw organizationError('invalid', 'NO_ACTIVE_ORGANIZATION');
     if (!(await findMember(orm.em, signedIn.user.id, organizationId))) {
-      throw organizationError(403, 'YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION');
+      throw organizationError('forbidden', 'YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION');
     }
     const where = { organization: organizationId, ...memberFilter(query) } as QBFilterQuery<Member>;
     const direction = query.sortDirection ?? 'asc';
@@ -345,12 +345,12 @@ export function memberRoutes({ orm }: AppDependencies, settings: AuthSettings): 
     const query = parseQuery(ctx, getActiveMemberRoleQuery);
     const signedIn = await requireSignedIn(ctx, orm, settings);
     const organizationId = organizationIdOf(signedIn, query.organizationId);
-    if (!organizationId) throw organizationError(400, 'NO_ACTIVE_ORGANIZATION');
+    if (!organizationId) throw organizationError('invalid', 'NO_ACTIVE_ORGANIZATION');
     // Only a member reads roles in an organization (Better Auth answers anyone who asks).
     const own = await findMember(orm.em, signedIn.user.id, organizationId);
     const member =
       own && query.userId ? await findMember(orm.em, query.userId, organizationId) : own;
-    if (!member) throw organizationError(403, 'YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION');
+    if (!member) throw organizationError('forbidden', 'YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION');
     ctx.body = { role: member.role };
   });
 
@@ -361,18 +361,18 @@ export function memberRoutes({ orm }: AppDependencies, settings: AuthSettings): 
     if (!organizationId) return answerNull(ctx);
     const removed = await orm.em.transactional(async (em) => {
       const member = await findMember(em, signedIn.user.id, organizationId);
-      if (!member) throw organizationError(400, 'MEMBER_NOT_FOUND');
+      if (!member) throw organizationError('invalid', 'MEMBER_NOT_FOUND');
       const target = await findTarget(em, body.memberIdOrEmail, organizationId);
-      if (!target) throw organizationError(400, 'MEMBER_NOT_FOUND');
+      if (!target) throw organizationError('invalid', 'MEMBER_NOT_FOUND');
       if (isOwner(target.role)) {
         // Only an owner removes an owner, and never the last one.
         const owners = await countOwnersLocked(em, organizationId);
         if (!isOwner(member.role) || owners <= 1) {
-          throw organizationError(400, 'YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER');
+          throw organizationError('invalid', 'YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER');
         }
       }
       if (!memberMayDo(member.role, { member: ['delete'] })) {
-        throw organizationError(401, 'YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER');
+        throw organizationError('unauthenticated', 'YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER');
       }
       await removeMembership(em, target);
       return target;
@@ -384,36 +384,36 @@ export function memberRoutes({ orm }: AppDependencies, settings: AuthSettings): 
   router.post('/organization/update-member-role', async (ctx) => {
     const body = parseBody(ctx, updateMemberRoleBody);
     const signedIn = await requireSignedIn(ctx, orm, settings);
-    if (body.role.length === 0) throw new EmptyAnswer(400);
+    if (body.role.length === 0) throw new EmptyAnswer('invalid');
     const role = storedRole(body.role);
     const organizationId = organizationIdOf(signedIn, body.organizationId);
-    if (!organizationId) throw organizationError(400, 'NO_ACTIVE_ORGANIZATION');
+    if (!organizationId) throw organizationError('invalid', 'NO_ACTIVE_ORGANIZATION');
     const updated = await orm.em.transactional(async (em) => {
       const member = await findMember(em, signedIn.user.id, organizationId);
-      if (!member) throw organizationError(400, 'MEMBER_NOT_FOUND');
+      if (!member) throw organizationError('invalid', 'MEMBER_NOT_FOUND');
       const target =
         member.id === body.memberId
           ? member
           : isUuid(body.memberId)
             ? await em.findOne(Member, body.memberId)
             : null;
-      if (!target) throw organizationError(400, 'MEMBER_NOT_FOUND');
+      if (!target) throw organizationError('invalid', 'MEMBER_NOT_FOUND');
       const callerIsOwner = isOwner(member.role);
       // A member of another organization, an owner, or the owner role: only an owner may.
       if (
         target.organization.id !== organizationId ||
         (!callerIsOwner && (isOwner(target.role) || isOwner(role)))
       ) {
-        throw organizationError(403, 'YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER');
+        throw organizationError('forbidden', 'YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER');
       }
       if (callerIsOwner && target === member && !isOwner(role)) {
         if ((await countOwnersLocked(em, organizationId)) <= 1) {
-          throw organizationError(400, 'YOU_CANNOT_LEAVE_THE_ORGANIZATION_WITHOUT_AN_OWNER');
+          throw organizationError('invalid', 'YOU_CANNOT_LEAVE_THE_ORGANIZATION_WITHOUT_AN_OWNER');
         }
       }
       // Owners may always change roles (Better Auth's allowCreatorAllPermissions here).
       if (!callerIsOwner && !memberMayDo(member.role, { member: ['update'] })) {
-        throw organizationError(403, 'YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER');
+        throw organizationError('forbidden', 'YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER');
       }
       // Tokens are for owners and admins: a member who is neither keeps none.
       if (!isCommerceWriter(role)) {
@@ -430,9 +430,9 @@ export function memberRoutes({ orm }: AppDependencies, settings: AuthSettings): 
     const signedIn = await requireSignedIn(ctx, orm, settings);
     const left = await orm.em.transactional(async (em) => {
       const member = await findMember(em, signedIn.user.id, body.organizationId);
-      if (!member) throw organizationError(400, 'MEMBER_NOT_FOUND');
+      if (!member) throw organizationError('invalid', 'MEMBER_NOT_FOUND');
       if (isOwner(member.role) && (await countOwnersLocked(em, body.organizationId)) <= 1) {
-        throw organizationError(400, 'YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER');
+        throw organizationError('invalid', 'YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER');
       }
       await removeMembership(em, member);
       return member;
@@ -445,9 +445,10 @@ export function memberRoutes({ orm }: AppDependencies, settings: AuthSettings): 
     const body = parseBody(ctx, hasPermissionBody);
     const signedIn = await requireSignedIn(ctx, orm, settings);
     const organizationId = organizationIdOf(signedIn, body.organizationId);
-    if (!organizationId) throw organizationError(400, 'NO_ACTIVE_ORGANIZATION');
+    if (!organizationId) throw organizationError('invalid', 'NO_ACTIVE_ORGANIZATION');
     const member = await findMember(orm.em, signedIn.user.id, organizationId);
-    if (!member) throw organizationError(401, 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION');
+    if (!member)
+      throw organizationError('unauthenticated', 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION');
     const request = body.permissions ?? body.permission ?? {};
     ctx.body = { error: null, success: memberMayDo(member.role, request) };
   });

@@ -109,7 +109,7 @@ export async function createOrganization(
     return await em.transactional(async (tx) => {
       await requireRoomForOrganization(tx, limits, creator.id);
       if (await tx.count(Organization, { slug: input.slug })) {
-        throw organizationError(400, 'ORGANIZATION_ALREADY_EXISTS');
+        throw organizationError('invalid', 'ORGANIZATION_ALREADY_EXISTS');
       }
       const organization = tx.create(Organization, {
         name: input.name,
@@ -133,7 +133,7 @@ export async function createOrganization(
   } catch (error) {
     // Two creations with one slug raced past the check: the unique index decides.
     if (error instanceof UniqueConstraintViolationException) {
-      throw organizationError(400, 'ORGANIZATION_ALREADY_EXISTS');
+      throw organizationError('invalid', 'ORGANIZATION_ALREADY_EXISTS');
     }
     throw error;
   }
@@ -177,7 +177,8 @@ export function organizationRoutes({ orm }: AppDependencies, settings: AuthSetti
   router.post('/organization/check-slug', async (ctx) => {
     const { slug } = parseBody(ctx, checkSlugBody);
     await requireSignedIn(ctx, orm, settings);
-    if (await orm.em.count(Organization, { slug })) throw organizationError(400, 'SLUG_IS_TAKEN');
+    if (await orm.em.count(Organization, { slug }))
+      throw organizationError('invalid', 'SLUG_IS_TAKEN');
     ctx.body = { status: true };
   });
 
@@ -185,18 +186,18 @@ export function organizationRoutes({ orm }: AppDependencies, settings: AuthSetti
     const { data, organizationId: named } = parseBody(ctx, updateBody);
     // Better Auth's own answer here for a missing session: 401 "User not found".
     const signedIn = await signedInOrNull(ctx, orm, settings);
-    if (!signedIn) throw authError(401, 'USER_NOT_FOUND');
+    if (!signedIn) throw authError('unauthenticated', 'USER_NOT_FOUND');
     const organizationId = named || signedIn.session.activeOrganizationId;
-    if (!organizationId) throw organizationError(400, 'ORGANIZATION_NOT_FOUND');
+    if (!organizationId) throw organizationError('invalid', 'ORGANIZATION_NOT_FOUND');
     const member = await findMember(orm.em, signedIn.user.id, organizationId);
-    if (!member) throw organizationError(400, 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION');
+    if (!member) throw organizationError('invalid', 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION');
     if (!memberMayDo(member.role, { organization: ['update'] })) {
-      throw organizationError(403, 'YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_ORGANIZATION');
+      throw organizationError('forbidden', 'YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_ORGANIZATION');
     }
     const { organization } = member;
     if (data.slug !== undefined && data.slug !== organization.slug) {
       if (await orm.em.count(Organization, { slug: data.slug })) {
-        throw organizationError(400, 'ORGANIZATION_ALREADY_EXISTS');
+        throw organizationError('invalid', 'ORGANIZATION_ALREADY_EXISTS');
       }
       organization.slug = data.slug;
     }
@@ -207,7 +208,7 @@ export function organizationRoutes({ orm }: AppDependencies, settings: AuthSetti
       await orm.em.flush();
     } catch (error) {
       if (error instanceof UniqueConstraintViolationException) {
-        throw organizationError(400, 'ORGANIZATION_ALREADY_EXISTS');
+        throw organizationError('invalid', 'ORGANIZATION_ALREADY_EXISTS');
       }
       throw error;
     }
@@ -225,9 +226,9 @@ export function organizationRoutes({ orm }: AppDependencies, settings: AuthSetti
     }
     if (!organizationId) return answerNull(ctx);
     const member = await findMember(orm.em, signedIn.user.id, organizationId);
-    if (!member) throw organizationError(400, 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION');
+    if (!member) throw organizationError('invalid', 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION');
     if (!memberMayDo(member.role, { organization: ['delete'] })) {
-      throw organizationError(403, 'YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_ORGANIZATION');
+      throw organizationError('forbidden', 'YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_ORGANIZATION');
     }
     const answer = organizationJson(member.organization);
     await orm.em.transactional(async (em) => {
@@ -261,13 +262,13 @@ export function organizationRoutes({ orm }: AppDependencies, settings: AuthSetti
       orm.em,
       organizationSlug ? { slug: organizationSlug } : { id: organizationId ?? '' },
     );
-    if (!organization) throw organizationError(400, 'ORGANIZATION_NOT_FOUND');
+    if (!organization) throw organizationError('invalid', 'ORGANIZATION_NOT_FOUND');
     if (!(await findMember(orm.em, signedIn.user.id, organization.id))) {
       // The session's active organization is one the caller no longer belongs to: forget it.
       if (signedIn.session.activeOrganizationId === organization.id) {
         await setActiveOrganization(signedIn, null);
       }
-      throw organizationError(403, 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION');
+      throw organizationError('forbidden', 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION');
     }
     const membersLimit =
       query.membersLimit && query.membersLimit > 0
@@ -304,7 +305,7 @@ export function organizationRoutes({ orm }: AppDependencies, settings: AuthSetti
     let organizationId = body.organizationId || null;
     if (!organizationId && body.organizationSlug) {
       const organization = await findOrganization(orm.em, { slug: body.organizationSlug });
-      if (!organization) throw organizationError(400, 'ORGANIZATION_NOT_FOUND');
+      if (!organization) throw organizationError('invalid', 'ORGANIZATION_NOT_FOUND');
       organizationId = organization.id;
     }
     // Neither given: the active organization, again (or nothing when there is none).
@@ -314,7 +315,7 @@ export function organizationRoutes({ orm }: AppDependencies, settings: AuthSetti
     if (!member) {
       // As Better Auth: a refused switch leaves the session without an active organization.
       if (activeId) await setActiveOrganization(signedIn, null);
-      throw organizationError(403, 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION');
+      throw organizationError('forbidden', 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION');
     }
     await setActiveOrganization(signedIn, member.organization.id);
     reissueSessionCookies(ctx, settings, signedIn);

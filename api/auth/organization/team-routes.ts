@@ -141,7 +141,7 @@ export function teamRoutes({ orm }: AppDependencies, settings: AuthSettings): Ro
   /** The organization a call names, else the session's active one. */
   function organizationIdOf(signedIn: SignedIn, named: string | undefined): string {
     const organizationId = named || signedIn.session.activeOrganizationId;
-    if (!organizationId) throw organizationError(400, 'NO_ACTIVE_ORGANIZATION');
+    if (!organizationId) throw organizationError('invalid', 'NO_ACTIVE_ORGANIZATION');
     return organizationId;
   }
 
@@ -149,7 +149,7 @@ export function teamRoutes({ orm }: AppDependencies, settings: AuthSettings): Ro
   async function activeOrganizationMember(signedIn: SignedIn): Promise<Member> {
     const organizationId = organizationIdOf(signedIn, undefined);
     const member = await findMember(orm.em, signedIn.user.id, organizationId);
-    if (!member) throw organizationError(400, 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION');
+    if (!member) throw organizationError('invalid', 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION');
     return member;
   }
 
@@ -160,10 +160,16 @@ export function teamRoutes({ orm }: AppDependencies, settings: AuthSettings): Ro
     const member = await findMember(orm.em, signedIn.user.id, organizationId);
     // Better Auth's refusal for a non-member here speaks of invitations; clients see that code.
     if (!member) {
-      throw organizationError(403, 'YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION');
+      throw organizationError(
+        'forbidden',
+        'YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION',
+      );
     }
     if (!memberMayDo(member.role, { team: ['create'] })) {
-      throw organizationError(403, 'YOU_ARE_NOT_ALLOWED_TO_CREATE_TEAMS_IN_THIS_ORGANIZATION');
+      throw organizationError(
+        'forbidden',
+        'YOU_ARE_NOT_ALLOWED_TO_CREATE_TEAMS_IN_THIS_ORGANIZATION',
+      );
     }
     const team = await orm.em.transactional(async (em) => {
       // One creation at a time per organization, so two cannot both pass the limit.
@@ -175,7 +181,7 @@ export function teamRoutes({ orm }: AppDependencies, settings: AuthSettings): Ro
         maximumTeams !== undefined &&
         (await em.count(Team, { organization: organizationId })) >= maximumTeams
       ) {
-        throw organizationError(400, 'YOU_HAVE_REACHED_THE_MAXIMUM_NUMBER_OF_TEAMS');
+        throw organizationError('invalid', 'YOU_HAVE_REACHED_THE_MAXIMUM_NUMBER_OF_TEAMS');
       }
       const now = new Date();
       return em.create(Team, {
@@ -194,10 +200,10 @@ export function teamRoutes({ orm }: AppDependencies, settings: AuthSettings): Ro
     const organizationId = organizationIdOf(signedIn, data.organizationId);
     const member = await findMember(orm.em, signedIn.user.id, organizationId);
     if (!member || !memberMayDo(member.role, { team: ['update'] })) {
-      throw organizationError(403, 'YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_TEAM');
+      throw organizationError('forbidden', 'YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_TEAM');
     }
     const team = await findTeam(orm.em, teamId, organizationId);
-    if (!team) throw organizationError(400, 'TEAM_NOT_FOUND');
+    if (!team) throw organizationError('invalid', 'TEAM_NOT_FOUND');
     if (data.name !== undefined) team.name = data.name;
     // An update without changes still counts as one, as in Better Auth.
     team.updatedAt = new Date();
@@ -212,13 +218,16 @@ export function teamRoutes({ orm }: AppDependencies, settings: AuthSettings): Ro
     const member = await findMember(orm.em, signedIn.user.id, organizationId);
     // Better Auth refuses to remove the team the caller's session has active.
     if (!member || signedIn.session.activeTeamId === body.teamId) {
-      throw organizationError(403, 'YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_TEAM');
+      throw organizationError('forbidden', 'YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_TEAM');
     }
     if (!memberMayDo(member.role, { team: ['delete'] })) {
-      throw organizationError(403, 'YOU_ARE_NOT_ALLOWED_TO_DELETE_TEAMS_IN_THIS_ORGANIZATION');
+      throw organizationError(
+        'forbidden',
+        'YOU_ARE_NOT_ALLOWED_TO_DELETE_TEAMS_IN_THIS_ORGANIZATION',
+      );
     }
     const team = await findTeam(orm.em, body.teamId, organizationId);
-    if (!team) throw organizationError(400, 'TEAM_NOT_FOUND');
+    if (!team) throw organizationError('invalid', 'TEAM_NOT_FOUND');
     await orm.em.transactional(async (em) => {
       // Two removals at once could otherwise each see the other team and leave none.
       await em.findOneOrFail(Organization, organizationId, {
@@ -228,7 +237,7 @@ export function teamRoutes({ orm }: AppDependencies, settings: AuthSettings): Ro
         !settings.teams.allowRemovingAllTeams &&
         (await em.count(Team, { organization: organizationId })) <= 1
       ) {
-        throw organizationError(400, 'UNABLE_TO_REMOVE_LAST_TEAM');
+        throw organizationError('invalid', 'UNABLE_TO_REMOVE_LAST_TEAM');
       }
       // Its members go with it (cascade); invitations into it stay, without a team.
       await em.nativeDelete(Team, { id: team.id });
@@ -243,7 +252,7 @@ export function teamRoutes({ orm }: AppDependencies, settings: AuthSettings): Ro
     const signedIn = await requireSignedIn(ctx, orm, settings);
     const organizationId = organizationIdOf(signedIn, query.organizationId);
     if (!(await findMember(orm.em, signedIn.user.id, organizationId))) {
-      throw organizationError(403, 'YOU_ARE_NOT_ALLOWED_TO_ACCESS_THIS_ORGANIZATION');
+      throw organizationError('forbidden', 'YOU_ARE_NOT_ALLOWED_TO_ACCESS_THIS_ORGANIZATION');
     }
     const teams = await orm.em.find(
       Team,
@@ -280,9 +289,9 @@ export function teamRoutes({ orm }: AppDependencies, settings: AuthSettings): Ro
     const teamId = body.teamId || activeTeamId;
     if (!teamId) return answerNull(ctx);
     const team = await findTeam(orm.em, teamId);
-    if (!team) throw organizationError(400, 'TEAM_NOT_FOUND');
+    if (!team) throw organizationError('invalid', 'TEAM_NOT_FOUND');
     if (!(await findOwnTeamMembership(orm.em, signedIn.user, team))) {
-      throw organizationError(403, 'USER_IS_NOT_A_MEMBER_OF_THE_TEAM');
+      throw organizationError('forbidden', 'USER_IS_NOT_A_MEMBER_OF_THE_TEAM');
     }
     await setActiveTeam(ctx, signedIn, team.id);
     ctx.body = teamJson(team);
@@ -292,10 +301,10 @@ export function teamRoutes({ orm }: AppDependencies, settings: AuthSettings): Ro
     const query = parseQuery(ctx, listTeamMembersQuery);
     const signedIn = await requireSignedIn(ctx, orm, settings);
     const teamId = query.teamId || signedIn.session.activeTeamId;
-    if (!teamId) throw organizationError(400, 'YOU_DO_NOT_HAVE_AN_ACTIVE_TEAM');
+    if (!teamId) throw organizationError('invalid', 'YOU_DO_NOT_HAVE_AN_ACTIVE_TEAM');
     const team = await findTeam(orm.em, teamId);
     if (!team || !(await findOwnTeamMembership(orm.em, signedIn.user, team))) {
-      throw organizationError(400, 'USER_IS_NOT_A_MEMBER_OF_THE_TEAM');
+      throw organizationError('invalid', 'USER_IS_NOT_A_MEMBER_OF_THE_TEAM');
     }
     const members = await orm.em.find(
       TeamMember,
@@ -310,14 +319,14 @@ export function teamRoutes({ orm }: AppDependencies, settings: AuthSettings): Ro
     const signedIn = await requireSignedIn(ctx, orm, settings);
     const caller = await activeOrganizationMember(signedIn);
     if (!memberMayDo(caller.role, { member: ['update'] })) {
-      throw organizationError(403, 'YOU_ARE_NOT_ALLOWED_TO_CREATE_A_NEW_TEAM_MEMBER');
+      throw organizationError('forbidden', 'YOU_ARE_NOT_ALLOWED_TO_CREATE_A_NEW_TEAM_MEMBER');
     }
     const organizationId = caller.organization.id;
     if (!(await findMember(orm.em, body.userId, organizationId))) {
-      throw organizationError(400, 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION');
+      throw organizationError('invalid', 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION');
     }
     const team = await findTeam(orm.em, body.teamId, organizationId);
-    if (!team) throw organizationError(400, 'TEAM_NOT_FOUND');
+    if (!team) throw organizationError('invalid', 'TEAM_NOT_FOUND');
     const teamMember = await orm.em.transactional(async (em) => {
       // One addition at a time per team, so two cannot both pass the member limit.
       await em.findOneOrFail(Team, team.id, { lockMode: LockMode.PESSIMISTIC_WRITE });
@@ -326,7 +335,7 @@ export function teamRoutes({ orm }: AppDependencies, settings: AuthSettings): Ro
       if (existing) return existing;
       // Better Auth checks this limit on invitations only; here it holds for every way in.
       if (await teamIsFull(em, settings, team.id)) {
-        throw organizationError(403, 'TEAM_MEMBER_LIMIT_REACHED');
+        throw organizationError('forbidden', 'TEAM_MEMBER_LIMIT_REACHED');
       }
       return em.create(TeamMember, { team: team.id, user: body.userId });
     });
@@ -338,16 +347,16 @@ export function teamRoutes({ orm }: AppDependencies, settings: AuthSettings): Ro
     const signedIn = await requireSignedIn(ctx, orm, settings);
     const caller = await activeOrganizationMember(signedIn);
     if (!memberMayDo(caller.role, { member: ['delete'] })) {
-      throw organizationError(403, 'YOU_ARE_NOT_ALLOWED_TO_REMOVE_A_TEAM_MEMBER');
+      throw organizationError('forbidden', 'YOU_ARE_NOT_ALLOWED_TO_REMOVE_A_TEAM_MEMBER');
     }
     const organizationId = caller.organization.id;
     if (!(await findMember(orm.em, body.userId, organizationId))) {
-      throw organizationError(400, 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION');
+      throw organizationError('invalid', 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION');
     }
     const team = await findTeam(orm.em, body.teamId, organizationId);
-    if (!team) throw organizationError(400, 'TEAM_NOT_FOUND');
+    if (!team) throw organizationError('invalid', 'TEAM_NOT_FOUND');
     const teamMember = await orm.em.findOne(TeamMember, { team, user: body.userId });
-    if (!teamMember) throw organizationError(400, 'USER_IS_NOT_A_MEMBER_OF_THE_TEAM');
+    if (!teamMember) throw organizationError('invalid', 'USER_IS_NOT_A_MEMBER_OF_THE_TEAM');
     await orm.em.transactional(async (em) => {
       await em.nativeDelete(TeamMember, { id: teamMember.id });
       // The removed user's sessions no longer have this team active.

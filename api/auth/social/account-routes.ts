@@ -1,8 +1,8 @@
 import Router from '@koa/router';
 import { LockMode } from '@mikro-orm/core';
 import { z } from 'zod';
+import { AppError, type Refusal } from '../../../core/errors.ts';
 import { Account, User } from '../../../db/entities/index.ts';
-import { ApiError } from '../../errors.ts';
 import { parseBody } from '../../validation.ts';
 import { authError, codeFromMessage } from '../errors.ts';
 import { requireFreshSession, requireSignedIn } from '../session-context.ts';
@@ -28,8 +28,8 @@ const tokenRequestFor =
     account.providerId === providerId && (accountId === undefined || account.id === accountId);
 
 /** Better Auth words some errors with the provider's id in them; the code follows the words. */
-const wordedError = (status: number, message: string) =>
-  new ApiError(status, codeFromMessage(message), message);
+const wordedError = (refusal: Refusal, message: string) =>
+  new AppError(refusal, codeFromMessage(message), message);
 
 /**
  * The signed-in user's provider accounts: listing and unlinking them, their access tokens
@@ -66,13 +66,13 @@ export function providerAccountRoutes({
       // as the last and together remove both.
       await em.findOneOrFail(User, { id: user.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       const accounts = await em.find(Account, { user: user.id });
-      if (accounts.length === 1) throw authError(400, 'FAILED_TO_UNLINK_LAST_ACCOUNT');
+      if (accounts.length === 1) throw authError('invalid', 'FAILED_TO_UNLINK_LAST_ACCOUNT');
       const account = accounts.find(
         (candidate) =>
           candidate.providerId === body.providerId &&
           (body.accountId === undefined || candidate.accountId === body.accountId),
       );
-      if (!account) throw authError(400, 'ACCOUNT_NOT_FOUND');
+      if (!account) throw authError('invalid', 'ACCOUNT_NOT_FOUND');
       em.remove(account);
     });
     ctx.body = { status: true };
@@ -82,7 +82,7 @@ export function providerAccountRoutes({
   async function ownAccount(userId: string, matches: (account: Account) => boolean) {
     const accounts = await orm.em.find(Account, { user: userId });
     const account = accounts.find(matches);
-    if (!account) throw authError(400, 'ACCOUNT_NOT_FOUND');
+    if (!account) throw authError('invalid', 'ACCOUNT_NOT_FOUND');
     return account;
   }
 
@@ -113,7 +113,7 @@ export function providerAccountRoutes({
         fresh = await refreshTokens(provider, account);
       } catch (refreshError) {
         logger.warn({ err: refreshError, provider: provider.id }, 'access token refresh failed');
-        throw authError(400, 'FAILED_TO_GET_A_VALID_ACCESS_TOKEN');
+        throw authError('invalid', 'FAILED_TO_GET_A_VALID_ACCESS_TOKEN');
       }
     }
     return {
@@ -129,7 +129,7 @@ export function providerAccountRoutes({
     const body = parseBody(ctx, providerTokenBody);
     const { user } = await requireSignedIn(ctx, orm, settings);
     const provider = providers.get(body.providerId);
-    if (!provider) throw wordedError(400, `Provider ${body.providerId} is not supported.`);
+    if (!provider) throw wordedError('invalid', `Provider ${body.providerId} is not supported.`);
     const account = await ownAccount(user.id, tokenRequestFor(body));
     ctx.body = await currentTokens(provider, account);
   });
@@ -139,13 +139,13 @@ export function providerAccountRoutes({
     const { user } = await requireSignedIn(ctx, orm, settings);
     const account = await ownAccount(user.id, tokenRequestFor(body));
     const provider = providers.get(body.providerId);
-    if (!provider) throw wordedError(400, `Provider ${body.providerId} not found.`);
+    if (!provider) throw wordedError('invalid', `Provider ${body.providerId} not found.`);
     let fresh: ProviderTokens;
     try {
       fresh = await refreshTokens(provider, account);
     } catch (refreshError) {
       logger.warn({ err: refreshError, provider: provider.id }, 'access token refresh failed');
-      throw authError(400, 'FAILED_TO_REFRESH_ACCESS_TOKEN');
+      throw authError('invalid', 'FAILED_TO_REFRESH_ACCESS_TOKEN');
     }
     ctx.body = {
       accessToken: fresh.accessToken,
@@ -168,12 +168,12 @@ export function providerAccountRoutes({
     const provider = providers.get(account.providerId);
     if (!provider) {
       throw wordedError(
-        500,
+        'internal',
         `Provider account provider is ${account.providerId} but it is not configured`,
       );
     }
     const tokens = await currentTokens(provider, account);
-    if (!tokens.accessToken) throw authError(400, 'ACCESS_TOKEN_NOT_FOUND');
+    if (!tokens.accessToken) throw authError('invalid', 'ACCESS_TOKEN_NOT_FOUND');
     const info = await provider.userInfo(tokens);
     if (!info) {
       ctx.type = 'json';

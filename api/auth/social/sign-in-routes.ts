@@ -96,24 +96,24 @@ export function socialSignInRoutes({
 
   /** The provider's verdict on an id token obtained in the browser: its user, with an email. */
   async function idTokenUser(provider: SocialProvider, idToken: z.infer<typeof idTokenInput>) {
-    if (!provider.verifyIdToken) throw authError(404, 'ID_TOKEN_NOT_SUPPORTED');
+    if (!provider.verifyIdToken) throw authError('not_found', 'ID_TOKEN_NOT_SUPPORTED');
     if (!(await provider.verifyIdToken(idToken.token, idToken.nonce))) {
-      throw authError(401, 'INVALID_TOKEN');
+      throw authError('unauthenticated', 'INVALID_TOKEN');
     }
     const info = await provider.userInfo({
       idToken: idToken.token,
       accessToken: idToken.accessToken,
     });
-    if (!info) throw authError(401, 'FAILED_TO_GET_USER_INFO');
+    if (!info) throw authError('unauthenticated', 'FAILED_TO_GET_USER_INFO');
     const { email } = info.user;
-    if (!email) throw authError(401, 'USER_EMAIL_NOT_FOUND');
+    if (!email) throw authError('unauthenticated', 'USER_EMAIL_NOT_FOUND');
     return { ...info.user, email };
   }
 
   router.post('/sign-in/social', async (ctx) => {
     const body = parseBody(ctx, signInSocialBody);
     const provider = providers.get(body.provider);
-    if (!provider) throw authError(404, 'PROVIDER_NOT_FOUND');
+    if (!provider) throw authError('not_found', 'PROVIDER_NOT_FOUND');
 
     if (body.idToken) {
       const profile = await idTokenUser(provider, body.idToken);
@@ -130,7 +130,7 @@ export function socialSignInRoutes({
       });
       if ('refusal' in outcome) {
         if (outcome.refusal === 'banned') throw bannedUserError();
-        throw authError(401, refusalMessages[outcome.refusal]);
+        throw authError('unauthenticated', refusalMessages[outcome.refusal]);
       }
       setSessionCookies(ctx, settings, outcome.session.token, {
         rememberMe: true,
@@ -244,7 +244,7 @@ export function socialSignInRoutes({
     const body = parseBody(ctx, linkSocialBody);
     const { user } = await requireSignedIn(ctx, orm, settings);
     const provider = providers.get(body.provider);
-    if (!provider) throw authError(404, 'PROVIDER_NOT_FOUND');
+    if (!provider) throw authError('not_found', 'PROVIDER_NOT_FOUND');
     const linked = { url: '', status: true, redirect: false };
 
     if (body.idToken) {
@@ -256,10 +256,10 @@ export function socialSignInRoutes({
         return;
       }
       if (!rules.trustedProviders.includes(provider.id) && !profile.emailVerified) {
-        throw authError(401, 'LINKING_NOT_ALLOWED');
+        throw authError('unauthenticated', 'LINKING_NOT_ALLOWED');
       }
       if (profile.email.toLowerCase() !== user.email && !rules.allowDifferentEmails) {
-        throw authError(401, 'LINKING_DIFFERENT_EMAILS_NOT_ALLOWED');
+        throw authError('unauthenticated', 'LINKING_DIFFERENT_EMAILS_NOT_ALLOWED');
       }
       const tokens = {
         idToken: body.idToken.token,
@@ -279,7 +279,7 @@ export function socialSignInRoutes({
       } catch (error) {
         // The provider account belongs to another user already.
         if (error instanceof UniqueConstraintViolationException) {
-          throw authError(417, 'LINKING_FAILED');
+          throw authError('not_linked', 'LINKING_FAILED');
         }
         throw error;
       }

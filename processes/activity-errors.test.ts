@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ActivityFailure, ApplicationFailure, RetryState } from '@temporalio/common';
-import { ApiError, invalidField, RequestValidationError } from '../../api/errors.ts';
-import { apiErrorFromWorkflowFailure, toActivityFailure } from './activity-errors.ts';
-import { commerceError } from './errors.ts';
+import { commerceError } from '../commerce/errors.ts';
+import { AppError, invalidField, RequestValidationError } from '../core/errors.ts';
+import { refusalFromWorkflowFailure, toActivityFailure } from './activity-errors.ts';
 
 /** The failure an activity's catch throws, as the caller of an update sees it: wrapped. */
 function asSeenByCaller(error: unknown): Error {
@@ -23,8 +23,8 @@ function asSeenByCaller(error: unknown): Error {
   assert.fail('toActivityFailure returned');
 }
 
-describe('API errors through Temporal failures', () => {
-  it('carries a refusal to the caller: non-retryable, same status, name and detail', () => {
+describe('Refusals through Temporal failures', () => {
+  it('carries a refusal to the caller: non-retryable, same refusal, name and detail', () => {
     let failure: unknown;
     try {
       toActivityFailure(commerceError('NotOpenCheckout'));
@@ -33,17 +33,17 @@ describe('API errors through Temporal failures', () => {
     }
     assert.ok(failure instanceof ApplicationFailure);
     assert.equal(failure.nonRetryable, true);
-    const error = apiErrorFromWorkflowFailure(asSeenByCaller(commerceError('NotOpenCheckout')));
-    assert.ok(error instanceof ApiError);
+    const error = refusalFromWorkflowFailure(asSeenByCaller(commerceError('NotOpenCheckout')));
+    assert.ok(error instanceof AppError);
     assert.deepEqual(
-      [error.status, error.code, error.message],
-      [403, 'NotOpenCheckout', 'Checkout is not open.'],
+      [error.refusal, error.code, error.message],
+      ['forbidden', 'NotOpenCheckout', 'Checkout is not open.'],
     );
   });
 
   it('keeps a 422 a validation error, with its located issues', () => {
     const refused = invalidField(['body', 'customer_email'], 'Field required', 'missing');
-    const error = apiErrorFromWorkflowFailure(asSeenByCaller(refused));
+    const error = refusalFromWorkflowFailure(asSeenByCaller(refused));
     assert.ok(error instanceof RequestValidationError);
     assert.equal(error.kind, 'PolarRequestValidationError');
     assert.deepEqual(error.issues, refused.issues);
@@ -55,9 +55,9 @@ describe('API errors through Temporal failures', () => {
       () => toActivityFailure(outage),
       (thrown) => thrown === outage,
     );
-    assert.equal(apiErrorFromWorkflowFailure(outage), undefined);
+    assert.equal(refusalFromWorkflowFailure(outage), undefined);
     assert.equal(
-      apiErrorFromWorkflowFailure(ApplicationFailure.nonRetryable('boom', 'SomethingElse')),
+      refusalFromWorkflowFailure(ApplicationFailure.nonRetryable('boom', 'SomethingElse')),
       undefined,
     );
   });

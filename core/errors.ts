@@ -1,16 +1,33 @@
 import type { z } from 'zod';
 
-/** An error the API answers on purpose: its status, a stable code and a message for people. */
-export class ApiError extends Error {
-  override name = 'ApiError';
-  readonly status: number;
+/**
+ * How the product refuses a request, said without HTTP: each API maps a refusal to its own
+ * status (api/middleware/errors.ts), and a workflow carries it through Temporal unchanged.
+ */
+export type Refusal =
+  | 'invalid'
+  | 'unauthenticated'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'gone'
+  | 'too_large'
+  | 'not_linked'
+  | 'unprocessable'
+  | 'rate_limited'
+  | 'internal';
+
+/** An error the product answers on purpose: how it refuses, a stable code, a message for people. */
+export class AppError extends Error {
+  override name = 'AppError';
+  readonly refusal: Refusal;
   readonly code: string;
   /** More fields for the body, answered beside code and message (Better Auth's `details`). */
   readonly details: Record<string, unknown> | undefined;
 
-  constructor(status: number, code: string, message: string, details?: Record<string, unknown>) {
+  constructor(refusal: Refusal, code: string, message: string, details?: Record<string, unknown>) {
     super(message);
-    this.status = status;
+    this.refusal = refusal;
     this.code = code;
     this.details = details;
   }
@@ -29,7 +46,7 @@ export interface ValidationIssue {
  * `kind` is Polar's error name: schema mismatches are `RequestValidationError`, business rules
  * (a code already taken, a minimum above its maximum) `PolarRequestValidationError`.
  */
-export class RequestValidationError extends ApiError {
+export class RequestValidationError extends AppError {
   override name = 'RequestValidationError';
   readonly issues: ValidationIssue[];
   readonly kind: 'RequestValidationError' | 'PolarRequestValidationError';
@@ -40,7 +57,7 @@ export class RequestValidationError extends ApiError {
   ) {
     const first = issues[0];
     super(
-      400,
+      'invalid',
       'VALIDATION_ERROR',
       first ? `${first.loc.join('.')}: ${first.msg}` : 'Invalid request',
     );
