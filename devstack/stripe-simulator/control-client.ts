@@ -1,0 +1,98 @@
+import type { Json } from './wire.ts';
+
+/**
+ * What happens to the next `count` calls matching `method` (any when unset), a path starting
+ * with `path` and, when set, a raw body containing `bodyIncludes` (say, a checkout's id: tests
+ * sharing the simulator then never catch each other's calls):
+ * - `error`: a 500 api_error, nothing done;
+ * - `drop`: the connection closes after `delayMs`, nothing done (the call never reached Stripe);
+ * - `lost`: the call is done (stored under its idempotency key, events sent), then the
+ *   connection closes after `delayMs` without an answer (Stripe charged; the answer was lost);
+ * - `hang`: no answer ever, nothing done (until the client gives up);
+ * - `decline`: only PaymentIntent confirmations (a create with `confirm=true`, or `/confirm`)
+ *   match; each is declined as a card decline with `declineCode` (and `message`), whatever the
+ *   card: a 402 card_error, the PaymentIntent back in requires_payment_method, and the
+ *   payment_intent.payment_failed event. A replay of an answered Idempotency-Key is not one.
+ *
+ * `bodyIncludes` is looked for in the raw body, its URL-decoded form, and the metadata of the
+ * PaymentIntent a `/confirm` names: the metadata's `workflow_id` (`subscription:<id>`) matches.
+ */
+export interface StripeFault {
+  path: string;
+  method?: string;
+  bodyIncludes?: string;
+  mode: 'error' | 'drop' | 'lost' | 'hang' | 'decline';
+  count?: number;
+  delayMs?: number;
+  /** `decline`: Stripe's decline code, e.g. `insufficient_funds`, `lost_card`. */
+  declineCode?: string;
+  /** `decline`: the processor's message; Stripe's generic one when unset. */
+  message?: string;
+}
+
+/** The simulator's control API, for tests and `npm start`. */
+export function stripeSimulatorControl(simulatorUrl: string) {
+  const call = async (method: string, path: string, body?: Json): Promise<Json> => {
+    const response = await fetch(new URL(path, simulatorUrl), {
+      method,
+      headers: { 'content-type': 'application/json' },
+      body: body && JSON.stringify(body),
+    });
+    const answer = (await response.json()) as Json;
+    if (!response.ok) throw new Error(`Stripe simulator ${method} ${path}: ${response.status}`);
+    return answer;
+  };
+  return {
+    /** Events go to this endpoint (newest registered first) while it is registered. */
+    registerWebhookTarget: (url: string) =>
+      call('POST', '/_simulator/webhook-targets', { url }).then(() => undefined),
+    unregisterWebhookTarget: (url: string) =>
+      call('DELETE', `/_simulator/webhook-targets?url=${encodeURIComponent(url)}`).then(
+        () => undefined,
+      ),
+    injectFault: (fault: StripeFault) =>
+      call('POST', '/_simulator/faults', { ...fault }).then(() => undefined),
+    /**
+     * Declines the next `count` PaymentIntent confirmations whose body or metadata includes
+     * `bodyIncludes` (a subscription's id, say) as a card decline with `declineCode`.
+     */
+    declinePayments: (decline: {
+      bodyIncludes: string;
+      declineCode: string;
+      message?: string;
+      count?: number;
+    }) =>
+      call('POST', '/_simulator/faults', {
+        path: '/v1/payment_intents',
+        method: 'POST',
+        mode: 'decline',
+        ...decline,
+      }).then(() => undefined),
+    clearFaults: () => call('DELETE', '/_simulator/faults').then(() => undefined),
+    /** The injected faults not used up yet. */
+    pendingFaults: () =>
+      call('GET', '/_simulator/faults').then((answer) => answer.faults as Required<StripeFault>[]),
+    /** The events a PaymentIntent caused, oldest first. */
+    async eventsOf(paymentIntentId: string): Promise<{ id: string; type: string }[]> {
+      const answer = await call(
+        'GET',
+        `/_simulator/events?payment_intent=${encodeURIComponent(paymentIntentId)}`,
+      );
+      return answer.data as { id: string; type: string }[];
+    },
+    /** Completes the 3-D Secure step of a `requires_action` PaymentIntent, as its buyer would. */
+    authenticatePayment: (paymentIntentId: string, { succeed = true } = {}) =>
+      call(
+        'POST',
+        `/_simulator/payment_intents/${encodeURIComponent(paymentIntentId)}/authenticate`,
+        { succeed },
+      ).then(() => undefined),
+    /** Delivers an event again, same id and payload (a redelivery, as Stripe does). */
+    resendEvent: (eventId: string) =>
+      call('POST', `/_simulator/events/${encodeURIComponent(eventId)}/resend`).then(
+        () => undefined,
+      ),
+  };
+}
+
+export type StripeSimulatorControl = ReturnType<typeof stripeSimulatorControl>;
