@@ -3,7 +3,7 @@ import type { BenefitIntegrationsConfig } from '../../config/env.ts';
 import type { BenefitType } from '../../db/entities/benefit.ts';
 import type { CustomerOAuthPlatform } from '../../db/entities/customer-access.ts';
 import { BenefitGrant, CustomerOAuthAccount } from '../../db/entities/index.ts';
-import { newId } from '../../domain/ids.ts';
+import { newId } from '../../db/ids.ts';
 import { benefitGrantWire } from '../benefits/schemas.ts';
 import { customerStateWire } from '../customers/schemas.ts';
 import { announceCustomerStateChange, getCustomerState } from '../customers/service.ts';

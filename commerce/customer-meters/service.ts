@@ -3,7 +3,7 @@ import type { Metadata } from '../../db/entities/columns.ts';
 import { Customer, Meter } from '../../db/entities/index.ts';
 import { meterAggregationToSql, meterFilterToSql } from '../../db/meter-filter-sql.ts';
 import { executeBound } from '../../db/sql.ts';
-import { newId } from '../../domain/ids.ts';
+import { newId } from '../../db/ids.ts';
 import {
   type MeterAggregation,
   type MeterEvent,

@@ -6,7 +6,7 @@ import { announceChange } from '../../db/change-notifications.ts';
 import type { Address, TaxId } from '../../db/entities/customer.ts';
 import { Customer } from '../../db/entities/index.ts';
 import { metadataFilterConditions, sql, sqlCondition, sqlText } from '../../db/sql.ts';
-import { newId } from '../../domain/ids.ts';
+import { newId } from '../../db/ids.ts';
 import { validateTaxId } from '../../domain/tax-ids.ts';
 import { attachPendingEvents } from '../customer-meters/service.ts';
 import { invalidFields, resourceNotFound } from '../errors.ts';

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { Customer, Meter, UsageEvent } from '../../db/entities/index.ts';
 import { meterFilterToSql } from '../../db/meter-filter-sql.ts';
 import { executeBound, type SqlFragment } from '../../db/sql.ts';
-import { newId } from '../../domain/ids.ts';
+import { newId } from '../../db/ids.ts';
 import type { MeterFilter } from '../../domain/meter-filter.ts';
 import { type LateUsage, recordUsage, type UsageEventRow } from '../customer-meters/service.ts';
 import { resourceNotFound } from '../errors.ts';

@@ -4,7 +4,7 @@ import { authSettings } from '../../api/auth/settings.ts';
 import type { AppDependencies } from '../../api/dependencies.ts';
 import { parseBody } from '../../api/validation.ts';
 import { invalidField } from '../../core/errors.ts';
-import { isUuid } from '../../domain/ids.ts';
+import { isUuid } from '../../db/ids.ts';
 import { notPermitted, resourceNotFound } from '../errors.ts';
 import { callerOf, scope } from '../http/caller.ts';
 import { listPage, readPage, readQueryIds } from '../http/listing.ts';

@@ -6,7 +6,7 @@ import { announceChange } from '../../db/change-notifications.ts';
 import { Organization, StoredFile } from '../../db/entities/index.ts';
 import type { FileService } from '../../db/entities/stored-file.ts';
 import { humanReadableSize, uploadPlanProblem } from '../../domain/files.ts';
-import { newId } from '../../domain/ids.ts';
+import { newId } from '../../db/ids.ts';
 import { readSignedToken, signToken } from '../../domain/signed-tokens.ts';
 import { notPermitted, resourceNotFound } from '../errors.ts';
 import type { Page } from '../http/listing.ts';

@@ -2,7 +2,7 @@ import type { Client } from '@temporalio/client';
 import pg from 'pg';
 import type { Logger } from '../../config/logger.ts';
 import type { WebhookFormat } from '../../db/entities/webhook.ts';
-import { newId } from '../../domain/ids.ts';
+import { newId } from '../../db/ids.ts';
 import { workflowIds } from '../../workflows/ids.ts';
 import { webhookEndpoint, webhookEventsQueued } from '../../workflows/webhook-endpoint.ts';
 import { webhookBody } from './payloads.ts';

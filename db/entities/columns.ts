@@ -1,5 +1,5 @@
 import { p } from '@mikro-orm/core';
-import { newId } from '../../domain/ids.ts';
+import { newId } from '../ids.ts';
 
 /** Columns every table shares: a time-ordered UUID key and the two timestamps. */
 export const idColumn = () =>
