@@ -5,8 +5,8 @@ import { requireRoomForMember } from '../api/auth/organization/limits.ts';
 import { AppError } from '../core/errors.ts';
 import { Invitation, Member, TeamMember, User } from '../db/entities/index.ts';
 import type { Orm } from '../db/orm.ts';
+import * as templates from '../integrations/mail/templates.ts';
 import type { EmailMessage } from './mail/index.ts';
-import * as templates from './mail/templates.ts';
 
 export type InvitationAction = 'accept' | 'reject' | 'cancel';
 

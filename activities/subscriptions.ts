@@ -16,11 +16,11 @@ import { Order, Payment, Subscription } from '../db/entities/index.ts';
 import type { SubscriptionPaymentError } from '../db/entities/subscription.ts';
 import type { Orm } from '../db/orm.ts';
 import { formatMoney } from '../domain/money.ts';
+import * as templates from '../integrations/mail/templates.ts';
 import { taskQueues } from '../temporal/task-queues.ts';
 import { workflowIds } from '../workflows/ids.ts';
 import type { SubscriptionChangeResult } from '../workflows/subscription-messages.ts';
 import type { EmailMessage } from './mail/index.ts';
-import * as templates from './mail/templates.ts';
 import { chargeSubscriptionCard, createPaymentActivities } from './payments.ts';
 
 /**

@@ -7,8 +7,8 @@ import { Member, WebhookEndpoint, WebhookEvent } from '../db/entities/index.ts';
 import type { Orm } from '../db/orm.ts';
 import { newId } from '../domain/ids.ts';
 import { splitRoles } from '../domain/permissions.ts';
+import { escapeHtml } from '../integrations/mail/templates.ts';
 import type { EmailMessage } from './mail/index.ts';
-import { escapeHtml } from './mail/templates.ts';
 
 /** What a round of deliveries to one endpoint ended with, for its workflow to act on. */
 export type DeliveryRoundOutcome =

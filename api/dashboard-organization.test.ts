@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { extractLinks, waitForMail } from '../activities/mail/testing.ts';
+import { extractLinks, waitForMail } from '../integrations/mail/testing.ts';
 import { dashboardBrowserSuite, ownerPage, screenshotsDir } from './browser-testing.ts';
 
 /** The organization section's pages in headless Chromium, against the real API. */

@@ -11,7 +11,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { createMailer } from '../activities/mail/transport.ts';
+import { createMailer } from '../integrations/mail/transport.ts';
 import { startSmtpCapture } from './smtp-capture.ts';
 import { Supervisor, waitUntilReady } from './supervisor.ts';
 

@@ -4,14 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createMailActivities, messageIdFor } from '../activities/mail/index.ts';
-import { readCapturedMails } from '../activities/mail/testing.ts';
-import { createMailer, type Mailer } from '../activities/mail/transport.ts';
-import {
-  type CapturedMail,
-  parseMail,
-  type SmtpCapture,
-  startSmtpCapture,
-} from './smtp-capture.ts';
+import { type CapturedMail, readCapturedMails } from '../integrations/mail/captured-mail.ts';
+import { createMailer, type Mailer } from '../integrations/mail/transport.ts';
+import { parseMail, type SmtpCapture, startSmtpCapture } from './smtp-capture.ts';
 
 const from = 'Tollgate <no-reply@tollgate.local>';
 

@@ -3,22 +3,8 @@ import { rename, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { SMTPServer, type SMTPServerEnvelope } from 'smtp-server';
+import type { CapturedMail } from '../integrations/mail/captured-mail.ts';
 import { ensurePrivateDirectory } from './private-files.ts';
-
-/** One mail the capture server received, kept as `<directory>/<id>.json`. */
-export interface CapturedMail {
-  /** The receipt time then a random suffix, so file names sort by arrival. */
-  id: string;
-  /** The Message-ID header, angle brackets included. */
-  messageId: string;
-  /** The envelope's sender and recipients (MAIL FROM, RCPT TO): bare addresses. */
-  from: string;
-  to: string[];
-  subject: string;
-  text: string;
-  html: string;
-  receivedAt: string;
-}
 
 export interface SmtpCapture {
   /** What SMTP_URL points the API and worker at. */

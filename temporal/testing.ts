@@ -4,10 +4,10 @@ import { type Client, Connection } from '@temporalio/client';
 import { historyToJSON, type JSONPayload } from '@temporalio/common/lib/proto-utils.js';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../activities/index.ts';
-import { createMailer } from '../activities/mail/transport.ts';
 import type { RuntimeConfig } from '../config/env.ts';
 import { createStripeClient } from '../config/stripe.ts';
 import type { Orm } from '../db/orm.ts';
+import { createMailer } from '../integrations/mail/transport.ts';
 import { temporalDataConverter } from './payload-codec.ts';
 import { workflowsPath } from './worker.ts';
 

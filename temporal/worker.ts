@@ -1,7 +1,6 @@
 import { join } from 'node:path';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../activities/index.ts';
-import { createMailer } from '../activities/mail/transport.ts';
 import { createWebhookActivities } from '../activities/webhooks.ts';
 import { WebhookRelay } from '../commerce/webhooks/relay.ts';
 import { webhookDeliverySettings } from '../commerce/webhooks/settings.ts';
@@ -9,6 +8,7 @@ import { loadRuntimeConfig, type RuntimeConfig } from '../config/env.ts';
 import { createLogger } from '../config/logger.ts';
 import { createStripeClient } from '../config/stripe.ts';
 import { openOrm } from '../db/orm.ts';
+import { createMailer } from '../integrations/mail/transport.ts';
 import { connectTemporal } from './client.ts';
 import { temporalDataConverter } from './payload-codec.ts';
 import { taskQueues } from './task-queues.ts';

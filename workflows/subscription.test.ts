@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Subscription as SubscriptionWire } from '@polar-sh/sdk/models/components/subscription.js';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { waitForMail } from '../activities/mail/testing.ts';
 import { startSubscriptionWorkflow } from '../activities/subscriptions.ts';
 import { testCards } from '../commerce/orders/testing.ts';
 import {
@@ -20,6 +19,7 @@ import {
 import { Order, Organization, OutboxEvent, Payment, Subscription } from '../db/entities/index.ts';
 import { eventually } from '../devstack/eventually.ts';
 import { stripeSimulatorControl } from '../devstack/stripe-simulator.ts';
+import { waitForMail } from '../integrations/mail/testing.ts';
 import { workersOnOwnQueue } from '../temporal/testing.ts';
 import { workflowIds } from './ids.ts';
 import { subscriptionStateQuery } from './subscription-messages.ts';

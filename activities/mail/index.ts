@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { MailContent, Mailer } from './transport.ts';
+import type { MailContent, Mailer } from '../../integrations/mail/transport.ts';
 
 export interface EmailMessage extends MailContent {
   /** The caller's stable name for this mail, e.g. `verify-email:<token id>`. */

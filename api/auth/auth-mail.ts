@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import * as templates from '../../activities/mail/templates.ts';
-import type { MailContent } from '../../activities/mail/transport.ts';
 import type { User } from '../../db/entities/index.ts';
+import * as templates from '../../integrations/mail/templates.ts';
+import type { MailContent } from '../../integrations/mail/transport.ts';
 import { taskQueues } from '../../temporal/task-queues.ts';
 import { workflowIds } from '../../workflows/ids.ts';
 import { sendEmail } from '../../workflows/send-email.ts';

@@ -1,6 +1,6 @@
 import Router from '@koa/router';
-import { readCapturedMails } from '../../activities/mail/testing.ts';
 import { AppError } from '../../core/errors.ts';
+import { readCapturedMails } from '../../integrations/mail/captured-mail.ts';
 import { hasAdminPermission } from '../auth/admin-permissions.ts';
 import { signedInOrNull } from '../auth/session-context.ts';
 import { authSettings } from '../auth/settings.ts';

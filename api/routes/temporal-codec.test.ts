@@ -7,9 +7,9 @@ import {
   JSONToPayload,
   payloadToJSON,
 } from '@temporalio/common/lib/proto-utils.js';
-import { extractLinks, waitForMail } from '../../activities/mail/testing.ts';
 import { loadRuntimeConfig } from '../../config/env.ts';
 import { User } from '../../db/entities/index.ts';
+import { extractLinks, waitForMail } from '../../integrations/mail/testing.ts';
 import {
   encryptedEncoding,
   keyIdMetadata,

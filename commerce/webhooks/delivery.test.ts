@@ -5,7 +5,6 @@ import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
-import { waitForMail } from '../../activities/mail/testing.ts';
 import { createWebhookActivities } from '../../activities/webhooks.ts';
 import { startApiServer } from '../../api/server.ts';
 import { loadRuntimeConfig } from '../../config/env.ts';
@@ -14,6 +13,7 @@ import { User, WebhookEndpoint, WebhookEvent } from '../../db/entities/index.ts'
 import { migrateToLatest, openOrm } from '../../db/orm.ts';
 import { eventually } from '../../devstack/eventually.ts';
 import { dropDatabase, ensureDatabase } from '../../devstack/postgres.ts';
+import { waitForMail } from '../../integrations/mail/testing.ts';
 import { workersOnOwnQueue } from '../../temporal/testing.ts';
 import { appendEvent } from '../outbox.ts';
 import { callV1, createSeller, type Seller } from '../testing.ts';

@@ -1,23 +1,5 @@
-import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { CapturedMail } from '../../devstack/smtp-capture.ts';
-
-/**
- * The mail the capture server (devstack/smtp-capture.ts) wrote to `directory`, newest first:
- * read by the tests and by the development outbox.
- */
-export async function readCapturedMails(
-  directory: string,
-  limit = Number.POSITIVE_INFINITY,
-): Promise<CapturedMail[]> {
-  // File names start with the receipt time, so their order is the order of arrival.
-  const files = (await readdir(directory)).filter((file) => file.endsWith('.json')).sort();
-  const newest = files.reverse().slice(0, limit);
-  return Promise.all(
-    newest.map(async (file) => JSON.parse(await readFile(join(directory, file), 'utf8'))),
-  );
-}
+import { type CapturedMail, readCapturedMails } from './captured-mail.ts';
 
 /**
  * Waits for a mail to `to` (and with a subject matching `subject`) in the test run's capture
