@@ -1,23 +1,51 @@
 import type { Client } from '@temporalio/client';
-import {
-  type ConfirmedCheckout,
-  confirmCheckout,
-  expireCheckout,
-} from '../commerce/checkouts/service.ts';
+import { type ConfirmedCheckout, confirmCheckout } from '../commerce/checkouts/confirm.ts';
 import {
   type CompletedCheckout,
   completeCheckout,
+  expireCheckout,
   failCheckoutPayment,
-} from '../commerce/orders/service.ts';
+} from '../commerce/checkouts/outcomes.ts';
+import type { CheckoutConfirmation } from '../commerce/checkouts/schemas.ts';
 import { Checkout, type CheckoutPaymentError } from '../db/entities/checkout.ts';
 import type { Orm } from '../db/orm.ts';
 import { toActivityFailure } from '../processes/activity-errors.ts';
 import { startSubscriptionWorkflow } from './subscriptions.ts';
 
-export type { CompletedCheckout, ConfirmedCheckout };
+export type { CheckoutConfirmation, CompletedCheckout, ConfirmedCheckout };
 
-/** The confirm request's body as the route received it: it crosses the workflow as plain JSON. */
-export type CheckoutConfirmation = Record<string, unknown>;
+/** The buyer's confirm as the workflow hands it to its activity. */
+export interface ConfirmCheckoutInput {
+  checkoutId: string;
+  /** Names this confirm: a retry finds its own work done. */
+  confirmId: string;
+  confirmation: CheckoutConfirmation;
+}
+
+/** The checkout whose time is up. */
+export interface ExpireCheckoutInput {
+  checkoutId: string;
+}
+
+/** A confirmed checkout's settlement: its payment, and the card kept for renewals. */
+export interface CompleteCheckoutInput {
+  checkoutId: string;
+  paymentId: string | null;
+  /** Absent from histories recorded before cards were kept. */
+  paymentMethodId?: string | null;
+}
+
+/** The checkout whose payment was declined, with the processor's reason. */
+export interface FailCheckoutPaymentInput {
+  checkoutId: string;
+  paymentError: CheckoutPaymentError;
+}
+
+/** The subscription a checkout made, and the task queue its workflow runs on. */
+export interface StartCheckoutSubscriptionInput {
+  subscriptionId: string;
+  taskQueue: string;
+}
 
 /**
  * The steps of the checkout workflow that change the checkout, each one transaction of the
@@ -35,12 +63,7 @@ export function createCheckoutActivities(
       checkoutId,
       confirmId,
       confirmation,
-    }: {
-      checkoutId: string;
-      /** Names this confirm: a retry finds its own work done. */
-      confirmId: string;
-      confirmation: CheckoutConfirmation;
-    }): Promise<ConfirmedCheckout> {
+    }: ConfirmCheckoutInput): Promise<ConfirmedCheckout> {
       try {
         return await confirmCheckout(orm.em.fork(), checkoutId, confirmation, confirmId, publicUrl);
       } catch (error) {
@@ -52,7 +75,7 @@ export function createCheckoutActivities(
      * Expires the checkout if it is still open when its time is up. The workflow starts before
      * the creating transaction commits: a row not there yet fails the attempt, to be retried.
      */
-    async expireCheckout({ checkoutId }: { checkoutId: string }): Promise<void> {
+    async expireCheckout({ checkoutId }: ExpireCheckoutInput): Promise<void> {
       const em = orm.em.fork();
       if (!(await em.count(Checkout, { id: checkoutId }))) {
         throw new Error(`checkout ${checkoutId} is not (yet) in the database`);
@@ -68,11 +91,7 @@ export function createCheckoutActivities(
       checkoutId,
       paymentId,
       paymentMethodId = null,
-    }: {
-      checkoutId: string;
-      paymentId: string | null;
-      paymentMethodId?: string | null;
-    }): Promise<CompletedCheckout> {
+    }: CompleteCheckoutInput): Promise<CompletedCheckout> {
       return completeCheckout(orm.em.fork(), checkoutId, paymentId, publicUrl, paymentMethodId);
     },
 
@@ -83,10 +102,7 @@ export function createCheckoutActivities(
     async startCheckoutSubscription({
       subscriptionId,
       taskQueue,
-    }: {
-      subscriptionId: string;
-      taskQueue: string;
-    }): Promise<void> {
+    }: StartCheckoutSubscriptionInput): Promise<void> {
       await startSubscriptionWorkflow(temporal, subscriptionId, taskQueue);
     },
 
@@ -94,10 +110,7 @@ export function createCheckoutActivities(
     failCheckoutPayment({
       checkoutId,
       paymentError,
-    }: {
-      checkoutId: string;
-      paymentError: CheckoutPaymentError;
-    }): Promise<void> {
+    }: FailCheckoutPaymentInput): Promise<void> {
       return failCheckoutPayment(orm.em.fork(), checkoutId, paymentError, publicUrl);
     },
   };

@@ -9,7 +9,7 @@ import type { Client } from '@temporalio/client';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { startApiServer } from '../api/server.ts';
 import { checkoutCreateInput } from '../commerce/checkouts/schemas.ts';
-import { createCheckout } from '../commerce/checkouts/service.ts';
+import { createCheckout } from '../commerce/checkouts/create.ts';
 import {
   buy,
   buyerClient,

@@ -6,7 +6,7 @@ import { BenefitGrant, CustomerOAuthAccount } from '../../db/entities/index.ts';
 import { newId } from '../../db/ids.ts';
 import { benefitGrantWire } from '../benefits/schemas.ts';
 import { customerStateWire } from '../customers/schemas.ts';
-import { announceCustomerStateChange, getCustomerState } from '../customers/service.ts';
+import { announceCustomerStateChange, getCustomerState } from '../customers/state.ts';
 import { appendEvent } from '../outbox.ts';
 import { discordApi } from './discord.ts';
 import { grantDownloadables, revokeDownloadables } from './downloadables.ts';

@@ -7,7 +7,7 @@ import { loadRuntimeConfig } from '../../config/env.ts';
 import { Checkout, CustomerSession, DiscountRedemption, Payment } from '../../db/entities/index.ts';
 import { eventually } from '../../devstack/eventually.ts';
 import { stripeSignature } from '../../devstack/stripe-simulator.ts';
-import { workflowIds } from '../../workflows/ids.ts';
+import { workflowIds } from '../../processes/workflow-ids.ts';
 import {
   buy,
   buyerClient,
@@ -17,7 +17,7 @@ import {
   testCards,
 } from '../orders/testing.ts';
 import { callV1, createSeller, type Seller, startCommerceApi, type TestApi } from '../testing.ts';
-import { expireCheckout } from './service.ts';
+import { expireCheckout } from './outcomes.ts';
 
 /**
  * Attacks on the public checkout: a stranger holding a checkout's client secret must not reach an

@@ -15,7 +15,7 @@ import {
   OutboxEvent,
   Subscription,
 } from '../../db/entities/index.ts';
-import { workflowIds } from '../../workflows/ids.ts';
+import { workflowIds } from '../../processes/workflow-ids.ts';
 import {
   callV1,
   createSeller,
@@ -24,8 +24,10 @@ import {
   startCommerceApi,
   type TestApi,
 } from '../testing.ts';
+import { confirmCheckout } from './confirm.ts';
+import { clientSecretPrefix, createCheckout } from './create.ts';
+import { expireCheckout } from './outcomes.ts';
 import { checkoutCreateInput } from './schemas.ts';
-import { clientSecretPrefix, confirmCheckout, createCheckout, expireCheckout } from './service.ts';
 
 /** The 422 locations of a refused SDK call. */
 async function refusedAt(call: Promise<unknown>): Promise<(string | number)[][]> {

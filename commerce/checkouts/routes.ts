@@ -4,11 +4,10 @@ import { z } from 'zod';
 import type { AppDependencies } from '../../api/dependencies.ts';
 import { parseBody, parseQuery } from '../../api/validation.ts';
 import { checkoutStatuses } from '../../db/entities/checkout.ts';
-import type { Checkout } from '../../db/entities/index.ts';
 import { refusalFromWorkflowFailure } from '../../processes/activity-errors.ts';
-import { taskQueues } from '../../temporal/task-queues.ts';
-import { checkout as checkoutWorkflow, confirmCheckoutUpdate } from '../../workflows/checkout.ts';
-import { workflowIds } from '../../workflows/ids.ts';
+import { confirmCheckoutUpdate } from '../../processes/checkout.ts';
+import { startCheckout } from '../../processes/starters.ts';
+import { workflowIds } from '../../processes/workflow-ids.ts';
 import { callerOf, scope } from '../http/caller.ts';
 import {
   listPage,
@@ -19,28 +18,21 @@ import {
   readSorting,
 } from '../http/listing.ts';
 import { publicRateLimit } from '../http/rate-limits.ts';
-import { parseCreateBody, readIdParam } from '../http/wire.ts';
+import { parseCreateBody, readIdParam } from '../http/request.ts';
+import { buyerSessionToken } from './buyer.ts';
+import { confirmableCheckout } from './confirm.ts';
+import { type CheckoutSettings, createCheckout, createCheckoutFromLink } from './create.ts';
+import { getCheckout, getCheckoutByClientSecret, listCheckouts } from './reads.ts';
 import {
+  type CheckoutConfirmation,
   checkoutConfirmInput,
   checkoutCreateInput,
   checkoutSortFields,
   checkoutUpdateInput,
   checkoutUpdatePublicInput,
 } from './schemas.ts';
-import {
-  assertConfirmable,
-  buyerSessionToken,
-  type CheckoutSettings,
-  createCheckout,
-  createCheckoutFromLink,
-  getCheckout,
-  getCheckoutByClientSecret,
-  listCheckouts,
-  serializeCheckoutPublic,
-  serializeCheckouts,
-  updateCheckout,
-  updateCheckoutPublic,
-} from './service.ts';
+import { updateCheckout, updateCheckoutPublic } from './updates.ts';
+import { serializeCheckout, serializeCheckoutPublic, serializeCheckouts } from './views.ts';
 
 const listQuery = z.object({ query: z.string().trim().optional() }).loose();
 const statusFilter = z.enum(checkoutStatuses);
@@ -63,17 +55,8 @@ export function checkoutRoutes(dependencies: AppDependencies): Router {
     publicUrl,
     ttlSeconds: config.checkouts.ttlSeconds,
     startWorkflow: ({ id, expiresAt }) =>
-      temporal.workflow.start(checkoutWorkflow, {
-        workflowId: workflowIds.checkout(id),
-        taskQueue: taskQueues.main,
-        args: [{ checkoutId: id, expiresAt: expiresAt.toISOString() }],
-      }),
+      startCheckout(temporal, { checkoutId: id, expiresAt: expiresAt.toISOString() }),
   };
-  const serializeOne = async (checkout: Checkout) => {
-    const [wire] = await serializeCheckouts(orm.em, [checkout], publicUrl);
-    return wire;
-  };
-
   router.get(['/v1/checkouts/', '/v1/checkouts'], scope('checkouts:read'), async (ctx) => {
     const caller = callerOf(ctx);
     const { query } = parseQuery(ctx, listQuery);
@@ -103,7 +86,8 @@ export function checkoutRoutes(dependencies: AppDependencies): Router {
 
   router.get('/v1/checkouts/:id', scope('checkouts:read'), async (ctx) => {
     const id = readIdParam(ctx);
-    ctx.body = await serializeOne(await getCheckout(orm.em, callerOf(ctx).organizationId, id));
+    const checkout = await getCheckout(orm.em, callerOf(ctx).organizationId, id);
+    ctx.body = await serializeCheckout(orm.em, checkout, publicUrl);
   });
 
   router.patch('/v1/checkouts/:id', scope('checkouts:write'), async (ctx) => {
@@ -135,9 +119,9 @@ export function checkoutRoutes(dependencies: AppDependencies): Router {
     async (ctx) => {
       parseBody(ctx, checkoutConfirmInput);
       const em = orm.em.fork();
-      const checkout = await getCheckoutByClientSecret(em, clientSecretOf(ctx));
-      assertConfirmable(checkout);
-      const body = (ctx.request.body ?? {}) as Record<string, unknown>;
+      const checkout = await confirmableCheckout(em, clientSecretOf(ctx));
+      // The body as received (validated above) crosses the workflow, as recorded histories hold it.
+      const body = (ctx.request.body ?? {}) as CheckoutConfirmation;
       try {
         await temporal.workflow
           .getHandle(workflowIds.checkout(checkout.id))

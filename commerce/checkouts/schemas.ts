@@ -7,10 +7,10 @@ import { metadataInput } from '../../domain/metadata.ts';
 import { checkoutLinkProductWire } from '../checkout-links/schemas.ts';
 import { addressWire } from '../customers/schemas.ts';
 import type { discountBaseWire } from '../discounts/schemas.ts';
-import { isoDateTime, isoDateTimeOrNull } from '../http/wire.ts';
 import type { OrganizationWire } from '../organizations/schemas.ts';
 import type { PriceWire } from '../products/schemas.ts';
 import type { ProductWire } from '../products/service.ts';
+import { isoDateTime, isoDateTimeOrNull } from '../wire.ts';
 
 export const checkoutSortFields = ['created_at', 'expires_at', 'status'] as const;
 
@@ -75,6 +75,11 @@ export const checkoutConfirmInput = checkoutUpdatePublicInput.extend({
   confirmation_token_id: z.string().trim().min(1).nullish(),
 });
 export type CheckoutConfirmInput = z.infer<typeof checkoutConfirmInput>;
+/**
+ * The confirm request's body as the route received and validated it: it crosses the checkout
+ * workflow as this JSON (recorded histories hold it so) and is parsed where it is applied.
+ */
+export type CheckoutConfirmation = z.input<typeof checkoutConfirmInput>;
 
 /** What the seller may change through the API (Polar's `CheckoutUpdate`). */
 export const checkoutUpdateInput = z.object({

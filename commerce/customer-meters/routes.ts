@@ -2,14 +2,9 @@ import Router from '@koa/router';
 import type { AppDependencies } from '../../api/dependencies.ts';
 import { callerOf, scope } from '../http/caller.ts';
 import { listPage, queryValues, readPage, readQueryIds, readSorting } from '../http/listing.ts';
-import { readIdParam } from '../http/wire.ts';
-import { customerMeterSortFields, customerMeterWire } from './schemas.ts';
-import {
-  type CustomerMeterRow,
-  embeddedOf,
-  getCustomerMeter,
-  listCustomerMeters,
-} from './service.ts';
+import { readIdParam } from '../http/request.ts';
+import { type CustomerMeterRow, customerMeterSortFields, customerMeterWire } from './schemas.ts';
+import { embeddedOf, getCustomerMeter, listCustomerMeters } from './service.ts';
 
 /** /v1/customer-meters: each customer's consumed and credited units and balance per meter. */
 export function customerMeterRoutes({ orm }: AppDependencies): Router {

@@ -1,8 +1,7 @@
 import type { Customer, Meter } from '../../db/entities/index.ts';
 import { customerWire } from '../customers/schemas.ts';
-import { isoDateTime, isoDateTimeOrNull } from '../http/wire.ts';
 import { meterWire } from '../meters/schemas.ts';
-import type { CustomerMeterRow } from './service.ts';
+import { isoDateTime, isoDateTimeOrNull } from '../wire.ts';
 
 export const customerMeterSortFields = [
   'created_at',
@@ -16,6 +15,18 @@ export const customerMeterSortFields = [
   'balance',
 ] as const;
 export type CustomerMeterSortField = (typeof customerMeterSortFields)[number];
+
+/** A customer meter as read for /v1: decimals as exact text. */
+export interface CustomerMeterRow {
+  id: string;
+  created_at: string;
+  modified_at: string | null;
+  customer_id: string;
+  meter_id: string;
+  consumed_units: string;
+  credited_units: number;
+  balance: string;
+}
 
 /**
  * A customer's standing on a meter as /v1 answers it (Polar's `CustomerMeter`): units are JSON

@@ -1,9 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Metadata } from '../../db/entities/columns.ts';
 import { Customer, Meter } from '../../db/entities/index.ts';
+import { newId } from '../../db/ids.ts';
+import type { Page, SortCriterion } from '../../db/listing.ts';
 import { meterAggregationToSql, meterFilterToSql } from '../../db/meter-filter-sql.ts';
 import { executeBound } from '../../db/sql.ts';
-import { newId } from '../../db/ids.ts';
 import {
   type MeterAggregation,
   type MeterEvent,
@@ -12,11 +13,10 @@ import {
   operandOf,
 } from '../../domain/meter-filter.ts';
 import { customerStateWire } from '../customers/schemas.ts';
-import { announceCustomerStateChange, getCustomerState } from '../customers/service.ts';
+import { announceCustomerStateChange, getCustomerState } from '../customers/state.ts';
 import { resourceNotFound } from '../errors.ts';
-import type { Page, SortCriterion } from '../http/listing.ts';
 import { appendEvent } from '../outbox.ts';
-import type { CustomerMeterSortField } from './schemas.ts';
+import type { CustomerMeterRow, CustomerMeterSortField } from './schemas.ts';
 
 /** A customer meter's units as the database holds them: decimals as exact text. */
 export interface CustomerMeterUnits {
@@ -533,18 +533,6 @@ export async function attachPendingEvents(
     organizationId,
     attached.map((row) => ({ ...row, timestamp: new Date(row.timestamp), customerId })),
   );
-}
-
-/** A customer meter as read for /v1: decimals as exact text. */
-export interface CustomerMeterRow {
-  id: string;
-  created_at: string;
-  modified_at: string | null;
-  customer_id: string;
-  meter_id: string;
-  consumed_units: string;
-  credited_units: number;
-  balance: string;
 }
 
 export interface CustomerMeterListFilter {

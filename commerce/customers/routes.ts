@@ -2,10 +2,10 @@ import { Readable } from 'node:stream';
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { revokeGrantsOfDeleted } from '../../activities/benefit-grants.ts';
 import type { AppDependencies } from '../../api/dependencies.ts';
 import { parseBody, parseParams, parseQuery } from '../../api/validation.ts';
 import type { Customer } from '../../db/entities/index.ts';
+import { revokeGrantsOfDeleted } from '../../processes/benefit-grant-requests.ts';
 import { commerceError } from '../errors.ts';
 import { callerOf, scope } from '../http/caller.ts';
 import {
@@ -16,7 +16,7 @@ import {
   readSorting,
 } from '../http/listing.ts';
 import { ReadCache } from '../http/read-cache.ts';
-import { parseCreateBody, readIdParam } from '../http/wire.ts';
+import { parseCreateBody, readIdParam } from '../http/request.ts';
 import {
   customerCreateInput,
   customerListQuery,
@@ -27,15 +27,14 @@ import {
   customerWire,
 } from './schemas.ts';
 import {
-  type CustomerLookup,
   createCustomer,
   deleteCustomer,
   getCustomer,
-  getCustomerState,
   listCustomers,
   streamCustomers,
   updateCustomer,
 } from './service.ts';
+import { type CustomerLookup, getCustomerState } from './state.ts';
 
 const externalIdParam = z.object({ external_id: z.string().min(1) });
 

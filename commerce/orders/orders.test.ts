@@ -8,8 +8,8 @@ import { NotPaidOrder } from '@polar-sh/sdk/models/errors/notpaidorder.js';
 import { ResourceNotFound } from '@polar-sh/sdk/models/errors/resourcenotfound.js';
 import { SDKError } from '@polar-sh/sdk/models/errors/sdkerror.js';
 import { Order as OrderRow, Organization, OutboxEvent } from '../../db/entities/index.ts';
+import { completeCheckout } from '../checkouts/outcomes.ts';
 import { callV1, createSeller, type Seller, startCommerceApi, type TestApi } from '../testing.ts';
-import { completeCheckout } from './service.ts';
 import { buy } from './testing.ts';
 
 describe('orders (/v1/orders)', () => {

@@ -5,7 +5,7 @@ import { invalidField } from '../../core/errors.ts';
 import { Order, Payment, Refund } from '../../db/entities/index.ts';
 import type { RefundStatus } from '../../db/entities/refund.ts';
 import type { RefundOutcome, StripeRefundStatus } from '../../workflows/refund.ts';
-import { announceCustomerStateChange } from '../customers/service.ts';
+import { announceCustomerStateChange } from '../customers/state.ts';
 import { commerceError, resourceNotFound } from '../errors.ts';
 import { orderBy, type Page, type SortCriterion } from '../http/listing.ts';
 import { serializeOrders } from '../orders/service.ts';

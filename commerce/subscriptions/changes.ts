@@ -26,7 +26,7 @@ import type {
   SubscriptionChangeResult,
   SubscriptionSchedule,
 } from '../../workflows/subscription-messages.ts';
-import { announceCustomerStateChange } from '../customers/service.ts';
+import { announceCustomerStateChange } from '../customers/state.ts';
 import { commerceError, resourceNotFound } from '../errors.ts';
 import { nextInvoiceNumber, serializeOrders } from '../orders/service.ts';
 import { appendEvent, type CommerceEventType } from '../outbox.ts';

@@ -18,7 +18,7 @@ import type {
   SubscriptionChangeResult,
   SubscriptionSchedule,
 } from '../../workflows/subscription-messages.ts';
-import { announceCustomerStateChange } from '../customers/service.ts';
+import { announceCustomerStateChange } from '../customers/state.ts';
 import { type OrderWire, orderWire } from '../orders/schemas.ts';
 import { type InvoiceCounterRow, invoiceNumberOf, serializeOrders } from '../orders/service.ts';
 import { appendEvent } from '../outbox.ts';

@@ -1,0 +1,173 @@
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { RequestValidationError, type ValidationIssue } from '../../core/errors.ts';
+import { Checkout, type Customer } from '../../db/entities/index.ts';
+import { missingAddressFields } from '../../domain/checkout-amounts.ts';
+import { checkCustomFieldData } from '../../domain/custom-field-values.ts';
+import { invalidFields, resourceNotFound } from '../errors.ts';
+import type { ProductWire } from '../products/service.ts';
+import { assertMaySubscribe, assignCustomer } from './buyer.ts';
+import { attachedFieldRules, issue } from './changes.ts';
+import { redeemDiscount } from './discounts.ts';
+import { applyChanges, chosenAmountOf } from './pricing.ts';
+import { findCheckoutByClientSecret } from './reads.ts';
+import {
+  type CheckoutConfirmation,
+  type CheckoutConfirmInput,
+  checkoutConfirmInput,
+} from './schemas.ts';
+import { assertConfirmable } from './status.ts';
+import { offeredProducts, recordChange, termsOf } from './views.ts';
+
+/** What the workflow goes on with after a confirm. */
+export interface ConfirmedCheckout {
+  checkoutId: string;
+  organizationId: string;
+  customerId: string;
+  productId: string;
+  productPriceId: string;
+  discountId: string | null;
+  amount: number;
+  discountAmount: number;
+  netAmount: number;
+  totalAmount: number;
+  currency: string;
+  /** Something to pay now: charge `totalAmount`. */
+  isPaymentRequired: boolean;
+  /** A recurring product that is not free: keep the payment method for renewals. */
+  isPaymentSetupRequired: boolean;
+  isRecurring: boolean;
+  confirmationTokenId: string | null;
+}
+
+/**
+ * The checkout a buyer asks to confirm, by its secret, refused before the request reaches its
+ * workflow (which may have ended) when it can no longer be: unknown 404, expired 410, otherwise
+ * not confirmable 403. The confirm itself decides again under the row lock (see confirmCheckout).
+ */
+export async function confirmableCheckout(
+  em: EntityManager,
+  clientSecret: string,
+): Promise<Checkout> {
+  const checkout = await findCheckoutByClientSecret(em, clientSecret);
+  assertConfirmable(checkout);
+  return checkout;
+}
+
+/** What the workflow needs of a confirmed checkout. */
+function confirmedResult(
+  checkout: Checkout,
+  product: ProductWire,
+  input: CheckoutConfirmInput,
+): ConfirmedCheckout {
+  const { flags } = termsOf(checkout, product, new Date());
+  return {
+    checkoutId: checkout.id,
+    organizationId: checkout.organization.id,
+    customerId: (checkout.customer as Customer).id,
+    productId: checkout.product.id,
+    productPriceId: checkout.productPrice.id,
+    discountId: checkout.discount?.id ?? null,
+    amount: checkout.amount,
+    discountAmount: checkout.discountAmount,
+    netAmount: checkout.netAmount,
+    totalAmount: checkout.totalAmount,
+    currency: checkout.currency,
+    isPaymentRequired: flags.isPaymentRequired,
+    isPaymentSetupRequired: flags.isPaymentSetupRequired,
+    isRecurring: product.is_recurring,
+    confirmationTokenId: input.confirmation_token_id ?? null,
+  };
+}
+
+/** What confirm refuses to go on without, each at its field. */
+function confirmIssues(
+  checkout: Checkout,
+  product: ProductWire,
+  input: CheckoutConfirmInput,
+): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  const missing = (field: string, msg = 'Field required') =>
+    issues.push(issue(['body', field], msg, 'missing'));
+  if (!checkout.customerEmail) missing('customer_email');
+  const { flags, fields } = termsOf(checkout, product, new Date());
+  if (flags.isPaymentFormRequired) {
+    if (!checkout.customerName) missing('customer_name');
+    const address = checkout.customerBillingAddress;
+    if (!address) missing('customer_billing_address');
+    else {
+      for (const field of missingAddressFields(fields, address)) {
+        issues.push(
+          issue(['body', 'customer_billing_address', field], 'Field required', 'missing'),
+        );
+      }
+    }
+    if (!input.confirmation_token_id) {
+      missing('confirmation_token_id', 'Confirmation token is required.');
+    }
+  }
+  const checked = checkCustomFieldData(attachedFieldRules(product), checkout.customFieldData);
+  for (const refused of checked.issues) {
+    issues.push(issue(['body', 'custom_field_data', refused.slug], refused.message, 'missing'));
+  }
+  return issues;
+}
+
+/** The confirm body, parsed as the route parsed it (it crossed the workflow as plain JSON). */
+function parseConfirmation(confirmation: CheckoutConfirmation): CheckoutConfirmInput {
+  const parsed = checkoutConfirmInput.safeParse(confirmation);
+  if (!parsed.success) throw RequestValidationError.fromZod('body', parsed.error.issues);
+  return parsed.data;
+}
+
+/**
+ * THE confirm of a checkout, one transaction: the row locked; only an open checkout, or one
+ * whose payment failed (the buyer retries), may be confirmed; the buyer's last changes
+ * (`confirmation`, the confirm request's body) applied and everything confirm needs checked
+ * (422s at their fields, nothing written); the customer matched or created; the discount
+ * redeemed once; the checkout `confirmed` with `checkout.updated`. `confirmId` names this
+ * confirm: running it again after it succeeded answers the same result and changes nothing,
+ * while another confirm of a confirmed checkout is refused.
+ */
+export function confirmCheckout(
+  em: EntityManager,
+  checkoutId: string,
+  confirmation: CheckoutConfirmation,
+  confirmId: string,
+  publicUrl: string,
+): Promise<ConfirmedCheckout> {
+  const input = parseConfirmation(confirmation);
+  return em.transactional(async (tx) => {
+    const checkout = await tx.findOne(
+      Checkout,
+      { id: checkoutId },
+      { lockMode: LockMode.PESSIMISTIC_WRITE },
+    );
+    if (!checkout) throw resourceNotFound('Checkout not found');
+    const offer = await offeredProducts(tx, checkout.productIds, publicUrl);
+    if (checkout.confirmationId === confirmId && checkout.customer) {
+      return confirmedResult(checkout, offer.get(checkout.product.id) as ProductWire, input);
+    }
+    // Decided here, under the lock: of two confirms at once, the second finds the first's.
+    assertConfirmable(checkout);
+
+    const { confirmation_token_id: _, ...changes } = input;
+    await applyChanges(tx, checkout, changes, offer, {
+      chosenAmount: await chosenAmountOf(tx, checkout),
+      confirming: true,
+    });
+    const product = offer.get(checkout.product.id) as ProductWire;
+    const issues = confirmIssues(checkout, product, input);
+    if (issues.length) throw invalidFields(issues);
+
+    await assignCustomer(tx, checkout);
+    await assertMaySubscribe(tx, checkout, product);
+    await redeemDiscount(tx, checkout, input.discount_code ? 'discount_code' : 'discount_id');
+    checkout.status = 'confirmed';
+    checkout.confirmedAt = new Date();
+    checkout.confirmationId = confirmId;
+    checkout.paymentError = null;
+    await recordChange(tx, checkout, 'checkout.updated', publicUrl, offer);
+    return confirmedResult(checkout, product, input);
+  });
+}

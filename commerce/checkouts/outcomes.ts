@@ -1,0 +1,194 @@
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { CheckoutPaymentError } from '../../db/entities/checkout.ts';
+import { Checkout, Order, OrderItem, Payment, type Subscription } from '../../db/entities/index.ts';
+import { announceCustomerStateChange } from '../customers/state.ts';
+import { orderWire } from '../orders/schemas.ts';
+import { nextInvoiceNumber } from '../orders/service.ts';
+import { appendEvent } from '../outbox.ts';
+import { startSubscriptionFromCheckout } from '../subscriptions/service.ts';
+import { releaseDiscountRedemption } from './discounts.ts';
+import { offeredProducts, recordChange, serializeCheckout } from './views.ts';
+
+/** The checkout a workflow step changes, locked for the caller's transaction. */
+const lockedCheckout = (tx: EntityManager, checkoutId: string) =>
+  tx.findOneOrFail(Checkout, { id: checkoutId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+
+/** A succeeded checkout: its order, and what the benefit grants need. */
+export interface CompletedCheckout {
+  organizationId: string;
+  customerId: string;
+  productId: string;
+  orderId: string;
+  subscriptionId: string | null;
+}
+
+const completed = (order: Order): CompletedCheckout => ({
+  organizationId: order.organization.id,
+  customerId: order.customer.id,
+  productId: order.product.id,
+  orderId: order.id,
+  subscriptionId: order.subscription?.id ?? null,
+});
+
+/**
+ * The paid order of a confirmed checkout, with its item, the checkout's amounts (nothing for a
+ * trial, until the first renewal) and billing details, and the organization's next invoice
+ * number: from then until the commit the organization's row is locked.
+ */
+async function createOrderOf(
+  tx: EntityManager,
+  checkout: Checkout,
+  subscription: Subscription | null,
+) {
+  const trialing = subscription?.status === 'trialing';
+  const amounts = trialing
+    ? { subtotal: 0, discount: 0, net: 0, tax: 0, total: 0 }
+    : {
+        subtotal: checkout.amount,
+        discount: checkout.discountAmount,
+        net: checkout.netAmount,
+        tax: checkout.taxAmount ?? 0,
+        total: checkout.totalAmount,
+      };
+  const organizationId = checkout.organization.id;
+  const order = tx.create(Order, {
+    organization: organizationId,
+    customer: checkout.customer as NonNullable<Checkout['customer']>,
+    product: checkout.product,
+    discount: checkout.discount ?? null,
+    subscription,
+    checkoutId: checkout.id,
+    status: 'paid',
+    billingReason: subscription ? 'subscription_create' : 'purchase',
+    subtotalAmount: amounts.subtotal,
+    discountAmount: amounts.discount,
+    netAmount: amounts.net,
+    taxAmount: amounts.tax,
+    totalAmount: amounts.total,
+    currency: checkout.currency,
+    billingName: checkout.customerBillingName ?? checkout.customerName ?? null,
+    billingAddress: checkout.customerBillingAddress ?? null,
+    invoiceNumber: await nextInvoiceNumber(tx, organizationId),
+    metadata: checkout.metadata,
+    customFieldData: checkout.customFieldData,
+  });
+  const item = tx.create(OrderItem, {
+    order,
+    label: trialing ? `${checkout.product.name} (trial)` : checkout.product.name,
+    amount: amounts.subtotal,
+    taxAmount: amounts.tax,
+    productPrice: checkout.productPrice,
+  });
+  return { order, item };
+}
+
+/**
+ * A confirmed checkout paid (or owing nothing), made an order in one transaction: the paid order
+ * with its item and the checkout's amounts and billing details, its invoice number, the payment
+ * linked to it; for a recurring product the subscription with its first period, charged on
+ * `paymentMethodId` (the card the checkout saved) at renewal; the checkout succeeded. Records
+ * order.created, order.paid, checkout.updated (and the subscription's events). Run twice, the
+ * second run finds the order by its checkout and answers it.
+ */
+export function completeCheckout(
+  em: EntityManager,
+  checkoutId: string,
+  paymentId: string | null,
+  publicUrl: string,
+  paymentMethodId: string | null = null,
+): Promise<CompletedCheckout> {
+  return em.transactional(async (tx) => {
+    // Locked first: of two runs at once, the second waits and then finds the order.
+    const checkout = await lockedCheckout(tx, checkoutId);
+    // The order and the checkout's success are written together: a succeeded checkout has it.
+    if (checkout.status === 'succeeded' && checkout.order) {
+      return completed(await tx.findOneOrFail(Order, checkout.order.id));
+    }
+    if (checkout.status !== 'confirmed' || !checkout.customer) {
+      throw new Error(`checkout ${checkoutId} is ${checkout.status}, not confirmed`);
+    }
+    // What the order and the checkout's event show of them, read before the invoice number is
+    // taken: from then until the commit the organization's row is locked, and every checkout of
+    // the organization completing meanwhile waits for it.
+    await tx.populate(checkout, ['product', 'discount', 'customer', 'productPrice.meter']);
+    const offer = await offeredProducts(tx, checkout.productIds, publicUrl);
+    const organizationId = checkout.organization.id;
+    const recurring = checkout.product.recurringInterval != null;
+    const subscription = recurring
+      ? await startSubscriptionFromCheckout(tx, checkout, publicUrl)
+      : null;
+    if (subscription) subscription.stripePaymentMethodId = paymentMethodId;
+    const { order, item } = await createOrderOf(tx, checkout, subscription);
+    checkout.status = 'succeeded';
+    checkout.order = order;
+    checkout.subscription = subscription;
+    checkout.paymentError = null;
+    await tx.flush();
+    if (paymentId) {
+      await tx.nativeUpdate(Payment, { id: paymentId }, { order: order.id, status: 'succeeded' });
+    }
+    const wire = orderWire(order, [item]);
+    appendEvent(tx, organizationId, 'order.created', wire);
+    appendEvent(tx, organizationId, 'order.paid', wire);
+    appendEvent(
+      tx,
+      organizationId,
+      'checkout.updated',
+      await serializeCheckout(tx, checkout, publicUrl, offer),
+    );
+    if (subscription) await announceCustomerStateChange(tx, organizationId, checkout.customer.id);
+    return completed(order);
+  });
+}
+
+/**
+ * A declined (or abandoned) payment of a confirmed checkout: the checkout failed with the
+ * processor's message, which its buyer may confirm again, and its discount redemption is given
+ * back (a confirm again redeems anew). Records checkout.updated; a checkout no longer confirmed
+ * (failed already, succeeded, expired) is left as it is.
+ */
+export function failCheckoutPayment(
+  em: EntityManager,
+  checkoutId: string,
+  paymentError: CheckoutPaymentError,
+  publicUrl: string,
+): Promise<void> {
+  return em.transactional(async (tx) => {
+    const checkout = await lockedCheckout(tx, checkoutId);
+    if (checkout.status !== 'confirmed') return;
+    checkout.status = 'failed';
+    checkout.paymentError = paymentError;
+    await releaseDiscountRedemption(tx, checkoutId);
+    await tx.flush();
+    appendEvent(
+      tx,
+      checkout.organization.id,
+      'checkout.updated',
+      await serializeCheckout(tx, checkout, publicUrl),
+    );
+  });
+}
+
+/**
+ * Expires an open checkout (its workflow's timer ran out), recording `checkout.updated`. A
+ * failed one stays failed, and gives back a redemption it still holds (failed before failures
+ * gave them back).
+ */
+export function expireCheckout(
+  em: EntityManager,
+  checkoutId: string,
+  publicUrl: string,
+): Promise<void> {
+  return em.transactional(async (tx) => {
+    const checkout = await tx.findOne(
+      Checkout,
+      { id: checkoutId },
+      { lockMode: LockMode.PESSIMISTIC_WRITE },
+    );
+    if (checkout?.status === 'failed') await releaseDiscountRedemption(tx, checkoutId);
+    if (checkout?.status !== 'open') return;
+    checkout.status = 'expired';
+    await recordChange(tx, checkout, 'checkout.updated', publicUrl);
+  });
+}
