@@ -6,10 +6,10 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { demoAccount } from '../accounts/demo-account.ts';
 import { setUpDemo } from '../commerce/demo.ts';
 import { type Config, ConfigurationError, loadConfig, projectRoot } from '../config/env.ts';
 import { migrateToLatest, openOrm } from '../db/orm.ts';
-import { demoAccount } from '../db/seed.ts';
 import { startApiProcess, startWorkerProcess } from '../devstack/app-processes.ts';
 import { buildDashboardIfStale } from '../devstack/dashboard.ts';
 import { startServices } from '../devstack/stack.ts';

@@ -1,7 +1,7 @@
 import type { Config } from '../config/env.ts';
-import { hashPassword } from '../domain/passwords.ts';
-import { Account, User } from './entities/index.ts';
-import type { Orm } from './orm.ts';
+import { Account, User } from '../db/entities/index.ts';
+import type { Orm } from '../db/orm.ts';
+import { hashPassword } from './passwords.ts';
 
 export const demoAccount = { email: 'demo@tollgate.local', password: 'tollgate-demo' } as const;
 
@@ -34,7 +34,7 @@ export async function seedDemoData(orm: Orm): Promise<void> {
 
 if (import.meta.main) {
   const { loadConfig } = await import('../config/env.ts');
-  const { openOrm } = await import('./orm.ts');
+  const { openOrm } = await import('../db/orm.ts');
   const config = loadConfig();
   if (!demoDataAllowed(config.env)) {
     console.error(`No demo data with NODE_ENV=${config.env}: it is made in development only`);
