@@ -244,26 +244,8 @@ interface Contribution {
 
 const pairKey = (customerId: string, meterId: string) => `${customerId}/${meterId}`;
 
-/**
- * Accounts stored user events (all of one organization, with a customer) to the meters they
- * match, inside the caller's transaction, in a fixed number of statements whatever the batch
- * size: one statement upserts the customer meters and the hourly rollups. Every meter is
- * evaluated once per event with the pure evaluator. Events falling in a billed period are counted
- * there as late usage (and answered) instead of in the customer meter; events before a meter's
- * last reset only in the rollups. Both upserts take their row locks in key order (customer
- * meters, then rollups), so concurrent batches of the same customers queue instead of
- * deadlocking. A balance crossing zero records `customer.state_changed`.
- */
-export async function recordUsage(
-  em: EntityManager,
-  organizationId: string,
-  events: UsageEventRow[],
-): Promise<LateUsage[]> {
-  if (events.length === 0) return [];
-  const meters = await em.execute<MeterRow[]>(
-    'select id, filter, aggregation from meters where organization_id = ?',
-    [organizationId],
-  );
+/** Each event's contribution to each meter whose filter it matches and whose aggregation reads it. */
+function contributionsOf(meters: MeterRow[], events: UsageEventRow[]): Contribution[] {
   const meterEvents: MeterEvent[] = events.map((event) => ({
     name: event.name,
     source: 'user',
@@ -280,8 +262,28 @@ export async function recordUsage(
       }
     });
   }
-  if (contributions.length === 0) return [];
+  return contributions;
+}
 
+/** A meter reset, or a billed period, of a customer meter the batch touches. */
+interface UsageBoundary {
+  kind: 'reset' | 'billed';
+  id: string;
+  customer_id: string;
+  meter_id: string;
+  start: string | Date;
+  end: string | Date | null;
+}
+
+/**
+ * What decides where usage goes (both rare): the resets since the batch's earliest event, and
+ * the periods already billed that end after it, of the customer meters the contributions touch.
+ */
+function usageBoundaries(
+  em: EntityManager,
+  contributions: Contribution[],
+  earliest: Date,
+): Promise<UsageBoundary[]> {
   const pairs = new Map<string, { customer_id: string; meter_id: string }>();
   for (const { meter, event } of contributions) {
     pairs.set(pairKey(event.customerId, meter.id), {
@@ -289,19 +291,7 @@ export async function recordUsage(
       meter_id: meter.id,
     });
   }
-  const now = new Date();
-  const earliest = new Date(
-    events.reduce((least, event) => Math.min(least, event.timestamp.getTime()), Infinity),
-  );
-  // What decides where usage goes: meters reset since, periods already billed (both rare).
-  const boundaries = await executeBound<{
-    kind: 'reset' | 'billed';
-    id: string;
-    customer_id: string;
-    meter_id: string;
-    start: string | Date;
-    end: string | Date | null;
-  }>(
+  return executeBound<UsageBoundary>(
     em,
     `with p as (select * from json_to_recordset($1::json) as p(customer_id uuid, meter_id uuid))
      select 'reset' as kind, cm.id, cm.customer_id, cm.meter_id, cm.reset_at as start, null as end
@@ -313,14 +303,28 @@ export async function recordUsage(
       where bp.period_end > $2`,
     [JSON.stringify([...pairs.values()]), earliest],
   );
+}
 
-  // Each contribution goes to the rollups; its `units` to the customer meter: the value (1 for
-  // `count`) for additive meters, 0 otherwise or when it belongs to a billed period or precedes
-  // the meter's last reset.
+/** A contribution as the upsert reads it: its hourly rollup, and the units its customer meter gets. */
+interface UsageRow {
+  meter_id: string;
+  customer_id: string;
+  hour: string;
+  value: number | null;
+  units: number;
+}
+
+/**
+ * Where each contribution goes. Each goes to the rollups; its `units` to the customer meter:
+ * the value (1 for `count`) for additive meters, 0 otherwise or when it belongs to a billed
+ * period (counted there as late usage) or precedes the meter's last reset. Non-additive meters
+ * are recomputed for the customers they name.
+ */
+function placeContributions(contributions: Contribution[], boundaries: UsageBoundary[]) {
   const late = new Map<string, LateUsage>();
   const recomputed = new Map<MeterRow, Set<string>>();
   const hours = new Map<number, string>();
-  const rows = contributions.map(({ meter, event, value }) => {
+  const rows = contributions.map(({ meter, event, value }): UsageRow => {
     const row = {
       meter_id: meter.id,
       customer_id: event.customerId,
@@ -362,16 +366,17 @@ export async function recordUsage(
     }
     return row;
   });
+  return { rows, late, recomputed };
+}
 
-  // One announcement for the whole organization (a batch may touch thousands of customers),
-  // sent before the upsert below: notifications go out at commit anyway, and every round trip
-  // after the upsert holds its row locks, for which concurrent batches of the same customers wait.
-  await announceCustomerStateChange(em, organizationId);
-
-  // One statement: the customer meters (created if new) get their units, then the rollups their
-  // events (a data-modifying CTE the main query does not read runs last), each ordered by key.
-  // Numbers travel as JSON text and are read as numeric: 0.1 stays exactly 0.1. The balance
-  // before is the balance after, less the units added.
+/**
+ * One statement: the customer meters (created if new) get their units, then the rollups their
+ * events (a data-modifying CTE the main query does not read runs last), each ordered by key.
+ * Numbers travel as JSON text and are read as numeric: 0.1 stays exactly 0.1. The balance
+ * before is the balance after, less the units added. Answers the customers whose balance
+ * crossed zero.
+ */
+async function upsertUsage(em: EntityManager, rows: UsageRow[], now: Date): Promise<Set<string>> {
   const balances = await executeBound<{
     customer_id: string;
     meter_id: string;
@@ -407,9 +412,43 @@ export async function recordUsage(
        from upserted u join d using (customer_id, meter_id)`,
     [JSON.stringify(rows), now],
   );
-  const crossed = new Set(
-    balances.filter((row) => row.before !== row.after).map((row) => row.customer_id),
+  return new Set(balances.filter((row) => row.before !== row.after).map((row) => row.customer_id));
+}
+
+/**
+ * Accounts stored user events (all of one organization, with a customer) to the meters they
+ * match, inside the caller's transaction, in a fixed number of statements whatever the batch
+ * size: one statement upserts the customer meters and the hourly rollups. Every meter is
+ * evaluated once per event with the pure evaluator. Events falling in a billed period are counted
+ * there as late usage (and answered) instead of in the customer meter; events before a meter's
+ * last reset only in the rollups. Both upserts take their row locks in key order (customer
+ * meters, then rollups), so concurrent batches of the same customers queue instead of
+ * deadlocking. A balance crossing zero records `customer.state_changed`.
+ */
+export async function recordUsage(
+  em: EntityManager,
+  organizationId: string,
+  events: UsageEventRow[],
+): Promise<LateUsage[]> {
+  if (events.length === 0) return [];
+  const meters = await em.execute<MeterRow[]>(
+    'select id, filter, aggregation from meters where organization_id = ?',
+    [organizationId],
   );
+  const contributions = contributionsOf(meters, events);
+  if (contributions.length === 0) return [];
+  const now = new Date();
+  const earliest = new Date(
+    events.reduce((least, event) => Math.min(least, event.timestamp.getTime()), Infinity),
+  );
+  const boundaries = await usageBoundaries(em, contributions, earliest);
+  const { rows, late, recomputed } = placeContributions(contributions, boundaries);
+
+  // One announcement for the whole organization (a batch may touch thousands of customers),
+  // sent before the upsert below: notifications go out at commit anyway, and every round trip
+  // after the upsert holds its row locks, for which concurrent batches of the same customers wait.
+  await announceCustomerStateChange(em, organizationId);
+  const crossed = await upsertUsage(em, rows, now);
   for (const [meter, customers] of recomputed) {
     const changed = await recomputeConsumedUnits(em, organizationId, meter, [...customers], now);
     for (const customerId of changed) crossed.add(customerId);
