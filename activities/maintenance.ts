@@ -1,7 +1,7 @@
 import { deleteAbandonedUploads } from '../commerce/files/service.ts';
-import type { FileStorage } from '../commerce/files/storage.ts';
 import { Session, Verification } from '../db/entities/index.ts';
 import type { Orm } from '../db/orm.ts';
+import type { FileStorage } from '../integrations/files/storage.ts';
 
 /**
  * Housekeeping of the account tables and of uploads. Deleting by cut-off is idempotent: a retry

@@ -7,6 +7,9 @@ import type { AppDependencies } from '../../api/dependencies.ts';
 import { parseBody, parseQuery } from '../../api/validation.ts';
 import { invalidField } from '../../core/errors.ts';
 import { customerOAuthPlatforms } from '../../db/entities/customer-access.ts';
+import { s3Storage } from '../../integrations/files/s3-storage.ts';
+import { localDiskStorage } from '../../integrations/files/storage.ts';
+import { fetchLinkedAccount, LinkFailed } from '../../integrations/oauth/account-links.ts';
 import {
   customerBenefitGrantWire,
   customerPortalCustomerWire,
@@ -14,20 +17,12 @@ import {
 import { customerOAuthAccounts } from '../customer-portal/service.ts';
 import { customerSession, sessionCustomerOf } from '../customer-sessions/auth.ts';
 import { notPermitted, resourceNotFound } from '../errors.ts';
-import { s3Storage } from '../files/s3-storage.ts';
 import { partUrlLifetimeMs } from '../files/service.ts';
-import { localDiskStorage } from '../files/storage.ts';
 import { listResource, readPage, readQueryIds } from '../http/listing.ts';
 import { publicRateLimit } from '../http/rate-limits.ts';
 import { readIdParam } from '../http/wire.ts';
 import { downloadUrl, downloadUrlLifetimeMs, readDownload, signDownload } from './downloads.ts';
-import {
-  fetchLinkedAccount,
-  LinkFailed,
-  linkAuthorizationUrl,
-  readLinkState,
-  saveLinkedAccount,
-} from './oauth-accounts.ts';
+import { linkAuthorizationUrl, readLinkState, saveLinkedAccount } from './oauth-accounts.ts';
 import { listCustomerDownloadables, recordDownload, updateCustomerBenefitGrant } from './portal.ts';
 import { customerBenefitGrantUpdateInput, customerDownloadableWire } from './schemas.ts';
 

@@ -4,13 +4,13 @@ import type { BenefitType } from '../../db/entities/benefit.ts';
 import type { CustomerOAuthPlatform } from '../../db/entities/customer-access.ts';
 import { BenefitGrant, CustomerOAuthAccount } from '../../db/entities/index.ts';
 import { newId } from '../../db/ids.ts';
+import { discordApi } from '../../integrations/discord/discord-api.ts';
+import { githubApi } from '../../integrations/github/github-api.ts';
 import { benefitGrantWire } from '../benefits/schemas.ts';
 import { customerStateWire } from '../customers/schemas.ts';
 import { announceCustomerStateChange, getCustomerState } from '../customers/state.ts';
 import { appendEvent } from '../outbox.ts';
-import { discordApi } from './discord.ts';
 import { grantDownloadables, revokeDownloadables } from './downloadables.ts';
-import { githubApi } from './github-repository.ts';
 import { grantLicenseKey, revokeLicenseKey, updateLicenseKeyLimits } from './license-keys.ts';
 import { creditMeter, renewMeterCredit, withdrawMeterCredit } from './meter-credit.ts';
 

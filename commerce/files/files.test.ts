@@ -14,9 +14,9 @@ import { ResourceNotFound } from '@polar-sh/sdk/models/errors/resourcenotfound.j
 import { startApiServer } from '../../api/server.ts';
 import { loadRuntimeConfig } from '../../config/env.ts';
 import { StoredFile } from '../../db/entities/index.ts';
+import { localDiskStorage, UploadRejected } from '../../integrations/files/storage.ts';
 import { callV1, createSeller, type Seller, type TestApi } from '../testing.ts';
 import { readPartGrant, signPartGrant } from './service.ts';
-import { localDiskStorage, UploadRejected } from './storage.ts';
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes);
 const md5 = (bytes: Buffer) => createHash('md5').update(bytes).digest();

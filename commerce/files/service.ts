@@ -5,13 +5,19 @@ import { invalidField } from '../../core/errors.ts';
 import { announceChange } from '../../db/change-notifications.ts';
 import { Organization, StoredFile } from '../../db/entities/index.ts';
 import type { FileService } from '../../db/entities/stored-file.ts';
-import { humanReadableSize, uploadPlanProblem } from '../../domain/files.ts';
 import { newId } from '../../db/ids.ts';
+import { humanReadableSize, uploadPlanProblem } from '../../domain/files.ts';
 import { readSignedToken, signToken } from '../../domain/signed-tokens.ts';
+import { s3Storage } from '../../integrations/files/s3-storage.ts';
+import {
+  type FileStorage,
+  localDiskStorage,
+  type PlannedPart,
+  UploadRejected,
+} from '../../integrations/files/storage.ts';
 import { notPermitted, resourceNotFound } from '../errors.ts';
 import type { Page } from '../http/listing.ts';
 import { isoDateTime } from '../http/wire.ts';
-import { s3Storage } from './s3-storage.ts';
 import {
   type FileCreateInput,
   type FileUpdateInput,
@@ -19,7 +25,6 @@ import {
   filesBaseUrl,
   type PartUploadTarget,
 } from './schemas.ts';
-import { type FileStorage, localDiskStorage, type PlannedPart, UploadRejected } from './storage.ts';
 
 /** How long a part's upload URL stays valid (Polar's presigned S3 URLs: one hour). */
 export const partUrlLifetimeMs = 60 * 60 * 1000;

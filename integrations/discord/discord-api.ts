@@ -1,5 +1,5 @@
 import type { BenefitIntegrationsConfig } from '../../config/env.ts';
-import { callIntegration, IntegrationError, integrationFailure } from './integration-errors.ts';
+import { callIntegration, IntegrationError, integrationFailure } from '../integration-errors.ts';
 
 export interface DiscordRoleGrant {
   guildId: string;

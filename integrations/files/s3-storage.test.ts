@@ -8,10 +8,10 @@ import { after, before, describe, it } from 'node:test';
 import type { FileUpload } from '@polar-sh/sdk/models/components/fileupload.js';
 import { HTTPValidationError } from '@polar-sh/sdk/models/errors/httpvalidationerror.js';
 import { startApiServer } from '../../api/server.ts';
+import { createSeller, type Seller, type TestApi } from '../../commerce/testing.ts';
 import { loadRuntimeConfig } from '../../config/env.ts';
 import { findFreePort, Supervisor, waitUntilReady } from '../../devstack/supervisor.ts';
 import { locateGoTool } from '../../devstack/tools.ts';
-import { createSeller, type Seller, type TestApi } from '../testing.ts';
 import { presignS3Url } from './sigv4.ts';
 
 const sha256Base64 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('base64');
