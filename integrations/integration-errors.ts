@@ -8,7 +8,7 @@ export class IntegrationError extends Error {
 
   constructor(service: 'Discord' | 'GitHub', message: string, status?: number) {
     super(message);
-    this.name = `${service}AppError`;
+    this.name = `${service}ApiError`;
     this.status = status;
   }
 }
