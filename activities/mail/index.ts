@@ -1,11 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { MailContent, Mailer } from '../../integrations/mail/transport.ts';
+import type { EmailMessage, Mailer } from '../../integrations/mail/transport.ts';
 
-export interface EmailMessage extends MailContent {
-  /** The caller's stable name for this mail, e.g. `verify-email:<token id>`. */
-  id: string;
-  to: string;
-}
+export type { EmailMessage };
 
 /**
  * The Message-ID of the mail `id` names: the same id always gives the same Message-ID. Hashed

@@ -8,6 +8,13 @@ export interface MailContent {
   html: string;
 }
 
+/** A mail to send, under the caller's stable name (its copies all carry one Message-ID). */
+export interface EmailMessage extends MailContent {
+  /** The caller's stable name for this mail, e.g. `verify-email:<token id>`. */
+  id: string;
+  to: string;
+}
+
 export interface OutgoingMail extends MailContent {
   to: string;
   /** `<unique@domain>`; without one, nodemailer makes a random one. */
