@@ -46,11 +46,76 @@ const discountRefusalMessages: Record<DiscountRefusal | 'unknown', string> = {
   product_not_applicable: 'This discount does not apply to this product.',
 };
 
+/** The discount the seller names by id (null removes it), for the product selected now. */
+async function applyDiscountId(
+  em: EntityManager,
+  checkout: Checkout,
+  discountId: string | null,
+  productId: string,
+): Promise<ValidationIssue[]> {
+  const found = discountId
+    ? await discountWithProducts(em, { id: discountId, organization: checkout.organization.id })
+    : null;
+  if (discountId && (!found || refusalOf(found, productId))) {
+    return [
+      issue(
+        ['body', 'discount_id'],
+        'Discount does not exist or is not applicable to this product.',
+      ),
+    ];
+  }
+  checkout.discount = found?.discount ?? null;
+  return [];
+}
+
+/** The discount the buyer names by its code (empty removes it), where codes are accepted. */
+async function applyDiscountCode(
+  em: EntityManager,
+  checkout: Checkout,
+  code: string | null,
+  productId: string,
+): Promise<ValidationIssue[]> {
+  if (!code) {
+    checkout.discount = null;
+    return [];
+  }
+  if (!checkout.allowDiscountCodes) {
+    return [issue(['body', 'discount_code'], 'Discount codes are not accepted in this checkout.')];
+  }
+  const found = await discountWithProducts(em, {
+    organization: checkout.organization.id,
+    code: { $ilike: escapeLike(code) },
+  });
+  const refusal = found ? refusalOf(found, productId) : 'unknown';
+  if (refusal) return [issue(['body', 'discount_code'], discountRefusalMessages[refusal])];
+  checkout.discount = found?.discount ?? null;
+  return [];
+}
+
+/**
+ * The discount kept from before: one not for the product selected now falls away, as in
+ * Polar; one that ended or ran out meanwhile is kept until confirm (`confirming`), which
+ * refuses it rather than charge the full price.
+ */
+async function checkKeptDiscount(
+  em: EntityManager,
+  checkout: Checkout,
+  discountId: string,
+  productId: string,
+  confirming: boolean,
+): Promise<ValidationIssue[]> {
+  const found = await discountWithProducts(em, { id: discountId });
+  const refusal = found ? refusalOf(found, productId) : 'product_not_applicable';
+  if (refusal === 'product_not_applicable') checkout.discount = null;
+  else if (refusal && confirming) {
+    return [issue(['body', 'discount_id'], discountRefusalMessages[refusal])];
+  }
+  return [];
+}
+
 /**
  * The discount: named by the seller, or by its code by the buyer, for the product selected now
- * (`productId`). A discount kept from before but not for that product falls away, as in Polar;
- * one that ended or ran out meanwhile is kept until confirm (`confirming`), which refuses it
- * rather than charge the full price.
+ * (`productId`); else the one kept from before, checked again.
  */
 export async function applyDiscountChanges(
   em: EntityManager,
@@ -59,53 +124,18 @@ export async function applyDiscountChanges(
   productId: string,
   confirming: boolean,
 ): Promise<ValidationIssue[]> {
-  const organizationId = checkout.organization.id;
   const issues: ValidationIssue[] = [];
   if (changes.discount_id !== undefined) {
-    const found = changes.discount_id
-      ? await discountWithProducts(em, { id: changes.discount_id, organization: organizationId })
-      : null;
-    const refusal = found && refusalOf(found, productId);
-    if (changes.discount_id && (!found || refusal)) {
-      issues.push(
-        issue(
-          ['body', 'discount_id'],
-          'Discount does not exist or is not applicable to this product.',
-        ),
-      );
-    } else {
-      checkout.discount = found?.discount ?? null;
-    }
+    issues.push(...(await applyDiscountId(em, checkout, changes.discount_id, productId)));
   }
   if (changes.discount_code !== undefined) {
-    const code = changes.discount_code;
-    if (!code) {
-      checkout.discount = null;
-    } else if (!checkout.allowDiscountCodes) {
-      issues.push(
-        issue(['body', 'discount_code'], 'Discount codes are not accepted in this checkout.'),
-      );
-    } else {
-      const found = await discountWithProducts(em, {
-        organization: organizationId,
-        code: { $ilike: escapeLike(code) },
-      });
-      const refusal = found ? refusalOf(found, productId) : 'unknown';
-      if (refusal) issues.push(issue(['body', 'discount_code'], discountRefusalMessages[refusal]));
-      else checkout.discount = found?.discount ?? null;
-    }
+    issues.push(...(await applyDiscountCode(em, checkout, changes.discount_code, productId)));
   }
-  if (
-    checkout.discount &&
-    changes.discount_id === undefined &&
-    changes.discount_code === undefined
-  ) {
-    const found = await discountWithProducts(em, { id: checkout.discount.id });
-    const refusal = found ? refusalOf(found, productId) : 'product_not_applicable';
-    if (refusal === 'product_not_applicable') checkout.discount = null;
-    else if (refusal && confirming) {
-      issues.push(issue(['body', 'discount_id'], discountRefusalMessages[refusal]));
-    }
+  const kept = changes.discount_id === undefined && changes.discount_code === undefined;
+  if (kept && checkout.discount) {
+    issues.push(
+      ...(await checkKeptDiscount(em, checkout, checkout.discount.id, productId, confirming)),
+    );
   }
   return issues;
 }
