@@ -1,7 +1,7 @@
 import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { invitationJson, memberJson } from '../api/auth/organization/context.ts';
-import { requireRoomForMember } from '../api/auth/organization/limits.ts';
+import { invitationJson, memberJson } from '../accounts/organization/context.ts';
+import { requireRoomForMember } from '../accounts/organization/limits.ts';
 import { AppError } from '../core/errors.ts';
 import { Invitation, Member, TeamMember, User } from '../db/entities/index.ts';
 import type { Orm } from '../db/orm.ts';

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { organizationMessages } from '../accounts/organization/errors.ts';
 import { Invitation, Member, User } from '../db/entities/index.ts';
 import { extractLinks, waitForMail } from '../integrations/mail/testing.ts';
-import { organizationMessages } from './auth/organization/errors.ts';
 import { dashboardBrowserSuite, ownerPage, screenshotsDir } from './browser-testing.ts';
 
 const password = 'correct horse battery';

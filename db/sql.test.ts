@@ -53,7 +53,7 @@ const skippedFolders = new Set([
  * entry names the expression exactly as written and why it cannot carry input.
  */
 const allowed: Record<string, Record<string, string>> = {
-  'api/auth/organization/limits.ts': {
+  'accounts/organization/limits.ts': {
     table: 'one of the table names of `limitedTables`, chosen by the code',
   },
   'commerce/workflows/service.ts': {

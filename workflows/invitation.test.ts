@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from '@temporalio/client';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { organizationMessages } from '../api/auth/organization/errors.ts';
+import { organizationMessages } from '../accounts/organization/errors.ts';
 import { browserAuthClient } from '../api/auth/testing.ts';
 import { startApiServer } from '../api/server.ts';
 import { loadRuntimeConfig } from '../config/env.ts';

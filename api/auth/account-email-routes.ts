@@ -1,17 +1,17 @@
 import Router from '@koa/router';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { z } from 'zod';
+import { type AuthMessage, authError } from '../../accounts/errors.ts';
+import { findUserByEmail, signedInUserJson } from '../../accounts/sessions.ts';
+import type { AuthSettings } from '../../accounts/settings.ts';
+import { findToken } from '../../accounts/verification-tokens.ts';
 import type { User } from '../../db/entities/index.ts';
 import type { AppDependencies } from '../dependencies.ts';
 import { parseBody, parseQuery } from '../validation.ts';
 import { checkCallbackURL, redirect, withError } from './account-redirects.ts';
 import { afterAnswering } from './after-answer.ts';
 import { authMails, emailVerificationSubject } from './auth-mail.ts';
-import { type AuthMessage, authError } from './errors.ts';
 import { reissueSessionCookies, requireSignedIn, signedInOrNull } from './session-context.ts';
-import { findUserByEmail, signedInUserJson } from './sessions.ts';
-import type { AuthSettings } from './settings.ts';
-import { findToken } from './verification-tokens.ts';
 
 const sendVerificationBody = z.object({
   email: z.email(),

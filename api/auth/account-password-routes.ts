@@ -1,19 +1,19 @@
 import Router from '@koa/router';
 import { z } from 'zod';
+import { authError } from '../../accounts/errors.ts';
+import { hashPassword, verifyPassword } from '../../accounts/passwords.ts';
+import { createSession, findUserByEmail, signedInUserJson } from '../../accounts/sessions.ts';
+import type { AuthSettings } from '../../accounts/settings.ts';
+import { checkPasswordLength, findCredential, storePassword } from '../../accounts/users.ts';
+import { consumeToken, findToken } from '../../accounts/verification-tokens.ts';
 import { Account, Session, User } from '../../db/entities/index.ts';
-import { hashPassword, verifyPassword } from '../../domain/passwords.ts';
 import type { AppDependencies } from '../dependencies.ts';
 import { parseBody, parseQuery } from '../validation.ts';
 import { checkCallbackURL, redirect } from './account-redirects.ts';
 import { afterAnswering } from './after-answer.ts';
 import { authBaseUrl, authMails } from './auth-mail.ts';
 import { setSessionCookies } from './cookies.ts';
-import { authError } from './errors.ts';
 import { isShortLivedSession, requireSignedIn } from './session-context.ts';
-import { createSession, findUserByEmail, signedInUserJson } from './sessions.ts';
-import type { AuthSettings } from './settings.ts';
-import { checkPasswordLength, findCredential, storePassword } from './users.ts';
-import { consumeToken, findToken } from './verification-tokens.ts';
 
 const requestResetBody = z.object({
   email: z.email(),

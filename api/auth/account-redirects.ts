@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { authError } from './errors.ts';
+import { authError } from '../../accounts/errors.ts';
 import { isAllowedRedirect } from './origins.ts';
 
 /**

@@ -1,9 +1,14 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { z } from 'zod';
+import { authError } from '../../accounts/errors.ts';
+import { verifyPassword } from '../../accounts/passwords.ts';
+import type { SignedIn } from '../../accounts/sessions.ts';
+import type { AuthSettings } from '../../accounts/settings.ts';
+import { findCredential } from '../../accounts/users.ts';
+import { consumeToken } from '../../accounts/verification-tokens.ts';
 import { revokeTokensOfCreator } from '../../commerce/access-tokens/service.ts';
 import { User } from '../../db/entities/index.ts';
-import { verifyPassword } from '../../domain/passwords.ts';
 import type { AppDependencies } from '../dependencies.ts';
 import { parseBody, parseQuery } from '../validation.ts';
 import { accountEmailRoutes } from './account-email-routes.ts';
@@ -11,11 +16,7 @@ import { accountPasswordRoutes } from './account-password-routes.ts';
 import { checkCallbackURL, redirect } from './account-redirects.ts';
 import { authMails } from './auth-mail.ts';
 import { clearSessionCookies } from './cookies.ts';
-import { authError } from './errors.ts';
-import { requireSignedIn, type SignedIn, signedInOrNull } from './session-context.ts';
-import type { AuthSettings } from './settings.ts';
-import { findCredential } from './users.ts';
-import { consumeToken } from './verification-tokens.ts';
+import { requireSignedIn, signedInOrNull } from './session-context.ts';
 
 const deleteUserBody = z.object({
   callbackURL: z.string().optional(),

@@ -3,18 +3,30 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { revokeTokensOfCreator } from '../../commerce/access-tokens/service.ts';
-import { Session, User } from '../../db/entities/index.ts';
-import { hashPassword } from '../../domain/passwords.ts';
-import type { AppDependencies } from '../dependencies.ts';
-import { parseBody, parseQuery } from '../validation.ts';
 import {
   defaultRole,
   hasAdminPermission,
   joinRoles,
   type PermissionRequest,
   rolesExist,
-} from './admin-permissions.ts';
+} from '../../accounts/admin-permissions.ts';
+import { type AuthMessage, authError, bannedUserError } from '../../accounts/errors.ts';
+import { hashPassword } from '../../accounts/passwords.ts';
+import { sessionIdFromToken } from '../../accounts/session-token.ts';
+import {
+  createSession,
+  findActiveSession,
+  isBanned,
+  type SignedIn,
+  sessionJson,
+  userJson,
+} from '../../accounts/sessions.ts';
+import type { AuthSettings } from '../../accounts/settings.ts';
+import { checkPasswordLength, createUser, storePassword } from '../../accounts/users.ts';
+import { revokeTokensOfCreator } from '../../commerce/access-tokens/service.ts';
+import { Session, User } from '../../db/entities/index.ts';
+import type { AppDependencies } from '../dependencies.ts';
+import { parseBody, parseQuery } from '../validation.ts';
 import {
   clearSessionCookies,
   cookieName,
@@ -25,12 +37,7 @@ import {
   signCookieValue,
   verifySignedCookie,
 } from './cookies.ts';
-import { type AuthMessage, authError, bannedUserError } from './errors.ts';
-import { isShortLivedSession, requireSignedIn, type SignedIn } from './session-context.ts';
-import { sessionIdFromToken } from './session-token.ts';
-import { createSession, findActiveSession, isBanned, sessionJson, userJson } from './sessions.ts';
-import type { AuthSettings } from './settings.ts';
-import { checkPasswordLength, createUser, storePassword } from './users.ts';
+import { isShortLivedSession, requireSignedIn } from './session-context.ts';
 
 const isEmail = (value: unknown): value is string => z.email().max(255).safeParse(value).success;
 

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { hasAdminPermission } from '../../accounts/admin-permissions.ts';
+import { authMessages } from '../../accounts/errors.ts';
 import { loadRuntimeConfig } from '../../config/env.ts';
 import { Account, Session, User } from '../../db/entities/index.ts';
 import { roleGrants } from '../../domain/permissions.ts';
 import { startApiServer } from '../server.ts';
 import { startTestApi } from '../testing.ts';
-import { hasAdminPermission } from './admin-permissions.ts';
-import { authMessages } from './errors.ts';
 import { browserAuthClient, CookieJar } from './testing.ts';
 
 const password = 'correct horse battery';

@@ -1,10 +1,6 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { ApiKey, type User } from '../../db/entities/index.ts';
-import { isUuid } from '../../domain/ids.ts';
-import type { AppDependencies } from '../dependencies.ts';
-import { parseBody, parseQuery } from '../validation.ts';
 import {
   ApiKeyRefusal,
   apiKeyDefaults,
@@ -14,10 +10,14 @@ import {
   sweepExpiredApiKeys,
   updateApiKey,
   verifyApiKey,
-} from './api-keys.ts';
-import { authError, authMessages } from './errors.ts';
+} from '../../accounts/api-keys.ts';
+import { authError, authMessages } from '../../accounts/errors.ts';
+import type { AuthSettings } from '../../accounts/settings.ts';
+import { ApiKey, type User } from '../../db/entities/index.ts';
+import { isUuid } from '../../db/ids.ts';
+import type { AppDependencies } from '../dependencies.ts';
+import { parseBody, parseQuery } from '../validation.ts';
 import { requireSignedIn, signedInOrNull } from './session-context.ts';
-import type { AuthSettings } from './settings.ts';
 
 // Uses and amounts are kept in 32-bit integer columns.
 const counter = z.number().int().max(2_147_483_647);

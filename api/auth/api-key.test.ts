@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { createApiKey, type NewApiKey, type Permissions } from '../../accounts/api-keys.ts';
 import { ApiKey, User } from '../../db/entities/index.ts';
 import { startTestApi } from '../testing.ts';
-import { createApiKey, type NewApiKey, type Permissions } from './api-keys.ts';
 import { browserAuthClient } from './testing.ts';
 
 const uniqueEmail = () => `keys-${randomBytes(6).toString('hex')}@example.com`;

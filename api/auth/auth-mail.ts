@@ -1,4 +1,10 @@
 import { z } from 'zod';
+import {
+  hashToken,
+  issueToken,
+  type TokenKind,
+  tokenKinds,
+} from '../../accounts/verification-tokens.ts';
 import type { User } from '../../db/entities/index.ts';
 import * as templates from '../../integrations/mail/templates.ts';
 import type { MailContent } from '../../integrations/mail/transport.ts';
@@ -6,7 +12,6 @@ import { taskQueues } from '../../temporal/task-queues.ts';
 import { workflowIds } from '../../workflows/ids.ts';
 import { sendEmail } from '../../workflows/send-email.ts';
 import type { AppDependencies } from '../dependencies.ts';
-import { hashToken, issueToken, type TokenKind, tokenKinds } from './verification-tokens.ts';
 
 /**
  * What an email-verification token stands for: user `userId` reads mail at `email`, and with

@@ -1,8 +1,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
+import type { sessionJson, userJson } from '../../accounts/sessions.ts';
+import type { AuthSettings } from '../../accounts/settings.ts';
 import { cookieNames, readCookie, setCookie } from './cookies.ts';
-import type { sessionJson, userJson } from './sessions.ts';
-import type { AuthSettings } from './settings.ts';
 
 export interface CachedSession {
   session: ReturnType<typeof sessionJson>;

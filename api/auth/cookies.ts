@@ -1,14 +1,12 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
+import type { AuthSettings } from '../../accounts/settings.ts';
 
 /**
  * Better Auth's cookies, byte for byte: `<value>.<base64 HMAC-SHA256(secret, value)>`,
  * URL-encoded, under the `better-auth.` prefix (`__Secure-better-auth.` over HTTPS).
  */
-export interface CookieSettings {
-  secret: string;
-  secure: boolean;
-}
+export type CookieSettings = Pick<AuthSettings, 'secret' | 'secure'>;
 
 /** `better-auth.<name>`, with the `__Secure-` prefix browsers require for Secure cookies. */
 export function cookieName({ secure }: Pick<CookieSettings, 'secure'>, name: string): string {

@@ -2,24 +2,24 @@ import Router from '@koa/router';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { Account } from '../../db/entities/index.ts';
-import { hashPassword, verifyPassword } from '../../domain/passwords.ts';
-import type { AppDependencies } from '../dependencies.ts';
-import { parseBody } from '../validation.ts';
-import { authMails } from './auth-mail.ts';
-import { clearSessionCookies, setSessionCookies } from './cookies.ts';
-import { authError, bannedUserError } from './errors.ts';
-import { presentedSessionToken } from './session-context.ts';
+import { authError, bannedUserError } from '../../accounts/errors.ts';
+import { hashPassword, verifyPassword } from '../../accounts/passwords.ts';
 import {
   createSession,
   deleteSessionByToken,
   findUserByEmail,
   isBanned,
   signedInUserJson,
-} from './sessions.ts';
-import type { AuthSettings } from './settings.ts';
+} from '../../accounts/sessions.ts';
+import type { AuthSettings } from '../../accounts/settings.ts';
+import { checkPasswordLength, createUser, storePassword } from '../../accounts/users.ts';
+import { Account } from '../../db/entities/index.ts';
+import type { AppDependencies } from '../dependencies.ts';
+import { parseBody } from '../validation.ts';
+import { authMails } from './auth-mail.ts';
+import { clearSessionCookies, setSessionCookies } from './cookies.ts';
+import { presentedSessionToken } from './session-context.ts';
 import { signInThrottle } from './sign-in-throttle.ts';
-import { checkPasswordLength, createUser, storePassword } from './users.ts';
 
 const isEmail = (value: unknown): value is string => z.email().max(255).safeParse(value).success;
 

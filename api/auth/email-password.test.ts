@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { sessionIdFromToken } from '../../accounts/session-token.ts';
 import { Session } from '../../db/entities/index.ts';
 import { startTestApi } from '../testing.ts';
-import { sessionIdFromToken } from './session-token.ts';
 import { browserAuthClient } from './testing.ts';
 
 const sessionCookie = 'better-auth.session_token';

@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { type AuthMessage, authError } from './errors.ts';
+import { type AuthMessage, authError } from '../../accounts/errors.ts';
 
 // Better Auth's rule for a relative redirect: one leading slash, plain path characters, an
 // optional query; nothing that a browser could read as another host (`//`, `\`, encoded slashes).

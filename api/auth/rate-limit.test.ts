@@ -3,18 +3,17 @@ import { randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  rateLimitSettings,
+  signInDelayMs,
+  signInThrottleSettings,
+} from '../../accounts/rate-limit-settings.ts';
+import { authSettings } from '../../accounts/settings.ts';
 import { ConfigurationError, loadConfig, loadRuntimeConfig } from '../../config/env.ts';
 import { Session, User } from '../../db/entities/index.ts';
 import { startApiServer } from '../server.ts';
 import { startTestApi } from '../testing.ts';
-import {
-  longestWindowSeconds,
-  rateLimitSettings,
-  ruleFor,
-  tooManyRequestsMessage,
-} from './rate-limit.ts';
-import { authSettings } from './settings.ts';
-import { signInDelayMs, signInThrottleSettings } from './sign-in-throttle.ts';
+import { longestWindowSeconds, ruleFor, tooManyRequestsMessage } from './rate-limit.ts';
 import { browserAuthClient } from './testing.ts';
 
 type Api = Awaited<ReturnType<typeof startApiServer>>;

@@ -1,100 +1,14 @@
 import type { Context, Middleware } from 'koa';
-import type { Config } from '../../config/env.ts';
+import type {
+  RateLimitRule,
+  RateLimitRuleName,
+  RateLimitRules,
+} from '../../accounts/rate-limit-settings.ts';
+import type { AuthSettings } from '../../accounts/settings.ts';
 import type { Logger } from '../../config/logger.ts';
 import type { AppDependencies } from '../dependencies.ts';
-import { counterKey, type Limit, rateLimitCounter, scaledLimit } from '../middleware/rate-limit.ts';
+import { counterKey, rateLimitCounter } from '../middleware/rate-limit.ts';
 import { presentedSessionToken } from './session-context.ts';
-import type { AuthSettings } from './settings.ts';
-
-export type { Limit };
-
-export interface RateLimitRule {
-  /** Paths under /api/auth the rule counts, each with its sub-paths. */
-  paths: string[];
-  perIp: Limit;
-  /** Per account: the email in the body, or for signed-in calls the session they present. */
-  perAccount?: Limit & { account: 'email' | 'session' };
-}
-
-const minute = 60;
-const hour = 60 * minute;
-
-/**
- * The production limits. Better Auth's default (3 requests per 10 s per IP and path) locks
- * out a household or office behind one address and barely slows a patient attacker; these
- * count per account, where guessing happens, with room for a shared address:
- *
- * - sign-in: 30 per IP per minute; per account only failures count (sign-in-throttle.ts), so
- *   nobody can lock an owner out by spending the account's allowance;
- * - sign-up: 5 per email per hour, 20 per IP per 10 min (each one costs a password hash);
- * - password-reset mail: 3 per email per hour (no mailbox flooding), 10 per IP per 15 min;
- * - resetting with a token: 20 per IP per 15 min;
- * - verification mail: 3 per email per hour, 10 per IP per 15 min;
- * - change-password: 5 per session per 15 min (guessing the current password), 20 per IP per
- *   15 min; change-email: 5 per session per hour, 20 per IP per 15 min.
- */
-const productionRules = {
-  signIn: {
-    paths: ['/sign-in/email', '/sign-in/social'],
-    perIp: { max: 30, windowSeconds: minute },
-  },
-  signUp: {
-    paths: ['/sign-up/email'],
-    perIp: { max: 20, windowSeconds: 10 * minute },
-    perAccount: { account: 'email', max: 5, windowSeconds: hour },
-  },
-  passwordResetMail: {
-    paths: ['/request-password-reset', '/forget-password'],
-    perIp: { max: 10, windowSeconds: 15 * minute },
-    perAccount: { account: 'email', max: 3, windowSeconds: hour },
-  },
-  passwordReset: {
-    paths: ['/reset-password'],
-    perIp: { max: 20, windowSeconds: 15 * minute },
-  },
-  verificationMail: {
-    paths: ['/send-verification-email'],
-    perIp: { max: 10, windowSeconds: 15 * minute },
-    perAccount: { account: 'email', max: 3, windowSeconds: hour },
-  },
-  changePassword: {
-    paths: ['/change-password'],
-    perIp: { max: 20, windowSeconds: 15 * minute },
-    perAccount: { account: 'session', max: 5, windowSeconds: 15 * minute },
-  },
-  changeEmail: {
-    paths: ['/change-email'],
-    perIp: { max: 20, windowSeconds: 15 * minute },
-    perAccount: { account: 'session', max: 5, windowSeconds: hour },
-  },
-} satisfies Record<string, RateLimitRule>;
-
-export type RateLimitRules = typeof productionRules;
-export type RateLimitRuleName = keyof RateLimitRules;
-
-export interface RateLimitSettings {
-  enabled: boolean;
-  rules: RateLimitRules;
-}
-
-/** The production rules with every maximum multiplied by the configured scale (at least 1). */
-export function rateLimitSettings({
-  enabled,
-  scale,
-}: Config['auth']['rateLimit']): RateLimitSettings {
-  const scaled = <L extends Limit>(limit: L): L => scaledLimit(limit, scale);
-  const rules = Object.fromEntries(
-    Object.entries(productionRules).map(([name, rule]: [string, RateLimitRule]) => [
-      name,
-      {
-        ...rule,
-        perIp: scaled(rule.perIp),
-        ...(rule.perAccount ? { perAccount: scaled(rule.perAccount) } : {}),
-      },
-    ]),
-  ) as RateLimitRules;
-  return { enabled, rules };
-}
 
 const rulesOf = (rules: RateLimitRules) =>
   Object.entries(rules) as [RateLimitRuleName, RateLimitRule][];

@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import { type AuthSettings, authSettings } from '../../accounts/settings.ts';
 import type { AppDependencies } from '../dependencies.ts';
 import { accountRoutes } from './account-routes.ts';
 import { adminRoutes } from './admin-routes.ts';
@@ -12,7 +13,6 @@ import { originGuard } from './origins.ts';
 import { pageRoutes } from './page-routes.ts';
 import { authRateLimit } from './rate-limit.ts';
 import { sessionRoutes } from './session-routes.ts';
-import { type AuthSettings, authSettings } from './settings.ts';
 import { socialRoutes } from './social/routes.ts';
 
 /** One router per area of /api/auth; each is mounted below the origin guard. */

@@ -1,19 +1,19 @@
 import type { Context } from 'koa';
+import { verifyApiKey } from '../../accounts/api-keys.ts';
+import { authError, EmptyAnswer } from '../../accounts/errors.ts';
+import {
+  findActiveSession,
+  isBanned,
+  isFreshSession,
+  type SignedIn,
+  sessionJson,
+  userJson,
+} from '../../accounts/sessions.ts';
+import type { AuthSettings } from '../../accounts/settings.ts';
 import { Session, User } from '../../db/entities/index.ts';
 import type { Orm } from '../../db/orm.ts';
-import { verifyApiKey } from './api-keys.ts';
 import { writeCookieCache } from './cookie-cache.ts';
 import { cookieNames, readCookie, setSessionCookies, verifySignedCookie } from './cookies.ts';
-import { authError, EmptyAnswer } from './errors.ts';
-import { findActiveSession, isBanned, isFreshSession, sessionJson, userJson } from './sessions.ts';
-import type { AuthSettings } from './settings.ts';
-
-/** The signed-in caller of an /api/auth route. */
-export interface SignedIn {
-  token: string;
-  session: Session;
-  user: User;
-}
 
 /** The session token a request presents: the signed cookie, or a bearer token. */
 export function presentedSessionToken(ctx: Context, settings: AuthSettings): string | null {

@@ -1,11 +1,14 @@
 import Router from '@koa/router';
 import { z } from 'zod';
+import { authError, EmptyAnswer } from '../../accounts/errors.ts';
+import { sessionIdFromToken } from '../../accounts/session-token.ts';
+import { readSessionView, sessionJson, userJson } from '../../accounts/sessions.ts';
+import type { AuthSettings } from '../../accounts/settings.ts';
 import { Session } from '../../db/entities/index.ts';
 import type { AppDependencies } from '../dependencies.ts';
 import { parseBody, parseQuery } from '../validation.ts';
 import { readCookieCache, writeCookieCache } from './cookie-cache.ts';
 import { clearSessionCookies, cookieNames, setCookie, setSessionCookies } from './cookies.ts';
-import { authError, EmptyAnswer } from './errors.ts';
 import {
   isShortLivedSession,
   presentedApiKey,
@@ -14,9 +17,6 @@ import {
   requireSignedIn,
   signedInOrNull,
 } from './session-context.ts';
-import { sessionIdFromToken } from './session-token.ts';
-import { readSessionView, sessionJson, userJson } from './sessions.ts';
-import type { AuthSettings } from './settings.ts';
 
 const revokeSessionBody = z.object({ token: z.string().min(1) });
 

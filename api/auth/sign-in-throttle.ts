@@ -1,65 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Context } from 'koa';
-import type { Config } from '../../config/env.ts';
+import { type SignInThrottleSettings, signInDelayMs } from '../../accounts/rate-limit-settings.ts';
 import type { AppDependencies } from '../dependencies.ts';
-import { counterKey, type Limit, rateLimitCounter, scaledLimit } from '../middleware/rate-limit.ts';
+import { counterKey, rateLimitCounter } from '../middleware/rate-limit.ts';
 import { answerTooManyRequests } from './rate-limit.ts';
-
-const minute = 60;
-
-/**
- * Limits on guessing a password with sign-in/email. A limit on every sign-in per account would
- * let anyone lock the owner out by spending it; so only failures count, and what they cost
- * depends on where they come from:
- *
- * - per account and address: past `perAccountAndIp.max` failures in the window, that address
- *   may not try that account again (even with the right password, or it would keep guessing)
- *   until the window ends. The attacker's addresses are shut out; the owner's is not.
- * - per account, from every address: failures never refuse, they slow down. Past
- *   `freeFailures`, each attempt on the account waits before its password is checked, the wait
- *   doubling with each failure up to `maxDelayMs`: an attacker spraying from many addresses
- *   makes guesses slower, and the owner still gets in, at worst after that wait.
- *
- * The per-IP limit of every sign-in (rate-limit.ts) bounds how fast any one address guesses.
- * A household behind one address shares its per-account-and-address allowance.
- */
-export interface SignInThrottleSettings {
-  enabled: boolean;
-  perAccountAndIp: Limit;
-  perAccount: {
-    windowSeconds: number;
-    freeFailures: number;
-    firstDelayMs: number;
-    maxDelayMs: number;
-  };
-}
-
-/** The production limits; TOLLGATE_AUTH_RATE_LIMIT's factor scales the refusing maximum. */
-export function signInThrottleSettings({
-  enabled,
-  scale,
-}: Config['auth']['rateLimit']): SignInThrottleSettings {
-  return {
-    enabled,
-    // 40 an hour from one address: under NIST 800-63B's 100 failed attempts.
-    perAccountAndIp: scaledLimit({ max: 10, windowSeconds: 15 * minute }, scale),
-    perAccount: {
-      windowSeconds: 15 * minute,
-      freeFailures: 5,
-      firstDelayMs: 250,
-      maxDelayMs: 8000,
-    },
-  };
-}
-
-/** The wait before checking a password for an account that failed `failures` times lately. */
-export function signInDelayMs(
-  failures: number,
-  { freeFailures, firstDelayMs, maxDelayMs }: SignInThrottleSettings['perAccount'],
-): number {
-  if (failures < freeFailures) return 0;
-  return Math.min(maxDelayMs, firstDelayMs * 2 ** (failures - freeFailures));
-}
 
 /** What the sign-in route reports once it has checked the password. */
 export interface SignInAttempt {

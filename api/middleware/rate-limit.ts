@@ -1,17 +1,6 @@
 import { createHash } from 'node:crypto';
+import type { Limit } from '../../domain/rate-limits.ts';
 import type { AppDependencies } from '../dependencies.ts';
-
-/** At most `max` requests per window of `windowSeconds`. */
-export interface Limit {
-  max: number;
-  windowSeconds: number;
-}
-
-/** `limit` with its maximum multiplied by `scale` (TOLLGATE_AUTH_RATE_LIMIT), never below one. */
-export const scaledLimit = <L extends Limit>(limit: L, scale: number): L => ({
-  ...limit,
-  max: Math.max(1, Math.round(limit.max * scale)),
-});
 
 /**
  * Fixed-window counters in PostgreSQL (table rate_limits), so every API process counts against

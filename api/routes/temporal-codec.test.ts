@@ -7,6 +7,7 @@ import {
   JSONToPayload,
   payloadToJSON,
 } from '@temporalio/common/lib/proto-utils.js';
+import { hashToken, tokenKinds } from '../../accounts/verification-tokens.ts';
 import { loadRuntimeConfig } from '../../config/env.ts';
 import { User } from '../../db/entities/index.ts';
 import { extractLinks, waitForMail } from '../../integrations/mail/testing.ts';
@@ -18,7 +19,6 @@ import {
 import { historyWithoutCodec } from '../../temporal/testing.ts';
 import { workflowIds } from '../../workflows/ids.ts';
 import { browserAuthClient } from '../auth/testing.ts';
-import { hashToken, tokenKinds } from '../auth/verification-tokens.ts';
 import { startTestApi } from '../testing.ts';
 
 const uiOrigin = 'http://temporal-ui.test:8080';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FilterQuery } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { lockRow } from '../../api/auth/organization/limits.ts';
+import { lockRow } from '../../accounts/organization/limits.ts';
 import { announceChange } from '../../db/change-notifications.ts';
 import { OrganizationAccessToken } from '../../db/entities/index.ts';
 import { isCommerceWriter } from '../../domain/organization-permissions.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { authSettings } from '../../accounts/settings.ts';
 import { addMember } from '../../api/auth/organization/member-routes.ts';
-import { authSettings } from '../../api/auth/settings.ts';
 import { browserAuthClient } from '../../api/auth/testing.ts';
 import type { TestApi } from '../testing.ts';
 

@@ -1,8 +1,8 @@
 import Router from '@koa/router';
 import { z } from 'zod';
+import { authSettings } from '../../accounts/settings.ts';
 import { requestGrantChange } from '../../activities/benefit-grants.ts';
 import { isAllowedRedirect } from '../../api/auth/origins.ts';
-import { authSettings } from '../../api/auth/settings.ts';
 import type { AppDependencies } from '../../api/dependencies.ts';
 import { parseBody, parseQuery } from '../../api/validation.ts';
 import { invalidField } from '../../core/errors.ts';

@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { authSettings } from '../../api/auth/settings.ts';
+import { authSettings } from '../../accounts/settings.ts';
 import type { AppDependencies } from '../../api/dependencies.ts';
 import { parseBody } from '../../api/validation.ts';
 import { invalidField } from '../../core/errors.ts';

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
+import { findActiveSession, isFreshSession } from '../../accounts/sessions.ts';
+import { type AuthSettings, authSettings } from '../../accounts/settings.ts';
 import { cookieNames, readCookie, verifySignedCookie } from '../../api/auth/cookies.ts';
 import { isTrustedOrigin } from '../../api/auth/origins.ts';
-import { findActiveSession, isFreshSession } from '../../api/auth/sessions.ts';
-import { type AuthSettings, authSettings } from '../../api/auth/settings.ts';
 import type { AppDependencies } from '../../api/dependencies.ts';
 import { AppError } from '../../core/errors.ts';
 import { Member, OrganizationAccessToken } from '../../db/entities/index.ts';

@@ -1,11 +1,7 @@
 import type { Middleware } from 'koa';
 import type { AppDependencies } from '../../api/dependencies.ts';
-import {
-  counterKey,
-  type Limit,
-  rateLimitCounter,
-  scaledLimit,
-} from '../../api/middleware/rate-limit.ts';
+import { counterKey, rateLimitCounter } from '../../api/middleware/rate-limit.ts';
+import { type Limit, scaledLimit } from '../../domain/rate-limits.ts';
 import { commerceError } from '../errors.ts';
 
 const minute = 60;

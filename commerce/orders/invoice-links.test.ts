@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { authSettings } from '../../api/auth/settings.ts';
+import { authSettings } from '../../accounts/settings.ts';
 import { callV1, createSeller, type Seller, startCommerceApi, type TestApi } from '../testing.ts';
 import { invoiceLinkLifetimeMs, invoiceUrl } from './invoice.ts';
 import { buy } from './testing.ts';

@@ -1,4 +1,4 @@
-import type { OrganizationMessage } from './errors.ts';
+import type { OrganizationMessage } from '../../../accounts/organization/errors.ts';
 
 /**
  * The organization adversarial suite's table (api/auth/organization/adversarial.test.ts): every

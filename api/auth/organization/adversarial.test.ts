@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { codeFromMessage } from '../../../accounts/errors.ts';
+import { organizationMessages } from '../../../accounts/organization/errors.ts';
+import { authSettings } from '../../../accounts/settings.ts';
 import { loadRuntimeConfig } from '../../../config/env.ts';
 import { createStripeClient } from '../../../config/stripe.ts';
 import { Session } from '../../../db/entities/index.ts';
 import { startApiServer } from '../../server.ts';
-import { codeFromMessage } from '../errors.ts';
 import { authRoutes } from '../routes.ts';
-import { authSettings } from '../settings.ts';
 import { browserAuthClient } from '../testing.ts';
 import {
   type AttackRequest,
@@ -15,7 +16,6 @@ import {
   organizationRouteCases,
   type Refusal,
 } from './adversarial-routes.ts';
-import { organizationMessages } from './errors.ts';
 import { addMember } from './member-routes.ts';
 
 /**

@@ -2,6 +2,14 @@ import Router from '@koa/router';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
+import { authError } from '../../../accounts/errors.ts';
+import { invitationJson } from '../../../accounts/organization/context.ts';
+import {
+  type OrganizationMessage,
+  organizationError,
+} from '../../../accounts/organization/errors.ts';
+import type { SignedIn } from '../../../accounts/sessions.ts';
+import type { AuthSettings } from '../../../accounts/settings.ts';
 import {
   applyInvitationAnswer,
   type InvitationAction,
@@ -10,7 +18,7 @@ import {
 } from '../../../activities/invitations.ts';
 import type { Refusal } from '../../../core/errors.ts';
 import { Invitation, Member, Team, TeamMember } from '../../../db/entities/index.ts';
-import { isUuid } from '../../../domain/ids.ts';
+import { isUuid } from '../../../db/ids.ts';
 import {
   creatorRole,
   isOrganizationRole,
@@ -28,11 +36,7 @@ import {
 } from '../../../workflows/invitation.ts';
 import type { AppDependencies } from '../../dependencies.ts';
 import { parseBody, parseQuery } from '../../validation.ts';
-import { authError } from '../errors.ts';
-import { requireSignedIn, type SignedIn, signedInOrNull } from '../session-context.ts';
-import type { AuthSettings } from '../settings.ts';
-import { invitationJson } from './context.ts';
-import { type OrganizationMessage, organizationError } from './errors.ts';
+import { requireSignedIn, signedInOrNull } from '../session-context.ts';
 import { dropCookieCache, findMember, isOwner } from './member-routes.ts';
 
 const inviteBody = z.object({

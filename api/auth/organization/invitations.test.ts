@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from '@temporalio/client';
+import { organizationMessages } from '../../../accounts/organization/errors.ts';
 import { loadRuntimeConfig } from '../../../config/env.ts';
 import { Invitation, Member, Session, Team, TeamMember, User } from '../../../db/entities/index.ts';
 import { extractLinks, waitForMail } from '../../../integrations/mail/testing.ts';
@@ -10,7 +11,6 @@ import { connectTemporal } from '../../../temporal/client.ts';
 import { workflowIds } from '../../../workflows/ids.ts';
 import { startApiServer } from '../../server.ts';
 import { browserAuthClient } from '../testing.ts';
-import { organizationMessages } from './errors.ts';
 
 const password = 'correct horse battery';
 const uniqueTag = () => randomBytes(5).toString('hex');

@@ -3,6 +3,12 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager, QBFilterQuery } from '@mikro-orm/postgresql';
 import type { Context } from 'koa';
 import { z } from 'zod';
+import { authError, EmptyAnswer } from '../../../accounts/errors.ts';
+import { memberJson, memberWithUserJson } from '../../../accounts/organization/context.ts';
+import { organizationError } from '../../../accounts/organization/errors.ts';
+import { lockRow, requireRoomForMember } from '../../../accounts/organization/limits.ts';
+import type { SignedIn } from '../../../accounts/sessions.ts';
+import type { AuthSettings } from '../../../accounts/settings.ts';
 import { revokeTokensOfCreator } from '../../../commerce/access-tokens/service.ts';
 import {
   Member,
@@ -12,7 +18,7 @@ import {
   TeamMember,
   User,
 } from '../../../db/entities/index.ts';
-import { isUuid } from '../../../domain/ids.ts';
+import { isUuid } from '../../../db/ids.ts';
 import {
   creatorRole,
   isCommerceWriter,
@@ -23,12 +29,7 @@ import { splitRoles } from '../../../domain/permissions.ts';
 import type { AppDependencies } from '../../dependencies.ts';
 import { parseBody, parseQuery } from '../../validation.ts';
 import { cookieNames, setCookie } from '../cookies.ts';
-import { authError, EmptyAnswer } from '../errors.ts';
-import { requireSignedIn, type SignedIn } from '../session-context.ts';
-import type { AuthSettings } from '../settings.ts';
-import { memberJson, memberWithUserJson } from './context.ts';
-import { organizationError } from './errors.ts';
-import { lockRow, requireRoomForMember } from './limits.ts';
+import { requireSignedIn } from '../session-context.ts';
 import { removeFromOrganizationTeams } from './team-routes.ts';
 
 // Ids are UUIDs here; anything else names nothing (and must not reach PostgreSQL's uuid columns).

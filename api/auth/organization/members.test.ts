@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { authMessages } from '../../../accounts/errors.ts';
+import { organizationMessages } from '../../../accounts/organization/errors.ts';
+import { authSettings } from '../../../accounts/settings.ts';
 import { Member, Session, Team, TeamMember } from '../../../db/entities/index.ts';
 import { startTestApi } from '../../testing.ts';
-import { authMessages } from '../errors.ts';
-import { authSettings } from '../settings.ts';
 import { browserAuthClient } from '../testing.ts';
-import { organizationMessages } from './errors.ts';
 import { addMember } from './member-routes.ts';
 
 const password = 'correct horse battery';

@@ -2,6 +2,21 @@ import Router from '@koa/router';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
+import { authError } from '../../../accounts/errors.ts';
+import {
+  invitationJson,
+  memberJson,
+  memberWithUserJson,
+  organizationJson,
+  teamJson,
+} from '../../../accounts/organization/context.ts';
+import { organizationError } from '../../../accounts/organization/errors.ts';
+import {
+  type OrganizationLimits,
+  requireRoomForOrganization,
+} from '../../../accounts/organization/limits.ts';
+import type { SignedIn } from '../../../accounts/sessions.ts';
+import type { AuthSettings } from '../../../accounts/settings.ts';
 import { revokeOrganizationTokens } from '../../../commerce/access-tokens/service.ts';
 import {
   Invitation,
@@ -11,27 +26,11 @@ import {
   Team,
   User,
 } from '../../../db/entities/index.ts';
-import { isUuid } from '../../../domain/ids.ts';
+import { isUuid } from '../../../db/ids.ts';
 import { creatorRole, memberMayDo } from '../../../domain/organization-permissions.ts';
 import type { AppDependencies } from '../../dependencies.ts';
 import { parseBody, parseQuery } from '../../validation.ts';
-import { authError } from '../errors.ts';
-import {
-  reissueSessionCookies,
-  requireSignedIn,
-  type SignedIn,
-  signedInOrNull,
-} from '../session-context.ts';
-import type { AuthSettings } from '../settings.ts';
-import {
-  invitationJson,
-  memberJson,
-  memberWithUserJson,
-  organizationJson,
-  teamJson,
-} from './context.ts';
-import { organizationError } from './errors.ts';
-import { type OrganizationLimits, requireRoomForOrganization } from './limits.ts';
+import { reissueSessionCookies, requireSignedIn, signedInOrNull } from '../session-context.ts';
 import {
   answerNull,
   clearActiveOrganization,

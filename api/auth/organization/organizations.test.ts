@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { organizationMessages } from '../../../accounts/organization/errors.ts';
+import { authSettings } from '../../../accounts/settings.ts';
 import { loadRuntimeConfig } from '../../../config/env.ts';
 import {
   Invitation,
@@ -12,9 +14,7 @@ import {
   User,
 } from '../../../db/entities/index.ts';
 import { startApiServer } from '../../server.ts';
-import { authSettings } from '../settings.ts';
 import { browserAuthClient } from '../testing.ts';
-import { organizationMessages } from './errors.ts';
 import { addMember } from './member-routes.ts';
 import { createOrganization } from './organization-routes.ts';
 

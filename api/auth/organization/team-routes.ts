@@ -3,6 +3,10 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Context } from 'koa';
 import { z } from 'zod';
+import { teamJson } from '../../../accounts/organization/context.ts';
+import { organizationError } from '../../../accounts/organization/errors.ts';
+import type { SignedIn } from '../../../accounts/sessions.ts';
+import type { AuthSettings } from '../../../accounts/settings.ts';
 import {
   Member,
   Organization,
@@ -11,14 +15,11 @@ import {
   TeamMember,
   type User,
 } from '../../../db/entities/index.ts';
-import { isUuid } from '../../../domain/ids.ts';
+import { isUuid } from '../../../db/ids.ts';
 import { memberMayDo } from '../../../domain/organization-permissions.ts';
 import type { AppDependencies } from '../../dependencies.ts';
 import { parseBody, parseQuery } from '../../validation.ts';
-import { reissueSessionCookies, requireSignedIn, type SignedIn } from '../session-context.ts';
-import type { AuthSettings } from '../settings.ts';
-import { teamJson } from './context.ts';
-import { organizationError } from './errors.ts';
+import { reissueSessionCookies, requireSignedIn } from '../session-context.ts';
 
 const teamName = z.string().min(1).max(255);
 

@@ -1,14 +1,14 @@
 import Router from '@koa/router';
 import { LockMode } from '@mikro-orm/core';
 import { z } from 'zod';
+import { authError, codeFromMessage } from '../../../accounts/errors.ts';
+import { accountTokenColumns } from '../../../accounts/social/accounts.ts';
+import type { ProviderTokens, SocialProvider } from '../../../accounts/social/provider.ts';
 import { AppError, type Refusal } from '../../../core/errors.ts';
 import { Account, User } from '../../../db/entities/index.ts';
 import { parseBody } from '../../validation.ts';
-import { authError, codeFromMessage } from '../errors.ts';
 import { requireFreshSession, requireSignedIn } from '../session-context.ts';
-import { accountTokenColumns } from './accounts.ts';
-import type { ProviderTokens, SocialProvider } from './provider.ts';
-import type { SocialContext } from './routes.ts';
+import type { SocialContext } from './context.ts';
 
 const unlinkAccountBody = z.object({ providerId: z.string(), accountId: z.string().optional() });
 

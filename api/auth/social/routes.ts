@@ -1,22 +1,11 @@
 import type Router from '@koa/router';
+import type { AuthSettings } from '../../../accounts/settings.ts';
+import { configuredProviders } from '../../../accounts/social/providers.ts';
+import { tokenCipher } from '../../../accounts/social/token-cipher.ts';
 import type { AppDependencies } from '../../dependencies.ts';
-import type { AuthSettings } from '../settings.ts';
 import { providerAccountRoutes } from './account-routes.ts';
-import type { LinkingRules } from './accounts.ts';
-import type { SocialProvider } from './provider.ts';
-import { configuredProviders } from './providers.ts';
+import type { SocialContext } from './context.ts';
 import { socialSignInRoutes } from './sign-in-routes.ts';
-import { type TokenCipher, tokenCipher } from './token-cipher.ts';
-
-/** What the social routes share. */
-export interface SocialContext {
-  dependencies: AppDependencies;
-  settings: AuthSettings;
-  /** The configured providers by id; any other id is unknown. */
-  providers: Map<string, SocialProvider>;
-  cipher: TokenCipher;
-  rules: LinkingRules;
-}
 
 /**
  * Social sign-in with GitHub, Google and Discord after Better Auth's socialProviders, and the

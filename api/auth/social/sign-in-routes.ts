@@ -2,22 +2,27 @@ import Router from '@koa/router';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { Account } from '../../../db/entities/index.ts';
-import { parseBody } from '../../validation.ts';
-import { redirect } from '../account-redirects.ts';
-import { setSessionCookies } from '../cookies.ts';
-import { type AuthMessage, authError, authMessages, bannedUserError } from '../errors.ts';
-import { requireSignedIn } from '../session-context.ts';
-import { signedInUserJson } from '../sessions.ts';
+import {
+  type AuthMessage,
+  authError,
+  authMessages,
+  bannedUserError,
+} from '../../../accounts/errors.ts';
+import { signedInUserJson } from '../../../accounts/sessions.ts';
 import {
   accountTokenColumns,
   linkProviderAccount,
   type SignInRefusal,
   signInWithProviderAccount,
-} from './accounts.ts';
-import type { ProviderTokens, SocialProvider } from './provider.ts';
-import { authBaseUrl } from './providers.ts';
-import type { SocialContext } from './routes.ts';
+} from '../../../accounts/social/accounts.ts';
+import type { ProviderTokens, SocialProvider } from '../../../accounts/social/provider.ts';
+import { authBaseUrl } from '../../../accounts/social/providers.ts';
+import { Account } from '../../../db/entities/index.ts';
+import { parseBody } from '../../validation.ts';
+import { redirect } from '../account-redirects.ts';
+import { setSessionCookies } from '../cookies.ts';
+import { requireSignedIn } from '../session-context.ts';
+import type { SocialContext } from './context.ts';
 import { startOAuthFlow, takeOAuthFlow } from './state.ts';
 
 const idTokenInput = z.object({

@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { generateState } from 'arctic';
 import type { Context } from 'koa';
 import { z } from 'zod';
+import type { AuthSettings } from '../../../accounts/settings.ts';
 import { Verification } from '../../../db/entities/index.ts';
 import {
   cookieName,
@@ -11,7 +12,6 @@ import {
   signCookieValue,
   verifySignedCookie,
 } from '../cookies.ts';
-import type { AuthSettings } from '../settings.ts';
 
 /** A sign-in with a provider must come back within 10 minutes (spec section 9). */
 const stateLifetimeSeconds = 10 * 60;

@@ -1,4 +1,4 @@
-import { AppError, type Refusal } from '../../../core/errors.ts';
+import { AppError, type Refusal } from '../../core/errors.ts';
 import { codeFromMessage } from '../errors.ts';
 
 /**

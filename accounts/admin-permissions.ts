@@ -8,7 +8,7 @@ import {
   anyRoleGrants,
   type PermissionRequest,
   type RoleStatements,
-} from '../../domain/permissions.ts';
+} from '../domain/permissions.ts';
 
 export type { PermissionRequest };
 

@@ -1,6 +1,6 @@
 import { createHash, randomInt } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Verification } from '../../db/entities/index.ts';
+import { Verification } from '../db/entities/index.ts';
 
 const alphanumeric = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const lowerAlphanumeric = '0123456789abcdefghijklmnopqrstuvwxyz';

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Member } from '../../../db/entities/index.ts';
+import { Member } from '../../db/entities/index.ts';
 import { organizationError } from './errors.ts';
 
 /** Better Auth's organizationLimit and membershipLimit. */

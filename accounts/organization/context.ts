@@ -1,10 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Invitation, Member, Organization, Team } from '../../../db/entities/index.ts';
-import { Member as MemberEntity } from '../../../db/entities/index.ts';
-import { isUuid } from '../../../domain/ids.ts';
-import { memberMayDo } from '../../../domain/organization-permissions.ts';
-import type { PermissionRequest } from '../../../domain/permissions.ts';
-import type { SignedIn } from '../session-context.ts';
+import type { Invitation, Member, Organization, Team } from '../../db/entities/index.ts';
+import { Member as MemberEntity } from '../../db/entities/index.ts';
+import { isUuid } from '../../db/ids.ts';
+import { memberMayDo } from '../../domain/organization-permissions.ts';
+import type { PermissionRequest } from '../../domain/permissions.ts';
+import type { SignedIn } from '../sessions.ts';
 import { type OrganizationMessage, organizationError } from './errors.ts';
 
 /** The organization a call is about, and the caller's membership of it. */

@@ -3,8 +3,8 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sha256 } from '@oslojs/crypto/sha2';
 import { encodeHexLowerCase } from '@oslojs/encoding';
-import { AppError, type Refusal } from '../../core/errors.ts';
-import { ApiKey, type User } from '../../db/entities/index.ts';
+import { AppError, type Refusal } from '../core/errors.ts';
+import { ApiKey, type User } from '../db/entities/index.ts';
 import { type AuthMessage, authError, authMessages, codeFromMessage } from './errors.ts';
 
 /** Better Auth's apiKey plugin defaults (1.3.34), metadata switched on. */

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Account, User } from '../../db/entities/index.ts';
-import { hashPassword } from '../../domain/passwords.ts';
+import { Account, User } from '../db/entities/index.ts';
 import { authError } from './errors.ts';
+import { hashPassword } from './passwords.ts';
 import type { AuthSettings } from './settings.ts';
 
 type PasswordRules = AuthSettings['password'];

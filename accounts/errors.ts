@@ -1,4 +1,4 @@
-import { AppError, type Refusal } from '../../core/errors.ts';
+import { AppError, type Refusal } from '../core/errors.ts';
 
 /**
  * The messages of /api/auth, Better Auth's catalogue included. On the wire each error's code is

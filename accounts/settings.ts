@@ -1,13 +1,20 @@
-import { ConfigurationError, type RuntimeConfig } from '../../config/env.ts';
-import type { CookieSettings } from './cookies.ts';
+import { ConfigurationError, type RuntimeConfig } from '../config/env.ts';
 import type { OrganizationLimits } from './organization/limits.ts';
-import { type RateLimitSettings, rateLimitSettings } from './rate-limit.ts';
-import { type SignInThrottleSettings, signInThrottleSettings } from './sign-in-throttle.ts';
+import {
+  type RateLimitSettings,
+  rateLimitSettings,
+  type SignInThrottleSettings,
+  signInThrottleSettings,
+} from './rate-limit-settings.ts';
 
 const day = 86_400;
 
 /** Everything /api/auth decides by configuration, with Better Auth's defaults. */
-export interface AuthSettings extends CookieSettings {
+export interface AuthSettings {
+  /** Signs the cookies, the cookie cache and OAuth state (TOLLGATE_AUTH_SECRET). */
+  secret: string;
+  /** Served over HTTPS: cookies are Secure and `__Secure-` prefixed. */
+  secure: boolean;
   /** Origins trusted for cookie requests and redirects: the public URL's and the configured ones. */
   trustedOrigins: string[];
   requireEmailVerification: boolean;
@@ -17,9 +24,9 @@ export interface AuthSettings extends CookieSettings {
   impersonationSessionSeconds: number;
   /** get-session answers from a signed cookie copy while it is younger than `maxAgeSeconds`. */
   cookieCache: { enabled: boolean; maxAgeSeconds: number };
-  /** Limits of sign-in, sign-up and account mail per IP and per account (rate-limit.ts). */
+  /** Limits of sign-in, sign-up and account mail per IP and per account (rate-limit-settings.ts). */
   rateLimit: RateLimitSettings;
-  /** Failed sign-ins per account and address, and the slowdown per account (sign-in-throttle.ts). */
+  /** Failed sign-ins per account and address, and the slowdown per account (same file). */
   signInThrottle: SignInThrottleSettings;
   password: { minLength: number; maxLength: number };
   /** Organizations per user and members per organization (organization/limits.ts). */

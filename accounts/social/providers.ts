@@ -1,4 +1,4 @@
-import type { RuntimeConfig } from '../../../config/env.ts';
+import type { RuntimeConfig } from '../../config/env.ts';
 import { discordProvider } from './discord.ts';
 import { githubProvider } from './github.ts';
 import { googleProvider } from './google.ts';

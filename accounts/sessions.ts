@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Session, User } from '../../db/entities/index.ts';
+import { Session, User } from '../db/entities/index.ts';
 import { generateSessionToken, sessionIdFromToken } from './session-token.ts';
 import type { AuthSettings } from './settings.ts';
 
@@ -72,6 +72,13 @@ export function sessionJson(session: SessionFields, token: string) {
     activeOrganizationId: session.activeOrganizationId ?? null,
     activeTeamId: session.activeTeamId ?? null,
   };
+}
+
+/** The signed-in caller: the token presented, its session and user. */
+export interface SignedIn {
+  token: string;
+  session: Session;
+  user: User;
 }
 
 export interface NewSession {

@@ -1,8 +1,8 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { revokeTokensOfCreator } from '../../../commerce/access-tokens/service.ts';
-import { Account, ApiKey, Session, User } from '../../../db/entities/index.ts';
-import type { Orm } from '../../../db/orm.ts';
+import { revokeTokensOfCreator } from '../../commerce/access-tokens/service.ts';
+import { Account, ApiKey, Session, User } from '../../db/entities/index.ts';
+import type { Orm } from '../../db/orm.ts';
 import { createSession, isBanned, type NewSession } from '../sessions.ts';
 import type { AuthSettings } from '../settings.ts';
 import { createUser } from '../users.ts';

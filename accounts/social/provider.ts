@@ -1,8 +1,8 @@
 import { CodeChallengeMethod, OAuth2Client } from 'arctic';
 import { z } from 'zod';
-import type { SocialProviderId } from '../../../config/env.ts';
+import type { SocialProviderId } from '../../config/env.ts';
 
-export { type SocialProviderId, socialProviderIds } from '../../../config/env.ts';
+export { type SocialProviderId, socialProviderIds } from '../../config/env.ts';
 
 /** A provider's tokens, as Better Auth's routes answer them and the account row keeps them. */
 export interface ProviderTokens {
