@@ -1,4 +1,4 @@
-import type { Scope } from './http/scopes.ts';
+import type { Scope } from '../domain/scopes.ts';
 
 /**
  * The adversarial suite's table (commerce/adversarial.test.ts): every /v1 route of the route

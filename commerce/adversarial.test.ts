@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createStripeClient } from '../config/stripe.ts';
+import type { Scope } from '../domain/scopes.ts';
+import { createStripeClient } from '../integrations/stripe/client.ts';
 import { type AdversarialWorld, adversarialWorld, type Caller } from './adversarial-fixtures.ts';
 import {
   type Fixtures,
@@ -10,7 +11,6 @@ import {
   type StrangerAnswer,
 } from './adversarial-routes.ts';
 import { requiredScopeOf } from './http/caller.ts';
-import type { Scope } from './http/scopes.ts';
 import { commerceRoutes } from './routes.ts';
 import { startCommerceApi, type TestApi } from './testing.ts';
 

@@ -1,10 +1,10 @@
 import { writeFileSync } from 'node:fs';
+import { demoAccount, demoDataAllowed, seedDemoData } from '../accounts/demo-account.ts';
 import type { Config } from '../config/env.ts';
 import { Member, Organization, User } from '../db/entities/index.ts';
 import type { Orm } from '../db/orm.ts';
-import { demoAccount, demoDataAllowed, seedDemoData } from '../db/seed.ts';
+import { allScopes } from '../domain/scopes.ts';
 import { createAccessToken } from './access-tokens/service.ts';
-import { allScopes } from './http/scopes.ts';
 import { productCreateInput } from './products/schemas.ts';
 import { createProduct } from './products/service.ts';
 

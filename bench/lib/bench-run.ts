@@ -1,5 +1,5 @@
 import { createAccessToken } from '../../commerce/access-tokens/service.ts';
-import { allScopes } from '../../commerce/http/scopes.ts';
+import { allScopes } from '../../domain/scopes.ts';
 import { Member, Organization, User } from '../../db/entities/index.ts';
 import { openOrm } from '../../db/orm.ts';
 import { startApiProcess } from '../../devstack/app-processes.ts';

@@ -4,8 +4,8 @@ import type { AppDependencies } from '../../api/dependencies.ts';
 import { parseBody } from '../../api/validation.ts';
 import { notPermitted } from '../errors.ts';
 import { callerOf, scope } from '../http/caller.ts';
-import { listPage, readPage, readSorting } from '../http/listing.ts';
-import { parseCreateBody, readIdParam } from '../http/wire.ts';
+import { listRoute, readPage, readSorting } from '../http/listing.ts';
+import { parseCreateBody, readIdParam } from '../http/request.ts';
 import {
   accessTokenCreateInput,
   accessTokenSortFields,
@@ -39,18 +39,20 @@ function requirePerson(ctx: Context) {
 export function accessTokenRoutes({ orm }: AppDependencies): Router {
   const router = new Router({ prefix: '/v1/organization-access-tokens' });
 
-  router.get('/', scope('organization_access_tokens:write'), async (ctx) => {
-    const caller = requirePerson(ctx);
-    const page = readPage(ctx);
-    const sorting = readSorting(ctx, accessTokenSortFields, 'created_at');
-    ctx.body = await listPage(
-      ctx,
-      caller,
-      page,
-      () => listAccessTokens(orm.em, caller.organizationId, page, sorting),
-      (tokens) => tokens.map(accessTokenWire),
-    );
-  });
+  router.get(
+    '/',
+    scope('organization_access_tokens:write'),
+    listRoute({
+      lister: requirePerson,
+      ownOrganizationOnly: true,
+      read: (ctx) => ({
+        page: readPage(ctx),
+        sorting: readSorting(ctx, accessTokenSortFields, 'created_at'),
+      }),
+      list: (caller, query) => listAccessTokens(orm.em, caller.organizationId, query),
+      serialize: (tokens) => tokens.map(accessTokenWire),
+    }),
+  );
 
   router.post('/', scope('organization_access_tokens:write'), async (ctx) => {
     const caller = requirePerson(ctx);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { OrganizationAccessToken } from '../../db/entities/index.ts';
-import { isScope } from '../http/scopes.ts';
-import { isoDateTime, isoDateTimeOrNull } from '../http/wire.ts';
+import { isScope } from '../../domain/scopes.ts';
+import { isoDateTime, isoDateTimeOrNull } from '../wire.ts';
 
 const scopeList = z.array(z.string().refine(isScope, 'Unknown scope')).min(1);
 

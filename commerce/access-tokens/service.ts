@@ -4,10 +4,10 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { lockRow } from '../../accounts/organization/limits.ts';
 import { announceChange } from '../../db/change-notifications.ts';
 import { OrganizationAccessToken } from '../../db/entities/index.ts';
+import { findPage, type ListQuery } from '../../db/listing.ts';
 import { isCommerceWriter } from '../../domain/organization-permissions.ts';
+import { hashToken, organizationTokenPrefix } from '../caller.ts';
 import { notPermitted, resourceNotFound } from '../errors.ts';
-import { hashToken, organizationTokenPrefix } from '../http/caller.ts';
-import { orderBy, type Page, type SortCriterion } from '../http/listing.ts';
 import {
   type AccessTokenSortField,
   type AccessTokenUpdateInput,
@@ -68,19 +68,14 @@ async function requireWriterMembership(em: EntityManager, organizationId: string
 export function listAccessTokens(
   em: EntityManager,
   organizationId: string,
-  page: Page,
-  sorting: SortCriterion<AccessTokenSortField>[],
+  { sorting, page }: ListQuery<object, AccessTokenSortField>,
 ) {
-  return em.findAndCount(
-    OrganizationAccessToken,
-    { organization: organizationId },
-    {
-      // The id breaks ties, so equal sort values never shuffle between pages.
-      orderBy: [...orderBy(sorting, accessTokenSortColumns), { id: 'asc' }],
-      limit: page.limit,
-      offset: page.offset,
-    },
-  );
+  return findPage(em, OrganizationAccessToken, {
+    where: [{ organization: organizationId }],
+    sorting,
+    sortKeys: accessTokenSortColumns,
+    page,
+  });
 }
 
 async function findAccessToken(em: EntityManager, organizationId: string, id: string) {

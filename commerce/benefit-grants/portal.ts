@@ -7,9 +7,9 @@ import {
   CustomerOAuthAccount,
   Downloadable,
 } from '../../db/entities/index.ts';
+import { findPage, type ListQuery, oldestFirst } from '../../db/listing.ts';
 import { getCustomerBenefitGrant } from '../customer-portal/service.ts';
 import { notPermitted, resourceNotFound } from '../errors.ts';
-import type { Page } from '../http/listing.ts';
 import type { CustomerBenefitGrantUpdateInput } from './schemas.ts';
 import { accountPlatforms } from './service.ts';
 
@@ -63,33 +63,29 @@ export async function updateCustomerBenefitGrant(
 export function listCustomerDownloadables(
   em: EntityManager,
   customer: Customer,
-  filter: { benefitIds: string[]; organizationIds: string[] },
-  page: Page,
+  {
+    benefitIds,
+    organizationIds,
+    page,
+  }: ListQuery<{ benefitIds: string[]; organizationIds: string[] }>,
 ): Promise<[Downloadable[], number]> {
-  return em.findAndCount(
-    Downloadable,
-    {
-      customer: customer.id,
-      status: 'granted',
-      file: {
-        deletedAt: null,
-        isUploaded: true,
-        ...(filter.organizationIds.length > 0 && {
-          organization: { $in: filter.organizationIds },
-        }),
+  return findPage(em, Downloadable, {
+    where: [
+      {
+        customer: customer.id,
+        status: 'granted',
+        file: {
+          deletedAt: null,
+          isUploaded: true,
+          ...(organizationIds.length > 0 && { organization: { $in: organizationIds } }),
+        },
+        benefit: { deletedAt: null, ...(benefitIds.length > 0 && { id: { $in: benefitIds } }) },
       },
-      benefit: {
-        deletedAt: null,
-        ...(filter.benefitIds.length > 0 && { id: { $in: filter.benefitIds } }),
-      },
-    },
-    {
-      populate: ['file'],
-      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-      limit: page.limit,
-      offset: page.offset,
-    },
-  );
+    ],
+    thenBy: oldestFirst,
+    page,
+    populate: ['file'],
+  });
 }
 
 /**

@@ -1,7 +1,6 @@
 import Router from '@koa/router';
 import { z } from 'zod';
 import { authSettings } from '../../accounts/settings.ts';
-import { requestGrantChange } from '../../activities/benefit-grants.ts';
 import { isAllowedRedirect } from '../../api/auth/origins.ts';
 import type { AppDependencies } from '../../api/dependencies.ts';
 import { parseBody, parseQuery } from '../../api/validation.ts';
@@ -10,6 +9,7 @@ import { customerOAuthPlatforms } from '../../db/entities/customer-access.ts';
 import { s3Storage } from '../../integrations/files/s3-storage.ts';
 import { localDiskStorage } from '../../integrations/files/storage.ts';
 import { fetchLinkedAccount, LinkFailed } from '../../integrations/oauth/account-links.ts';
+import { requestGrantChange } from '../../processes/starters.ts';
 import {
   customerBenefitGrantWire,
   customerPortalCustomerWire,
@@ -18,9 +18,9 @@ import { customerOAuthAccounts } from '../customer-portal/service.ts';
 import { customerSession, sessionCustomerOf } from '../customer-sessions/auth.ts';
 import { notPermitted, resourceNotFound } from '../errors.ts';
 import { partUrlLifetimeMs } from '../files/service.ts';
-import { listResource, readPage, readQueryIds } from '../http/listing.ts';
+import { listRoute, readPage, readQueryIds } from '../http/listing.ts';
 import { publicRateLimit } from '../http/rate-limits.ts';
-import { readIdParam } from '../http/wire.ts';
+import { readIdParam } from '../http/request.ts';
 import { downloadUrl, downloadUrlLifetimeMs, readDownload, signDownload } from './downloads.ts';
 import { linkAuthorizationUrl, readLinkState, saveLinkedAccount } from './oauth-accounts.ts';
 import { listCustomerDownloadables, recordDownload, updateCustomerBenefitGrant } from './portal.ts';
@@ -128,29 +128,32 @@ export function customerPortalGrantRoutes(dependencies: AppDependencies): Router
     ctx.redirect(back.href);
   });
 
-  router.get('/downloadables/', limit('portalRead'), session, async (ctx) => {
-    const page = readPage(ctx);
-    const filter = {
-      benefitIds: readQueryIds(ctx, 'benefit_id'),
-      organizationIds: readQueryIds(ctx, 'organization_id'),
-    };
-    const customer = sessionCustomerOf(ctx);
-    const [downloadables, total] = await listCustomerDownloadables(orm.em, customer, filter, page);
-    const expiresAt = Date.now() + downloadUrlLifetimeMs;
-    ctx.body = listResource(
-      downloadables.map((downloadable) =>
-        customerDownloadableWire(downloadable, {
-          url: downloadUrl(
-            publicUrl,
-            signDownload(secret, { downloadableId: downloadable.id, expiresAt }),
-          ),
-          expiresAt,
-        }),
-      ),
-      total,
-      page,
-    );
-  });
+  router.get(
+    '/downloadables/',
+    limit('portalRead'),
+    session,
+    listRoute({
+      lister: sessionCustomerOf,
+      read: (ctx) => ({
+        page: readPage(ctx),
+        benefitIds: readQueryIds(ctx, 'benefit_id'),
+        organizationIds: readQueryIds(ctx, 'organization_id'),
+      }),
+      list: (customer, query) => listCustomerDownloadables(orm.em, customer, query),
+      serialize: (downloadables) => {
+        const expiresAt = Date.now() + downloadUrlLifetimeMs;
+        return downloadables.map((downloadable) =>
+          customerDownloadableWire(downloadable, {
+            url: downloadUrl(
+              publicUrl,
+              signDownload(secret, { downloadableId: downloadable.id, expiresAt }),
+            ),
+            expiresAt,
+          }),
+        );
+      },
+    }),
+  );
 
   router.get('/downloadables/files/:grant', limit('download'), async (ctx) => {
     const grant = readDownload(secret, ctx.params.grant ?? '');

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Downloadable } from '../../db/entities/index.ts';
 import { downloadableWire } from '../files/schemas.ts';
-import { isoDateTime } from '../http/wire.ts';
+import { isoDateTime } from '../wire.ts';
 
 const accountLink = z.object({ account_id: z.string().min(1).nullable() });
 

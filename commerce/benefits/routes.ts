@@ -2,23 +2,25 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { authSettings } from '../../accounts/settings.ts';
-import { revokeGrantsOfDeleted, updateGrantsOfBenefit } from '../../activities/benefit-grants.ts';
 import type { AppDependencies } from '../../api/dependencies.ts';
 import { parseBody, parseQuery } from '../../api/validation.ts';
 import { benefitTypes } from '../../db/entities/benefit.ts';
+import type { SortCriterion } from '../../db/listing.ts';
+import {
+  revokeGrantsOfDeleted,
+  updateGrantsOfBenefit,
+} from '../../processes/benefit-grant-requests.ts';
 import { callerOf, scope } from '../http/caller.ts';
 import {
-  listPage,
-  listResource,
+  listRoute,
   readMetadataFilter,
   readPage,
   readQueryBoolean,
   readQueryIds,
   readQueryList,
   readSorting,
-  type SortCriterion,
 } from '../http/listing.ts';
-import { parseCreateBody, readIdParam } from '../http/wire.ts';
+import { parseCreateBody, readIdParam } from '../http/request.ts';
 import {
   benefitCreateInput,
   benefitGrantSortFields,
@@ -44,22 +46,21 @@ export function benefitRoutes({ orm, config, temporal }: AppDependencies): Route
   const guildTokenSecret = authSettings(config).secret;
   const router = new Router({ prefix: '/v1/benefits' });
 
-  router.get('/', scope('benefits:read'), async (ctx) => {
-    const caller = callerOf(ctx);
-    const { query } = parseQuery(ctx, benefitListQuery);
-    const types = readQueryList(ctx, 'type', z.enum(benefitTypes));
-    const sorting = readSorting(ctx, benefitSortFields, '-created_at');
-    const metadata = readMetadataFilter(ctx);
-    const page = readPage(ctx);
-    const filter = { types, query, metadata };
-    ctx.body = await listPage(
-      ctx,
-      caller,
-      page,
-      () => listBenefits(orm.em, caller.organizationId, filter, sorting, page),
-      (benefits) => benefits.map(benefitWire),
-    );
-  });
+  router.get(
+    '/',
+    scope('benefits:read'),
+    listRoute({
+      read: (ctx) => ({
+        query: parseQuery(ctx, benefitListQuery).query,
+        types: readQueryList(ctx, 'type', benefitType),
+        sorting: readSorting(ctx, benefitSortFields, '-created_at'),
+        metadata: readMetadataFilter(ctx),
+        page: readPage(ctx),
+      }),
+      list: (caller, query) => listBenefits(orm.em, caller.organizationId, query),
+      serialize: (benefits) => benefits.map(benefitWire),
+    }),
+  );
 
   router.post('/', scope('benefits:write'), async (ctx) => {
     const caller = callerOf(ctx);
@@ -91,21 +92,25 @@ export function benefitRoutes({ orm, config, temporal }: AppDependencies): Route
     ctx.status = 204;
   });
 
-  router.get('/:id/grants', scope('benefits:read'), async (ctx) => {
-    const id = readIdParam(ctx);
-    const organizationId = callerOf(ctx).organizationId;
-    const filter = { ...readGrantFilter(ctx), benefitId: id };
-    const page = readPage(ctx);
-    await getBenefit(orm.em, organizationId, id);
-    const [grants, total] = await listBenefitGrants(
-      orm.em,
-      organizationId,
-      filter,
-      newestFirst,
-      page,
-    );
-    ctx.body = listResource(grants.map(benefitGrantWire), total, page);
-  });
+  router.get(
+    '/:id/grants',
+    scope('benefits:read'),
+    listRoute({
+      // The benefit's own grants: `organization_id` is no filter of this list.
+      ownOrganizationOnly: false,
+      read: (ctx) => ({
+        benefitId: readIdParam(ctx),
+        ...readGrantFilter(ctx),
+        sorting: newestFirst,
+        page: readPage(ctx),
+      }),
+      list: async ({ organizationId }, query) => {
+        await getBenefit(orm.em, organizationId, query.benefitId);
+        return listBenefitGrants(orm.em, organizationId, query);
+      },
+      serialize: (grants) => grants.map(benefitGrantWire),
+    }),
+  );
 
   return router;
 }
@@ -114,22 +119,24 @@ export function benefitRoutes({ orm, config, temporal }: AppDependencies): Route
 export function benefitGrantRoutes({ orm }: AppDependencies): Router {
   const router = new Router({ prefix: '/v1/benefit-grants' });
 
-  router.get('/', scope('benefits:read'), async (ctx) => {
-    const caller = callerOf(ctx);
-    const filter = readGrantFilter(ctx);
-    const sorting = readSorting(ctx, benefitGrantSortFields, '-created_at');
-    const page = readPage(ctx);
-    ctx.body = await listPage(
-      ctx,
-      caller,
-      page,
-      () => listBenefitGrants(orm.em, caller.organizationId, filter, sorting, page),
-      (grants) => grants.map(benefitGrantWire),
-    );
-  });
+  router.get(
+    '/',
+    scope('benefits:read'),
+    listRoute({
+      read: (ctx) => ({
+        ...readGrantFilter(ctx),
+        sorting: readSorting(ctx, benefitGrantSortFields, '-created_at'),
+        page: readPage(ctx),
+      }),
+      list: (caller, query) => listBenefitGrants(orm.em, caller.organizationId, query),
+      serialize: (grants) => grants.map(benefitGrantWire),
+    }),
+  );
 
   return router;
 }
+
+const benefitType = z.enum(benefitTypes);
 
 // A benefit's grants come newest first; that list takes no sorting parameter.
 const newestFirst: SortCriterion<'created_at'>[] = [{ field: 'created_at', descending: true }];

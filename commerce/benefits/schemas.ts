@@ -8,7 +8,7 @@ import {
 } from '../../domain/benefit-properties.ts';
 import { metadataInput } from '../../domain/metadata.ts';
 import { customerWire } from '../customers/schemas.ts';
-import { isoDateTime, isoDateTimeOrNull } from '../http/wire.ts';
+import { isoDateTime, isoDateTimeOrNull } from '../wire.ts';
 
 const githubPermissions = ['pull', 'triage', 'push', 'maintain', 'admin'] as const;
 const licenseKeyTimeframes = ['year', 'month', 'day'] as const;

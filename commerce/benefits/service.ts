@@ -1,4 +1,4 @@
-import type { EntityManager, FilterQuery } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/core';
 import { invalidField } from '../../core/errors.ts';
 import { announceChange } from '../../db/change-notifications.ts';
 import type { BenefitType } from '../../db/entities/benefit.ts';
@@ -9,10 +9,10 @@ import {
   ProductBenefit,
   StoredFile,
 } from '../../db/entities/index.ts';
+import { findPage, inList, type ListQuery, textSearch } from '../../db/listing.ts';
 import { metadataFilterConditions } from '../../db/sql.ts';
 import { discordGuildIdOf } from '../../domain/benefit-properties.ts';
 import { notPermitted, resourceNotFound } from '../errors.ts';
-import { likePattern, orderBy, type Page, type SortCriterion } from '../http/listing.ts';
 import { appendEvent } from '../outbox.ts';
 import {
   type BenefitCreateInput,
@@ -33,27 +33,21 @@ export interface BenefitListFilter {
 }
 
 /** A page of the organization's live benefits, with the total count. */
-export async function listBenefits(
+export function listBenefits(
   em: EntityManager,
   organizationId: string,
-  filter: BenefitListFilter,
-  sorting: SortCriterion<BenefitSortField>[],
-  page: Page,
+  { types, query, metadata, sorting, page }: ListQuery<BenefitListFilter, BenefitSortField>,
 ): Promise<[Benefit[], number]> {
-  const where: FilterQuery<Benefit> = {
-    organization: organizationId,
-    deletedAt: null,
-    ...(filter.types.length > 0 && { type: { $in: filter.types } }),
-    ...(filter.query && { description: { $ilike: likePattern(filter.query) } }),
-    $and: metadataFilterConditions(filter.metadata),
-  };
-  return em.findAndCount(Benefit, where, {
-    orderBy: [
-      ...orderBy(sorting, { created_at: 'createdAt', description: 'description', type: 'type' }),
-      { id: 'asc' },
+  return findPage(em, Benefit, {
+    where: [
+      { organization: organizationId, deletedAt: null },
+      inList('type', types),
+      textSearch(['description'], query),
+      ...metadataFilterConditions(metadata),
     ],
-    limit: page.limit,
-    offset: page.offset,
+    sorting,
+    sortKeys: { created_at: 'createdAt', description: 'description', type: 'type' },
+    page,
   });
 }
 
@@ -214,28 +208,25 @@ export interface BenefitGrantFilter {
 export function listBenefitGrants(
   em: EntityManager,
   organizationId: string,
-  filter: BenefitGrantFilter,
-  sorting: SortCriterion<BenefitGrantSortField>[],
-  page: Page,
+  {
+    benefitId,
+    customerIds,
+    isGranted,
+    sorting,
+    page,
+  }: ListQuery<BenefitGrantFilter, BenefitGrantSortField>,
 ): Promise<[BenefitGrant[], number]> {
   const granted = { grantedAt: { $ne: null }, revokedAt: null };
-  const where: FilterQuery<BenefitGrant> = {
-    benefit: { organization: organizationId, ...(filter.benefitId && { id: filter.benefitId }) },
-    ...(filter.customerIds.length > 0 && { customer: { $in: filter.customerIds } }),
-    ...(filter.isGranted === true && granted),
-    ...(filter.isGranted === false && { $not: granted }),
-  };
-  return em.findAndCount(BenefitGrant, where, {
-    populate: ['customer', 'benefit'],
-    orderBy: [
-      ...orderBy(sorting, {
-        created_at: 'createdAt',
-        granted_at: 'grantedAt',
-        revoked_at: 'revokedAt',
-      }),
-      { id: 'asc' },
+  return findPage(em, BenefitGrant, {
+    where: [
+      { benefit: { organization: organizationId, ...(benefitId && { id: benefitId }) } },
+      inList('customer', customerIds),
+      isGranted === true && granted,
+      isGranted === false && { $not: granted },
     ],
-    limit: page.limit,
-    offset: page.offset,
+    sorting,
+    sortKeys: { created_at: 'createdAt', granted_at: 'grantedAt', revoked_at: 'revokedAt' },
+    page,
+    populate: ['customer', 'benefit'],
   });
 }

@@ -3,8 +3,8 @@ import type { AppDependencies } from '../../api/dependencies.ts';
 import { parseBody } from '../../api/validation.ts';
 import type { CheckoutLink } from '../../db/entities/index.ts';
 import { callerOf, scope } from '../http/caller.ts';
-import { listPage, readPage, readQueryIds, readSorting } from '../http/listing.ts';
-import { readIdParam } from '../http/wire.ts';
+import { listRoute, readPage, readQueryIds, readSorting } from '../http/listing.ts';
+import { readIdParam } from '../http/request.ts';
 import {
   checkoutLinkCreateInput,
   checkoutLinkSortFields,
@@ -31,19 +31,19 @@ export function checkoutLinkRoutes({ orm, config }: AppDependencies): Router {
     return wire;
   };
 
-  router.get('/', scope('checkout_links:read'), async (ctx) => {
-    const caller = callerOf(ctx);
-    const page = readPage(ctx);
-    const filter = { productIds: readQueryIds(ctx, 'product_id') };
-    const sorting = readSorting(ctx, checkoutLinkSortFields, 'created_at');
-    ctx.body = await listPage(
-      ctx,
-      caller,
-      page,
-      () => listCheckoutLinks(orm.em, caller.organizationId, filter, sorting, page),
-      (links) => serializeCheckoutLinks(orm.em, links, publicUrl),
-    );
-  });
+  router.get(
+    '/',
+    scope('checkout_links:read'),
+    listRoute({
+      read: (ctx) => ({
+        page: readPage(ctx),
+        productIds: readQueryIds(ctx, 'product_id'),
+        sorting: readSorting(ctx, checkoutLinkSortFields, 'created_at'),
+      }),
+      list: (caller, query) => listCheckoutLinks(orm.em, caller.organizationId, query),
+      serialize: (links) => serializeCheckoutLinks(orm.em, links, publicUrl),
+    }),
+  );
 
   router.post('/', scope('checkout_links:write'), async (ctx) => {
     const input = parseBody(ctx, checkoutLinkCreateInput);

@@ -3,7 +3,7 @@ import type { CheckoutLink } from '../../db/entities/index.ts';
 import { metadataInput } from '../../domain/metadata.ts';
 import { recurringIntervals } from '../../domain/prices.ts';
 import { discountBaseWire } from '../discounts/schemas.ts';
-import { isoDateTime, isoDateTimeOrNull } from '../http/wire.ts';
+import { isoDateTime, isoDateTimeOrNull } from '../wire.ts';
 import type { ProductWire } from '../products/service.ts';
 
 const successUrl = z.url({ protocol: /^https?$/ }).nullable();

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { EntityManager, FilterQuery } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/core';
 import type { ValidationIssue } from '../../core/errors.ts';
 import {
   CheckoutLink,
@@ -9,9 +9,9 @@ import {
   Product,
   ProductPrice,
 } from '../../db/entities/index.ts';
+import { findPage, type ListQuery } from '../../db/listing.ts';
 import { linkedToAny } from '../../db/sql.ts';
 import { invalidFields, resourceNotFound } from '../errors.ts';
-import { orderBy, type Page, type SortCriterion } from '../http/listing.ts';
 import { serializeProducts } from '../products/service.ts';
 import {
   type CheckoutLinkCreateInput,
@@ -280,26 +280,22 @@ export function deleteCheckoutLink(em: EntityManager, organizationId: string, id
 export function listCheckoutLinks(
   em: EntityManager,
   organizationId: string,
-  filter: { productIds: string[] },
-  sorting: SortCriterion<CheckoutLinkSortField>[],
-  page: Page,
+  { productIds, sorting, page }: ListQuery<{ productIds: string[] }, CheckoutLinkSortField>,
 ): Promise<[CheckoutLink[], number]> {
-  const where: FilterQuery<CheckoutLink> = {
-    organization: organizationId,
-    deletedAt: null,
-    ...(filter.productIds.length > 0 &&
-      linkedToAny('checkout_link_products', 'checkout_link_id', 'product_id', filter.productIds)),
-  };
-  const columns = {
-    created_at: 'createdAt',
-    label: 'label',
-    success_url: 'successUrl',
-    allow_discount_codes: 'allowDiscountCodes',
-  };
-  return em.findAndCount(CheckoutLink, where, {
-    orderBy: [...orderBy(sorting, columns), { id: 'asc' }],
-    limit: page.limit,
-    offset: page.offset,
+  return findPage(em, CheckoutLink, {
+    where: [
+      { organization: organizationId, deletedAt: null },
+      productIds.length > 0 &&
+        linkedToAny('checkout_link_products', 'checkout_link_id', 'product_id', productIds),
+    ],
+    sorting,
+    sortKeys: {
+      created_at: 'createdAt',
+      label: 'label',
+      success_url: 'successUrl',
+      allow_discount_codes: 'allowDiscountCodes',
+    },
+    page,
   });
 }
 

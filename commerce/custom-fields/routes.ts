@@ -4,8 +4,8 @@ import type { AppDependencies } from '../../api/dependencies.ts';
 import { parseBody, parseQuery } from '../../api/validation.ts';
 import { customFieldTypes } from '../../db/entities/custom-field.ts';
 import { callerOf, scope } from '../http/caller.ts';
-import { listPage, readPage, readQueryList, readSorting } from '../http/listing.ts';
-import { parseCreateBody, readIdParam } from '../http/wire.ts';
+import { listRoute, readPage, readQueryList, readSorting } from '../http/listing.ts';
+import { parseCreateBody, readIdParam } from '../http/request.ts';
 import {
   customFieldCreateInput,
   customFieldListQuery,
@@ -21,24 +21,25 @@ import {
   updateCustomField,
 } from './service.ts';
 
+const customFieldType = z.enum(customFieldTypes);
 /** /v1/custom-fields: the fields sellers ask customers to fill in at checkout. */
 export function customFieldRoutes({ orm }: AppDependencies): Router {
   const router = new Router({ prefix: '/v1/custom-fields' });
 
-  router.get('/', scope('custom_fields:read'), async (ctx) => {
-    const caller = callerOf(ctx);
-    const { query } = parseQuery(ctx, customFieldListQuery);
-    const types = readQueryList(ctx, 'type', z.enum(customFieldTypes));
-    const sorting = readSorting(ctx, customFieldSortFields, 'slug');
-    const page = readPage(ctx);
-    ctx.body = await listPage(
-      ctx,
-      caller,
-      page,
-      () => listCustomFields(orm.em, caller.organizationId, { query, types }, sorting, page),
-      (fields) => fields.map(customFieldWire),
-    );
-  });
+  router.get(
+    '/',
+    scope('custom_fields:read'),
+    listRoute({
+      read: (ctx) => ({
+        query: parseQuery(ctx, customFieldListQuery).query,
+        types: readQueryList(ctx, 'type', customFieldType),
+        sorting: readSorting(ctx, customFieldSortFields, 'slug'),
+        page: readPage(ctx),
+      }),
+      list: (caller, query) => listCustomFields(orm.em, caller.organizationId, query),
+      serialize: (fields) => fields.map(customFieldWire),
+    }),
+  );
 
   router.post('/', scope('custom_fields:write'), async (ctx) => {
     const caller = callerOf(ctx);

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { CustomFieldType } from '../../db/entities/custom-field.ts';
 import type { CustomField } from '../../db/entities/index.ts';
 import { metadataInput } from '../../domain/metadata.ts';
-import { isoDateTime, isoDateTimeOrNull } from '../http/wire.ts';
+import { isoDateTime, isoDateTimeOrNull } from '../wire.ts';
 
 export const customFieldSortFields = ['created_at', 'slug', 'name', 'type'] as const;
 

@@ -1,14 +1,10 @@
-import {
-  type EntityManager,
-  type FilterQuery,
-  UniqueConstraintViolationException,
-} from '@mikro-orm/core';
+import { type EntityManager, UniqueConstraintViolationException } from '@mikro-orm/core';
 import { invalidField } from '../../core/errors.ts';
 import { announceChange } from '../../db/change-notifications.ts';
 import type { CustomFieldType } from '../../db/entities/custom-field.ts';
 import { CustomField } from '../../db/entities/index.ts';
+import { findPage, inList, type ListQuery, textSearch } from '../../db/listing.ts';
 import { resourceNotFound } from '../errors.ts';
-import { likePattern, orderBy, type Page, type SortCriterion } from '../http/listing.ts';
 import type {
   CustomFieldCreateInput,
   CustomFieldUpdateInput,
@@ -27,27 +23,17 @@ export interface CustomFieldListFilter {
 export function listCustomFields(
   em: EntityManager,
   organizationId: string,
-  filter: CustomFieldListFilter,
-  sorting: SortCriterion<CustomFieldSortField>[],
-  page: Page,
+  { types, query, sorting, page }: ListQuery<CustomFieldListFilter, CustomFieldSortField>,
 ): Promise<[CustomField[], number]> {
-  const where: FilterQuery<CustomField> = {
-    organization: organizationId,
-    ...(filter.types.length > 0 && { type: { $in: filter.types } }),
-    ...(filter.query && {
-      $or: [
-        { name: { $ilike: likePattern(filter.query) } },
-        { slug: { $ilike: likePattern(filter.query) } },
-      ],
-    }),
-  };
-  return em.findAndCount(CustomField, where, {
-    orderBy: [
-      ...orderBy(sorting, { created_at: 'createdAt', slug: 'slug', name: 'name', type: 'type' }),
-      { id: 'asc' },
+  return findPage(em, CustomField, {
+    where: [
+      { organization: organizationId },
+      inList('type', types),
+      textSearch(['name', 'slug'], query),
     ],
-    limit: page.limit,
-    offset: page.offset,
+    sorting,
+    sortKeys: { created_at: 'createdAt', slug: 'slug', name: 'name', type: 'type' },
+    page,
   });
 }
 

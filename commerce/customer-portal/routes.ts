@@ -1,20 +1,13 @@
 import Router from '@koa/router';
-import type { Context } from 'koa';
 import { z } from 'zod';
 import type { AppDependencies } from '../../api/dependencies.ts';
 import { parseQuery } from '../../api/validation.ts';
 import { benefitTypes } from '../../db/entities/benefit.ts';
-import { type Order, Organization } from '../../db/entities/index.ts';
+import { type Customer, type Order, Organization } from '../../db/entities/index.ts';
 import { customerSession, sessionCustomerOf } from '../customer-sessions/auth.ts';
-import {
-  listResource,
-  readPage,
-  readQueryIds,
-  readQueryList,
-  readSorting,
-} from '../http/listing.ts';
+import { listRoute, readPage, readQueryIds, readQueryList, readSorting } from '../http/listing.ts';
 import { publicRateLimit } from '../http/rate-limits.ts';
-import { readIdParam } from '../http/wire.ts';
+import { readIdParam } from '../http/request.ts';
 import type { OrderWire } from '../orders/schemas.ts';
 import { productBillingTypeFilter } from '../orders/schemas.ts';
 import { serializeOrders } from '../orders/service.ts';
@@ -50,46 +43,43 @@ export function customerPortalRoutes(dependencies: AppDependencies): Router {
   const limit = publicRateLimit(dependencies);
 
   /** The session customer's portal profile, every grant embeds it. */
-  async function portalCustomer(ctx: Context) {
-    const customer = sessionCustomerOf(ctx);
+  async function portalCustomer(customer: Customer) {
     return customerPortalCustomerWire(customer, await customerOAuthAccounts(orm.em, customer));
   }
 
   router.get('/customers/me', limit('portalRead'), session, async (ctx) => {
-    ctx.body = await portalCustomer(ctx);
+    ctx.body = await portalCustomer(sessionCustomerOf(ctx));
   });
 
-  router.get('/benefit-grants/', limit('portalRead'), session, async (ctx) => {
-    const page = readPage(ctx);
-    const sorting = readSorting(ctx, customerBenefitGrantSortFields, '-granted_at');
-    const filter = {
-      types: readQueryList(ctx, 'type', benefitTypeQuery),
-      benefitIds: readQueryIds(ctx, 'benefit_id'),
-      organizationIds: readQueryIds(ctx, 'organization_id'),
-      checkoutIds: readQueryIds(ctx, 'checkout_id'),
-      orderIds: readQueryIds(ctx, 'order_id'),
-      subscriptionIds: readQueryIds(ctx, 'subscription_id'),
-    };
-    const customer = sessionCustomerOf(ctx);
-    const [grants, total] = await listCustomerBenefitGrants(
-      orm.em,
-      customer,
-      filter,
-      sorting,
-      page,
-    );
-    const profile = await portalCustomer(ctx);
-    ctx.body = listResource(
-      grants.map((grant) => customerBenefitGrantWire(grant, profile)),
-      total,
-      page,
-    );
-  });
+  router.get(
+    '/benefit-grants/',
+    limit('portalRead'),
+    session,
+    listRoute({
+      lister: sessionCustomerOf,
+      read: (ctx) => ({
+        page: readPage(ctx),
+        sorting: readSorting(ctx, customerBenefitGrantSortFields, '-granted_at'),
+        types: readQueryList(ctx, 'type', benefitTypeQuery),
+        benefitIds: readQueryIds(ctx, 'benefit_id'),
+        organizationIds: readQueryIds(ctx, 'organization_id'),
+        checkoutIds: readQueryIds(ctx, 'checkout_id'),
+        orderIds: readQueryIds(ctx, 'order_id'),
+        subscriptionIds: readQueryIds(ctx, 'subscription_id'),
+      }),
+      list: (customer, query) => listCustomerBenefitGrants(orm.em, customer, query),
+      serialize: async (grants, customer) => {
+        const profile = await portalCustomer(customer);
+        return grants.map((grant) => customerBenefitGrantWire(grant, profile));
+      },
+    }),
+  );
 
   router.get('/benefit-grants/:id', limit('portalRead'), session, async (ctx) => {
     const id = readIdParam(ctx);
-    const grant = await getCustomerBenefitGrant(orm.em, sessionCustomerOf(ctx), id);
-    ctx.body = customerBenefitGrantWire(grant, await portalCustomer(ctx));
+    const customer = sessionCustomerOf(ctx);
+    const grant = await getCustomerBenefitGrant(orm.em, customer, id);
+    ctx.body = customerBenefitGrantWire(grant, await portalCustomer(customer));
   });
 
   /** Orders as their customer sees them: each product and organization serialized once. */
@@ -113,21 +103,25 @@ export function customerPortalRoutes(dependencies: AppDependencies): Router {
     );
   }
 
-  router.get('/orders/', limit('portalRead'), session, async (ctx) => {
-    const page = readPage(ctx);
-    const sorting = readSorting(ctx, customerOrderSortFields, '-created_at');
-    const { query } = parseQuery(ctx, orderListQuery);
-    const filter = {
-      organizationIds: readQueryIds(ctx, 'organization_id'),
-      productIds: readQueryIds(ctx, 'product_id'),
-      productBillingTypes: readQueryList(ctx, 'product_billing_type', productBillingTypeFilter),
-      subscriptionIds: readQueryIds(ctx, 'subscription_id'),
-      query,
-    };
-    const customer = sessionCustomerOf(ctx);
-    const [orders, total] = await listCustomerOrders(orm.em, customer, filter, sorting, page);
-    ctx.body = listResource(await customerOrders(orders), total, page);
-  });
+  router.get(
+    '/orders/',
+    limit('portalRead'),
+    session,
+    listRoute({
+      lister: sessionCustomerOf,
+      read: (ctx) => ({
+        page: readPage(ctx),
+        sorting: readSorting(ctx, customerOrderSortFields, '-created_at'),
+        query: parseQuery(ctx, orderListQuery).query,
+        organizationIds: readQueryIds(ctx, 'organization_id'),
+        productIds: readQueryIds(ctx, 'product_id'),
+        productBillingTypes: readQueryList(ctx, 'product_billing_type', productBillingTypeFilter),
+        subscriptionIds: readQueryIds(ctx, 'subscription_id'),
+      }),
+      list: (customer, query) => listCustomerOrders(orm.em, customer, query),
+      serialize: customerOrders,
+    }),
+  );
 
   router.get('/orders/:id', limit('portalRead'), session, async (ctx) => {
     const id = readIdParam(ctx);

@@ -7,7 +7,7 @@ import type {
 import { visibleGrantProperties } from '../../domain/benefit-properties.ts';
 import { benefitWire } from '../benefits/schemas.ts';
 import { addressWire } from '../customers/schemas.ts';
-import { isoDateTime, isoDateTimeOrNull } from '../http/wire.ts';
+import { isoDateTime, isoDateTimeOrNull } from '../wire.ts';
 import type { OrderWire } from '../orders/schemas.ts';
 import { type OrganizationWire, organizationWire } from '../organizations/schemas.ts';
 import type { ProductWire } from '../products/service.ts';

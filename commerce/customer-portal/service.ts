@@ -7,8 +7,8 @@ import {
   CustomerOAuthAccount,
   Order,
 } from '../../db/entities/index.ts';
+import { findPage, inList, type ListQuery, likePattern, oldestFirst } from '../../db/listing.ts';
 import { resourceNotFound } from '../errors.ts';
-import { likePattern, type Page, type SortCriterion } from '../http/listing.ts';
 import type { CustomerBenefitGrantSortField, CustomerOrderSortField } from './schemas.ts';
 
 /** The accounts (Discord, GitHub) the customer linked, for its portal profile. */
@@ -37,40 +37,27 @@ const grantSortColumns = {
 export async function listCustomerBenefitGrants(
   em: EntityManager,
   customer: Customer,
-  filter: CustomerBenefitGrantFilter,
-  sorting: SortCriterion<CustomerBenefitGrantSortField>[],
-  page: Page,
+  query: ListQuery<CustomerBenefitGrantFilter, CustomerBenefitGrantSortField>,
 ): Promise<[BenefitGrant[], number]> {
   const benefit: FilterQuery<Benefit> = {
-    ...(filter.types.length > 0 && { type: { $in: filter.types } }),
-    ...(filter.benefitIds.length > 0 && { id: { $in: filter.benefitIds } }),
-    ...(filter.organizationIds.length > 0 && { organization: { $in: filter.organizationIds } }),
+    ...(query.types.length > 0 && { type: { $in: query.types } }),
+    ...(query.benefitIds.length > 0 && { id: { $in: query.benefitIds } }),
+    ...(query.organizationIds.length > 0 && { organization: { $in: query.organizationIds } }),
   };
-  const orderIds = filter.checkoutIds.length
-    ? await ordersOfCheckouts(em, customer, filter.checkoutIds)
-    : [];
-  const where: FilterQuery<BenefitGrant> = {
-    customer,
-    benefit,
-    $and: [
-      ...(filter.checkoutIds.length > 0 ? [{ orderId: { $in: orderIds } }] : []),
-      ...(filter.orderIds.length > 0 ? [{ orderId: { $in: filter.orderIds } }] : []),
-      ...(filter.subscriptionIds.length > 0
-        ? [{ subscriptionId: { $in: filter.subscriptionIds } }]
-        : []),
+  const { checkoutIds } = query;
+  const orderIds = checkoutIds.length ? await ordersOfCheckouts(em, customer, checkoutIds) : [];
+  return findPage(em, BenefitGrant, {
+    where: [
+      { customer, benefit },
+      checkoutIds.length > 0 && { orderId: { $in: orderIds } },
+      inList('orderId', query.orderIds),
+      inList('subscriptionId', query.subscriptionIds),
     ],
-  };
-  return em.findAndCount(BenefitGrant, where, {
+    sorting: query.sorting,
+    sortKeys: grantSortColumns,
+    thenBy: oldestFirst,
+    page: query.page,
     populate: ['benefit.organization'],
-    orderBy: [
-      ...sorting.map(({ field, descending }) =>
-        grantSortColumns[field](descending ? 'desc' : 'asc'),
-      ),
-      { createdAt: 'asc' },
-      { id: 'asc' },
-    ],
-    limit: page.limit,
-    offset: page.offset,
   });
 }
 
@@ -118,38 +105,25 @@ const orderSortKeys: Record<
 export function listCustomerOrders(
   em: EntityManager,
   customer: Customer,
-  filter: CustomerOrderFilter,
-  sorting: SortCriterion<CustomerOrderSortField>[],
-  page: Page,
+  query: ListQuery<CustomerOrderFilter, CustomerOrderSortField>,
 ): Promise<[Order[], number]> {
-  const conditions: FilterQuery<Order>[] = [{ customer }];
-  if (filter.organizationIds.length) {
-    conditions.push({ organization: { $in: filter.organizationIds } });
-  }
-  if (filter.productIds.length) conditions.push({ product: { $in: filter.productIds } });
-  if (filter.subscriptionIds.length) {
-    conditions.push({ subscription: { $in: filter.subscriptionIds } });
-  }
-  // Both billing types asked for is no filter at all.
-  if (filter.productBillingTypes.length === 1) {
-    const recurring = filter.productBillingTypes[0] === 'recurring';
-    conditions.push({ product: { recurringInterval: recurring ? { $ne: null } : null } });
-  }
-  if (filter.query) conditions.push({ product: { name: { $ilike: likePattern(filter.query) } } });
-  return em.findAndCount(
-    Order,
-    { $and: conditions },
-    {
-      orderBy: [
-        ...sorting.map(({ field, descending }) =>
-          orderSortKeys[field](descending ? 'desc' : 'asc'),
-        ),
-        { id: 'asc' },
-      ],
-      limit: page.limit,
-      offset: page.offset,
-    },
-  );
+  const billingTypes = query.productBillingTypes;
+  return findPage(em, Order, {
+    where: [
+      { customer },
+      inList('organization', query.organizationIds),
+      inList('product', query.productIds),
+      inList('subscription', query.subscriptionIds),
+      // Both billing types asked for is no filter at all.
+      billingTypes.length === 1 && {
+        product: { recurringInterval: billingTypes[0] === 'recurring' ? { $ne: null } : null },
+      },
+      query.query && { product: { name: { $ilike: likePattern(query.query) } } },
+    ],
+    sorting: query.sorting,
+    sortKeys: orderSortKeys,
+    page: query.page,
+  });
 }
 
 /** One of the customer's own orders; another customer's is not found. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Customer } from '../../db/entities/index.ts';
 import { customerWire } from '../customers/schemas.ts';
-import { isoDateTime } from '../http/wire.ts';
+import { isoDateTime } from '../wire.ts';
 
 /** Polar's `CustomerSessionCustomerIDCreate | CustomerSessionCustomerExternalIDCreate`. */
 export const customerSessionCreateInput = z.union([

@@ -8,7 +8,7 @@ import type { RecurringInterval } from '../../db/entities/product.ts';
 import { addressInput } from '../../domain/addresses.ts';
 import { metadataInput } from '../../domain/metadata.ts';
 import { taxIdFormats } from '../../domain/tax-ids.ts';
-import { isoDateTime, isoDateTimeOrNull } from '../http/wire.ts';
+import { isoDateTime, isoDateTimeOrNull } from '../wire.ts';
 
 // The columns are varchar(255): longer text is refused at its field, not by the database.
 const text = z.string().trim().max(255);

@@ -3,8 +3,8 @@ import type { AppDependencies } from '../../api/dependencies.ts';
 import { parseBody, parseQuery } from '../../api/validation.ts';
 import type { Discount } from '../../db/entities/index.ts';
 import { callerOf, scope } from '../http/caller.ts';
-import { listPage, readPage, readSorting } from '../http/listing.ts';
-import { parseCreateBody, readIdParam } from '../http/wire.ts';
+import { listRoute, readPage, readSorting } from '../http/listing.ts';
+import { parseCreateBody, readIdParam } from '../http/request.ts';
 import {
   discountCreateInput,
   discountListQuery,
@@ -30,19 +30,19 @@ export function discountRoutes({ orm }: AppDependencies): Router {
     return wire;
   };
 
-  router.get('/', scope('discounts:read'), async (ctx) => {
-    const caller = callerOf(ctx);
-    const { query } = parseQuery(ctx, discountListQuery);
-    const sorting = readSorting(ctx, discountSortFields, '-created_at');
-    const page = readPage(ctx);
-    ctx.body = await listPage(
-      ctx,
-      caller,
-      page,
-      () => listDiscounts(orm.em, caller.organizationId, { query }, sorting, page),
-      (discounts) => serializeDiscounts(orm.em, discounts),
-    );
-  });
+  router.get(
+    '/',
+    scope('discounts:read'),
+    listRoute({
+      read: (ctx) => ({
+        query: parseQuery(ctx, discountListQuery).query,
+        sorting: readSorting(ctx, discountSortFields, '-created_at'),
+        page: readPage(ctx),
+      }),
+      list: (caller, query) => listDiscounts(orm.em, caller.organizationId, query),
+      serialize: (discounts) => serializeDiscounts(orm.em, discounts),
+    }),
+  );
 
   router.post('/', scope('discounts:write'), async (ctx) => {
     const caller = callerOf(ctx);

@@ -1,18 +1,8 @@
-import {
-  type EntityManager,
-  type FilterQuery,
-  UniqueConstraintViolationException,
-} from '@mikro-orm/core';
+import { type EntityManager, UniqueConstraintViolationException } from '@mikro-orm/core';
 import { invalidField } from '../../core/errors.ts';
 import { Discount, DiscountProduct, Product } from '../../db/entities/index.ts';
+import { escapeLike, findPage, type ListQuery, textSearch } from '../../db/listing.ts';
 import { resourceNotFound } from '../errors.ts';
-import {
-  escapeLike,
-  likePattern,
-  orderBy,
-  type Page,
-  type SortCriterion,
-} from '../http/listing.ts';
 import {
   type DiscountCreateInput,
   type DiscountUpdateInput,
@@ -48,26 +38,18 @@ export async function serializeDiscounts(
 export function listDiscounts(
   em: EntityManager,
   organizationId: string,
-  filter: { query: string | null | undefined },
-  sorting: SortCriterion<DiscountSortField>[],
-  page: Page,
+  { query, sorting, page }: ListQuery<{ query: string | null | undefined }, DiscountSortField>,
 ): Promise<[Discount[], number]> {
-  const pattern = filter.query && likePattern(filter.query);
-  const where: FilterQuery<Discount> = {
-    organization: organizationId,
-    deletedAt: null,
-    ...(pattern && { $or: [{ name: { $ilike: pattern } }, { code: { $ilike: pattern } }] }),
-  };
-  const columns = {
-    created_at: 'createdAt',
-    name: 'name',
-    code: 'code',
-    redemptions_count: 'redemptionsCount',
-  };
-  return em.findAndCount(Discount, where, {
-    orderBy: [...orderBy(sorting, columns), { id: 'asc' }],
-    limit: page.limit,
-    offset: page.offset,
+  return findPage(em, Discount, {
+    where: [{ organization: organizationId, deletedAt: null }, textSearch(['name', 'code'], query)],
+    sorting,
+    sortKeys: {
+      created_at: 'createdAt',
+      name: 'name',
+      code: 'code',
+      redemptions_count: 'redemptionsCount',
+    },
+    page,
   });
 }
 

@@ -7,7 +7,7 @@ import { RequestValidationError } from '../../core/errors.ts';
 import type { MeterFilter } from '../../domain/meter-filter.ts';
 import { callerOf, scope } from '../http/caller.ts';
 import {
-  listPage,
+  listRoute,
   queryValues,
   readMetadataFilter,
   readPage,
@@ -15,7 +15,7 @@ import {
   readQueryList,
   readSorting,
 } from '../http/listing.ts';
-import { readIdParam } from '../http/wire.ts';
+import { readIdParam } from '../http/request.ts';
 import { meterFilterInput } from '../meters/schemas.ts';
 import {
   eventListQuery,
@@ -87,48 +87,48 @@ export function eventRoutes({ orm, logger }: AppDependencies): Router {
     };
   });
 
-  router.get('/', scope('events:read'), async (ctx) => {
-    const caller = callerOf(ctx);
-    const query = parseQuery(ctx, eventListQuery);
-    const page = readPage(ctx);
-    const sorting = readSorting(ctx, eventSortFields, '-timestamp');
-    const filter = {
-      filter: readFilter(query.filter),
-      startTimestamp: query.start_timestamp,
-      endTimestamp: query.end_timestamp,
-      meterId: query.meter_id,
-      names: queryValues(ctx, 'name'),
-      metadata: readMetadataFilter(ctx),
-      ...customerFilters(ctx),
-    };
-    ctx.body = await listPage(
-      ctx,
-      caller,
-      page,
-      () => listEvents(orm.em, caller.organizationId, filter, sorting, page),
-      async (events) => {
+  router.get(
+    '/',
+    scope('events:read'),
+    listRoute({
+      read: (ctx) => {
+        const query = parseQuery(ctx, eventListQuery);
+        return {
+          page: readPage(ctx),
+          sorting: readSorting(ctx, eventSortFields, '-timestamp'),
+          filter: readFilter(query.filter),
+          startTimestamp: query.start_timestamp,
+          endTimestamp: query.end_timestamp,
+          meterId: query.meter_id,
+          names: queryValues(ctx, 'name'),
+          metadata: readMetadataFilter(ctx),
+          ...customerFilters(ctx),
+        };
+      },
+      list: (caller, query) => listEvents(orm.em, caller.organizationId, query),
+      serialize: async (events) => {
         const customers = await customersOf(orm.em, events);
         return events.map((event) =>
           eventWire(event, event.customer ? (customers.get(event.customer.id) ?? null) : null),
         );
       },
-    );
-  });
+    }),
+  );
 
-  router.get(['/names', '/names/'], scope('events:read'), async (ctx) => {
-    const caller = callerOf(ctx);
-    const { query } = parseQuery(ctx, eventNameListQuery);
-    const page = readPage(ctx);
-    const sorting = readSorting(ctx, eventNameSortFields, '-last_seen');
-    const filter = { query, ...customerFilters(ctx) };
-    ctx.body = await listPage(
-      ctx,
-      caller,
-      page,
-      () => listEventNames(orm.em, caller.organizationId, filter, sorting, page),
-      (rows) => rows.map(eventNameWire),
-    );
-  });
+  router.get(
+    ['/names', '/names/'],
+    scope('events:read'),
+    listRoute({
+      read: (ctx) => ({
+        query: parseQuery(ctx, eventNameListQuery).query,
+        page: readPage(ctx),
+        sorting: readSorting(ctx, eventNameSortFields, '-last_seen'),
+        ...customerFilters(ctx),
+      }),
+      list: (caller, query) => listEventNames(orm.em, caller.organizationId, query),
+      serialize: (rows) => rows.map(eventNameWire),
+    }),
+  );
 
   router.get('/:id', scope('events:read'), async (ctx) => {
     const id = readIdParam(ctx);

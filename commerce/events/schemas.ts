@@ -2,7 +2,7 @@ import { regexes, z } from 'zod';
 import type { Customer, UsageEvent } from '../../db/entities/index.ts';
 import { metadataInput, metadataLimits } from '../../domain/metadata.ts';
 import { customerWire } from '../customers/schemas.ts';
-import { dateTimeInput, isoDateTime } from '../http/wire.ts';
+import { dateTimeInput, isoDateTime } from '../wire.ts';
 
 /** The most events one ingest request may carry. */
 export const maxEventsPerBatch = 1000;

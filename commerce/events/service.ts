@@ -1,12 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Customer, Meter, UsageEvent } from '../../db/entities/index.ts';
+import { newId } from '../../db/ids.ts';
+import { type ListQuery, likePattern } from '../../db/listing.ts';
 import { meterFilterToSql } from '../../db/meter-filter-sql.ts';
 import { executeBound, type SqlFragment } from '../../db/sql.ts';
-import { newId } from '../../db/ids.ts';
 import type { MeterFilter } from '../../domain/meter-filter.ts';
 import { type LateUsage, recordUsage, type UsageEventRow } from '../customer-meters/service.ts';
 import { resourceNotFound } from '../errors.ts';
-import { likePattern, type Page, type SortCriterion } from '../http/listing.ts';
 import {
   type EventCreateInput,
   type EventIssue,
@@ -284,9 +284,7 @@ export async function customersOf(em: EntityManager, events: UsageEvent[]) {
 export async function listEvents(
   em: EntityManager,
   organizationId: string,
-  filter: EventListFilter,
-  sorting: SortCriterion<(typeof eventSortFields)[number]>[],
-  page: Page,
+  { sorting, page, ...filter }: ListQuery<EventListFilter, (typeof eventSortFields)[number]>,
 ): Promise<[UsageEvent[], number]> {
   const where = await eventConditions(em, organizationId, filter);
   const order = sorting
@@ -329,9 +327,7 @@ const nameSortColumns: Record<(typeof eventNameSortFields)[number], string> = {
 export async function listEventNames(
   em: EntityManager,
   organizationId: string,
-  filter: EventNameFilter,
-  sorting: SortCriterion<(typeof eventNameSortFields)[number]>[],
-  page: Page,
+  { sorting, page, ...filter }: ListQuery<EventNameFilter, (typeof eventNameSortFields)[number]>,
 ): Promise<[EventNameRow[], number]> {
   const where = await eventConditions(em, organizationId, {
     customerIds: filter.customerIds,

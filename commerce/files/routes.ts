@@ -7,9 +7,9 @@ import { invalidField } from '../../core/errors.ts';
 import { isUuid } from '../../db/ids.ts';
 import { notPermitted, resourceNotFound } from '../errors.ts';
 import { callerOf, scope } from '../http/caller.ts';
-import { listPage, readPage, readQueryIds } from '../http/listing.ts';
+import { listRoute, readPage, readQueryIds } from '../http/listing.ts';
 import { publicRateLimit } from '../http/rate-limits.ts';
-import { parseCreateBody, readIdParam } from '../http/wire.ts';
+import { parseCreateBody, readIdParam } from '../http/request.ts';
 import {
   fileCreateInput,
   fileUpdateInput,
@@ -45,18 +45,15 @@ export function fileRoutes(dependencies: AppDependencies): Router {
   const limits = fileLimits(config.files);
   const { publicUrl } = config.api;
 
-  router.get('/', scope('files:read'), async (ctx) => {
-    const caller = callerOf(ctx);
-    const page = readPage(ctx);
-    const filter = { ids: readQueryIds(ctx, 'ids') };
-    ctx.body = await listPage(
-      ctx,
-      caller,
-      page,
-      () => listFiles(orm.em, caller.organizationId, filter, page),
-      (files) => files.map((file) => fileWire(file, publicUrl)),
-    );
-  });
+  router.get(
+    '/',
+    scope('files:read'),
+    listRoute({
+      read: (ctx) => ({ page: readPage(ctx), ids: readQueryIds(ctx, 'ids') }),
+      list: (caller, query) => listFiles(orm.em, caller.organizationId, query),
+      serialize: (files) => files.map((file) => fileWire(file, publicUrl)),
+    }),
+  );
 
   router.post('/', scope('files:write'), async (ctx) => {
     const caller = callerOf(ctx);

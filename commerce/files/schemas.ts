@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { StoredFile } from '../../db/entities/index.ts';
 import { humanReadableSize } from '../../domain/files.ts';
-import { isoDateTime, isoDateTimeOrNull } from '../http/wire.ts';
+import { isoDateTime, isoDateTimeOrNull } from '../wire.ts';
 
 const sha256Base64 = z
   .string()

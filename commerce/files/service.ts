@@ -6,6 +6,7 @@ import { announceChange } from '../../db/change-notifications.ts';
 import { Organization, StoredFile } from '../../db/entities/index.ts';
 import type { FileService } from '../../db/entities/stored-file.ts';
 import { newId } from '../../db/ids.ts';
+import { findPage, inList, type ListQuery, newestFirst } from '../../db/listing.ts';
 import { humanReadableSize, uploadPlanProblem } from '../../domain/files.ts';
 import { readSignedToken, signToken } from '../../domain/signed-tokens.ts';
 import { s3Storage } from '../../integrations/files/s3-storage.ts';
@@ -16,8 +17,7 @@ import {
   UploadRejected,
 } from '../../integrations/files/storage.ts';
 import { notPermitted, resourceNotFound } from '../errors.ts';
-import type { Page } from '../http/listing.ts';
-import { isoDateTime } from '../http/wire.ts';
+import { isoDateTime } from '../wire.ts';
 import {
   type FileCreateInput,
   type FileUpdateInput,
@@ -322,22 +322,16 @@ export async function deleteAbandonedUploads(
 }
 
 /** The caller's uploaded files, newest first, optionally only those with the given ids. */
-export async function listFiles(
+export function listFiles(
   em: EntityManager,
   organizationId: string,
-  filter: { ids: string[] },
-  page: Page,
+  { ids, page }: ListQuery<{ ids: string[] }>,
 ): Promise<[StoredFile[], number]> {
-  return em.findAndCount(
-    StoredFile,
-    {
-      organization: organizationId,
-      deletedAt: null,
-      isUploaded: true,
-      ...(filter.ids.length > 0 && { id: { $in: filter.ids } }),
-    },
-    { orderBy: { createdAt: 'desc', id: 'desc' }, limit: page.limit, offset: page.offset },
-  );
+  return findPage(em, StoredFile, {
+    where: [{ organization: organizationId, deletedAt: null, isUploaded: true }, inList('id', ids)],
+    thenBy: newestFirst,
+    page,
+  });
 }
 
 /** Renames a file or sets its version; null leaves a field as it is (as Polar does). */

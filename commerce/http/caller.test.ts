@@ -15,8 +15,9 @@ import {
   signedInOwner,
   signedInPerson,
 } from '../access-tokens/testing.ts';
+import { hashToken } from '../caller.ts';
 import { callV1, createSeller, startCommerceApi, type TestApi } from '../testing.ts';
-import { callerOf, hashToken, identifyCaller, scope } from './caller.ts';
+import { callerOf, identifyCaller, scope } from './caller.ts';
 
 /** A rejection of the SDK with `status` whose body names `error` (generic SDKError statuses). */
 const refusedWith = (status: number, error: string) => (thrown: unknown) =>

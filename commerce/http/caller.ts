@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
 import { findActiveSession, isFreshSession } from '../../accounts/sessions.ts';
 import { type AuthSettings, authSettings } from '../../accounts/settings.ts';
@@ -9,32 +8,16 @@ import { AppError } from '../../core/errors.ts';
 import { Member, OrganizationAccessToken } from '../../db/entities/index.ts';
 import type { Orm } from '../../db/orm.ts';
 import { isCommerceWriter } from '../../domain/organization-permissions.ts';
+import { allScopes, grants, type Scope } from '../../domain/scopes.ts';
+import { type CommerceCaller, hashToken, organizationTokenPrefix } from '../caller.ts';
 import { commerceError } from '../errors.ts';
 import { ReadCache } from './read-cache.ts';
-import { allScopes, grants, type Scope } from './scopes.ts';
-
-export const organizationTokenPrefix = 'polar_oat_';
-
-/** Who is calling /v1, always on behalf of exactly one organization. */
-export type CommerceCaller =
-  | { kind: 'organization_token'; organizationId: string; tokenId: string; scopes: Set<string> }
-  | {
-      kind: 'member';
-      organizationId: string;
-      userId: string;
-      role: string;
-      scopes: Set<string>;
-      /** Signed in within the fresh age: required for managing credentials. */
-      freshSession: boolean;
-    };
 
 export interface CommerceState {
   caller: CommerceCaller | null;
   /** Credentials that resolved to no live token: protected routes answer `invalid_token`. */
   invalidToken: boolean;
 }
-
-export const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 
 // Last-used times are bookkeeping: written at most once a minute per token, not per request.
 const lastUsedWriteInterval = 60_000;

@@ -5,12 +5,11 @@ import { Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import Koa, { type Context } from 'koa';
 import { RequestValidationError } from '../../core/errors.ts';
+import { likePattern, orderBy } from '../../db/listing.ts';
+import type { CommerceCaller } from '../caller.ts';
 import { callV1, createSeller, type Seller, startCommerceApi, type TestApi } from '../testing.ts';
-import type { CommerceCaller } from './caller.ts';
 import {
-  likePattern,
   listResource,
-  orderBy,
   organizationFilterMatches,
   readMetadataFilter,
   readPage,

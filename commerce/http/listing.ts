@@ -1,19 +1,15 @@
-import type { Context } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { z } from 'zod';
 import { parseQuery } from '../../api/validation.ts';
 import { invalidField, RequestValidationError } from '../../core/errors.ts';
-import type { CommerceCaller } from './caller.ts';
+import type { Page, SortCriterion } from '../../db/listing.ts';
+import type { CommerceCaller } from '../caller.ts';
+import { callerOf } from './caller.ts';
 
 /** Polar's list envelope. */
 export interface ListResource<T> {
   items: T[];
   pagination: { total_count: number; max_page: number };
-}
-
-export interface Page {
-  page: number;
-  limit: number;
-  offset: number;
 }
 
 const pageQuery = z
@@ -45,19 +41,71 @@ export function listResource<T>(items: T[], totalCount: number, page: Page): Lis
 /**
  * One page of a list as the caller may see it: `read` answers the page's rows and how many
  * match, `serialize` their wire shapes. A list whose `organization_id` filter names only other
- * organizations is empty, read from nothing. Read the other query parameters first: bad input
- * answers 422 whatever the organization filter.
+ * organizations than the caller's is empty, read from nothing (no caller: no such check). Read
+ * the other query parameters first: bad input answers 422 whatever the organization filter.
  */
 export async function listPage<Row, Wire>(
   ctx: Context,
-  caller: CommerceCaller,
+  caller: CommerceCaller | null,
   page: Page,
   read: () => Promise<[Row[], number]>,
   serialize: (rows: Row[]) => Wire[] | Promise<Wire[]>,
 ): Promise<ListResource<Wire>> {
-  if (!organizationFilterMatches(ctx, caller)) return listResource([], 0, page);
+  if (caller && !organizationFilterMatches(ctx, caller)) return listResource([], 0, page);
   const [rows, total] = await read();
   return listResource(await serialize(rows), total, page);
+}
+
+export interface ListRoute<Lister, Query extends { page: Page }, Row, Wire> {
+  /** Who lists, asked first: the /v1 caller unless said (the portal's session customer). */
+  lister?: (ctx: Context) => Lister;
+  /** The list's query parameters: page, sorting and filters, read (and refused) in this order. */
+  read: (ctx: Context) => Query;
+  /** The page's rows and how many match in all. */
+  list: (lister: Lister, query: Query) => Promise<[Row[], number]>;
+  /** The rows' wire shapes. */
+  serialize: (rows: Row[], lister: Lister) => Wire[] | Promise<Wire[]>;
+  /**
+   * Whether `?organization_id=` may name only the caller's organization (an empty list when it
+   * names others): true for /v1 lists, whose caller acts for one organization.
+   */
+  ownOrganizationOnly?: boolean;
+  /** Answers the list (its JSON bytes) from a cache, building it with `answer` when missing. */
+  cached?: (
+    ctx: Context,
+    lister: Lister,
+    answer: () => Promise<ListResource<Wire>>,
+  ) => Promise<Buffer>;
+}
+
+/**
+ * The handler of a list route: reads the query, lists, and answers Polar's `{items, pagination}`
+ * envelope. Bad input answers 422 whatever the organization filter.
+ */
+export function listRoute<Query extends { page: Page }, Row, Wire, Lister = CommerceCaller>(
+  route: ListRoute<Lister, Query, Row, Wire>,
+): Middleware {
+  const { read, list, serialize, cached } = route;
+  const listerOf = route.lister ?? (callerOf as unknown as (ctx: Context) => Lister);
+  const ownOrganizationOnly = route.ownOrganizationOnly ?? !route.lister;
+  return async (ctx) => {
+    const lister = listerOf(ctx);
+    const query = read(ctx);
+    const answer = () =>
+      listPage(
+        ctx,
+        ownOrganizationOnly ? callerOf(ctx) : null,
+        query.page,
+        () => list(lister, query),
+        (rows) => serialize(rows, lister),
+      );
+    if (cached) {
+      ctx.type = 'json';
+      ctx.body = await cached(ctx, lister, answer);
+    } else {
+      ctx.body = await answer();
+    }
+  };
 }
 
 /** Every value of a query parameter that may repeat (`?product_id=a&product_id=b`). */
@@ -116,12 +164,6 @@ export function readMetadataFilter(ctx: Context): Record<string, string[]> {
   return filter;
 }
 
-/** `text` with LIKE's wildcards (`%`, `_`) and its escape (`\`) taken literally. */
-export const escapeLike = (text: string) => text.replace(/[\\%_]/g, '\\$&');
-
-/** A LIKE pattern matching `text` anywhere (a `?query=` search), its wildcards taken literally. */
-export const likePattern = (text: string) => `%${escapeLike(text)}%`;
-
 /**
  * The `organization_id` list filter: callers act for one organization, so it may only name
  * theirs. Answers false when it names only others (the list is then empty).
@@ -129,11 +171,6 @@ export const likePattern = (text: string) => `%${escapeLike(text)}%`;
 export function organizationFilterMatches(ctx: Context, caller: CommerceCaller): boolean {
   const wanted = readQueryIds(ctx, 'organization_id');
   return wanted.length === 0 || wanted.includes(caller.organizationId);
-}
-
-export interface SortCriterion<Field extends string> {
-  field: Field;
-  descending: boolean;
 }
 
 /**
@@ -155,14 +192,4 @@ export function readSorting<Field extends string>(
     }
     return { field, descending };
   });
-}
-
-/** Sort criteria as a MikroORM `orderBy`, with `columns` naming the entity property per field. */
-export function orderBy<Field extends string>(
-  criteria: SortCriterion<Field>[],
-  columns: Record<Field, string>,
-): Record<string, 'asc' | 'desc'>[] {
-  return criteria.map(({ field, descending }) => ({
-    [columns[field]]: descending ? 'desc' : 'asc',
-  }));
 }

@@ -4,9 +4,9 @@ import type { AppDependencies } from '../../api/dependencies.ts';
 import { parseBody } from '../../api/validation.ts';
 import { customerSession, sessionCustomerOf } from '../customer-sessions/auth.ts';
 import { callerOf, scope } from '../http/caller.ts';
-import { listPage, listResource, readPage, readQueryIds } from '../http/listing.ts';
+import { listRoute, readPage, readQueryIds } from '../http/listing.ts';
 import { publicRateLimit } from '../http/rate-limits.ts';
-import { readIdParam } from '../http/wire.ts';
+import { readIdParam } from '../http/request.ts';
 import {
   licenseKeyActivateInput,
   licenseKeyActivationBaseWire,
@@ -66,23 +66,21 @@ export function licenseKeyRoutes(dependencies: AppDependencies): Router {
   const { orm } = dependencies;
   const router = new Router({ prefix: '/v1/license-keys' });
 
-  router.get('/', scope('license_keys:read'), async (ctx) => {
-    const caller = callerOf(ctx);
-    const page = readPage(ctx);
-    const filter = {
-      benefitIds: readQueryIds(ctx, 'benefit_id'),
-      organizationIds: [],
-      // Tollgate's own filter: Polar's list has none by customer.
-      customerIds: readQueryIds(ctx, 'customer_id'),
-    };
-    ctx.body = await listPage(
-      ctx,
-      caller,
-      page,
-      () => listLicenseKeys(orm.em, { organizationId: caller.organizationId }, filter, page),
-      (keys) => keys.map(licenseKeyWire),
-    );
-  });
+  router.get(
+    '/',
+    scope('license_keys:read'),
+    listRoute({
+      read: (ctx) => ({
+        page: readPage(ctx),
+        benefitIds: readQueryIds(ctx, 'benefit_id'),
+        organizationIds: [],
+        // Tollgate's own filter: Polar's list has none by customer.
+        customerIds: readQueryIds(ctx, 'customer_id'),
+      }),
+      list: ({ organizationId }, query) => listLicenseKeys(orm.em, { organizationId }, query),
+      serialize: (keys) => keys.map(licenseKeyWire),
+    }),
+  );
 
   keyChecks(
     router,
@@ -137,16 +135,21 @@ export function customerPortalLicenseKeyRoutes(dependencies: AppDependencies): R
     (check) => limit(check === 'validate' ? 'licenseKeyValidate' : 'licenseKeyActivation'),
   );
 
-  router.get('/', limit('portalRead'), session, async (ctx) => {
-    const page = readPage(ctx);
-    const filter = {
-      benefitIds: readQueryIds(ctx, 'benefit_id'),
-      organizationIds: readQueryIds(ctx, 'organization_id'),
-    };
-    const owner = { customerId: sessionCustomerOf(ctx).id };
-    const [keys, total] = await listLicenseKeys(orm.em, owner, filter, page);
-    ctx.body = listResource(keys.map(licenseKeyWire), total, page);
-  });
+  router.get(
+    '/',
+    limit('portalRead'),
+    session,
+    listRoute({
+      lister: sessionCustomerOf,
+      read: (ctx) => ({
+        page: readPage(ctx),
+        benefitIds: readQueryIds(ctx, 'benefit_id'),
+        organizationIds: readQueryIds(ctx, 'organization_id'),
+      }),
+      list: (customer, query) => listLicenseKeys(orm.em, { customerId: customer.id }, query),
+      serialize: (keys) => keys.map(licenseKeyWire),
+    }),
+  );
 
   router.get('/:id', limit('portalRead'), session, async (ctx) => {
     const id = readIdParam(ctx);

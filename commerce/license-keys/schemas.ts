@@ -4,7 +4,7 @@ import { licenseKeyStatuses } from '../../db/entities/license-key.ts';
 import { licenseKeyLimits } from '../../domain/benefit-properties.ts';
 import { metadataInput } from '../../domain/metadata.ts';
 import { customerWire } from '../customers/schemas.ts';
-import { dateTimeInput, isoDateTime, isoDateTimeOrNull } from '../http/wire.ts';
+import { dateTimeInput, isoDateTime, isoDateTimeOrNull } from '../wire.ts';
 
 const keyText = z.string().min(1);
 

@@ -2,9 +2,9 @@ import { isDeepStrictEqual } from 'node:util';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { LicenseKey, LicenseKeyActivation } from '../../db/entities/index.ts';
+import { findPage, inList, type ListQuery, oldestFirst } from '../../db/listing.ts';
 import { licenseKeyRefusal } from '../../domain/license-keys.ts';
 import { commerceError, notPermitted, resourceNotFound } from '../errors.ts';
-import type { Page } from '../http/listing.ts';
 import type {
   LicenseKeyActivateInput,
   LicenseKeyDeactivateInput,
@@ -27,26 +27,19 @@ const ownerCondition = (owner: LicenseKeyOwner) =>
 export function listLicenseKeys(
   em: EntityManager,
   owner: LicenseKeyOwner,
-  filter: { benefitIds: string[]; organizationIds: string[]; customerIds?: string[] },
-  page: Page,
+  query: ListQuery<{ benefitIds: string[]; organizationIds: string[]; customerIds?: string[] }>,
 ): Promise<[LicenseKey[], number]> {
-  return em.findAndCount(
-    LicenseKey,
-    {
-      ...ownerCondition(owner),
-      ...(filter.benefitIds.length > 0 && { benefit: { $in: filter.benefitIds } }),
-      ...(filter.organizationIds.length > 0 && {
-        organization: { $in: filter.organizationIds },
-      }),
-      ...((filter.customerIds ?? []).length > 0 && { customer: { $in: filter.customerIds } }),
-    },
-    {
-      populate: ['customer'],
-      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-      limit: page.limit,
-      offset: page.offset,
-    },
-  );
+  return findPage(em, LicenseKey, {
+    where: [
+      ownerCondition(owner),
+      inList('benefit', query.benefitIds),
+      inList('organization', query.organizationIds),
+      inList('customer', query.customerIds ?? []),
+    ],
+    thenBy: oldestFirst,
+    page: query.page,
+    populate: ['customer'],
+  });
 }
 
 /** One of the owner's keys; any other id is not found. */

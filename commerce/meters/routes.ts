@@ -5,7 +5,7 @@ import { parseBody, parseQuery } from '../../api/validation.ts';
 import { invalidFields } from '../errors.ts';
 import { callerOf, scope } from '../http/caller.ts';
 import {
-  listPage,
+  listRoute,
   readMetadataFilter,
   readPage,
   readQueryBoolean,
@@ -13,7 +13,7 @@ import {
   readQueryList,
   readSorting,
 } from '../http/listing.ts';
-import { parseCreateBody, readIdParam } from '../http/wire.ts';
+import { parseCreateBody, readIdParam } from '../http/request.ts';
 import { meterQuantities, periodFitsInterval } from './quantities.ts';
 import {
   meterCreateInput,
@@ -32,24 +32,21 @@ const externalCustomerId = z.string().min(1);
 export function meterRoutes({ orm }: AppDependencies): Router {
   const router = new Router({ prefix: '/v1/meters' });
 
-  router.get('/', scope('meters:read'), async (ctx) => {
-    const caller = callerOf(ctx);
-    const { query } = parseQuery(ctx, meterListQuery);
-    const page = readPage(ctx);
-    const sorting = readSorting(ctx, meterSortFields, 'name');
-    const filter = {
-      query,
-      isArchived: readQueryBoolean(ctx, 'is_archived'),
-      metadata: readMetadataFilter(ctx),
-    };
-    ctx.body = await listPage(
-      ctx,
-      caller,
-      page,
-      () => listMeters(orm.em, caller.organizationId, filter, sorting, page),
-      (meters) => meters.map(meterWire),
-    );
-  });
+  router.get(
+    '/',
+    scope('meters:read'),
+    listRoute({
+      read: (ctx) => ({
+        query: parseQuery(ctx, meterListQuery).query,
+        page: readPage(ctx),
+        sorting: readSorting(ctx, meterSortFields, 'name'),
+        isArchived: readQueryBoolean(ctx, 'is_archived'),
+        metadata: readMetadataFilter(ctx),
+      }),
+      list: (caller, query) => listMeters(orm.em, caller.organizationId, query),
+      serialize: (meters) => meters.map(meterWire),
+    }),
+  );
 
   router.post('/', scope('meters:write'), async (ctx) => {
     const caller = callerOf(ctx);

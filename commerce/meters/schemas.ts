@@ -9,7 +9,7 @@ import {
   type MeterFilter,
   type MeterFilterClause,
 } from '../../domain/meter-filter.ts';
-import { dateTimeInput, isoDateTime, isoDateTimeOrNull } from '../http/wire.ts';
+import { dateTimeInput, isoDateTime, isoDateTimeOrNull } from '../wire.ts';
 import { type MeterQuantities, timeIntervals } from './quantities.ts';
 
 // Clause values are stored in PostgreSQL-friendly ranges: text up to 1000 characters, int4.

@@ -1,11 +1,10 @@
-import type { FilterQuery } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { announceChange } from '../../db/change-notifications.ts';
 import { Meter } from '../../db/entities/index.ts';
+import { findPage, isSet, type ListQuery, textSearch } from '../../db/listing.ts';
 import { metadataFilterConditions } from '../../db/sql.ts';
 import { rebuildCustomerMeters } from '../customer-meters/service.ts';
 import { resourceNotFound } from '../errors.ts';
-import { likePattern, orderBy, type Page, type SortCriterion } from '../http/listing.ts';
 import { rebuildMeterRollups } from './rollups.ts';
 import type { MeterCreateInput, MeterUpdateInput, meterSortFields } from './schemas.ts';
 
@@ -22,22 +21,18 @@ export interface MeterListFilter {
 export function listMeters(
   em: EntityManager,
   organizationId: string,
-  filter: MeterListFilter,
-  sorting: SortCriterion<MeterSortField>[],
-  page: Page,
+  { query, isArchived, metadata, sorting, page }: ListQuery<MeterListFilter, MeterSortField>,
 ): Promise<[Meter[], number]> {
-  const where: FilterQuery<Meter> = {
-    organization: organizationId,
-    ...(filter.query && { name: { $ilike: likePattern(filter.query) } }),
-    ...(filter.isArchived !== undefined && {
-      archivedAt: filter.isArchived ? { $ne: null } : null,
-    }),
-    $and: metadataFilterConditions(filter.metadata),
-  };
-  return em.findAndCount(Meter, where, {
-    orderBy: [...orderBy(sorting, { created_at: 'createdAt', name: 'name' }), { id: 'asc' }],
-    limit: page.limit,
-    offset: page.offset,
+  return findPage(em, Meter, {
+    where: [
+      { organization: organizationId },
+      textSearch(['name'], query),
+      isSet('archivedAt', isArchived),
+      ...metadataFilterConditions(metadata),
+    ],
+    sorting,
+    sortKeys: { created_at: 'createdAt', name: 'name' },
+    page,
   });
 }
 

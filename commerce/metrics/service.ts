@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { invalidField } from '../../core/errors.ts';
 import { cancellationReasons } from '../../db/entities/subscription.ts';
 import { placeholders } from '../../db/sql.ts';
-import { isoDateTime } from '../http/wire.ts';
+import { isoDateTime } from '../wire.ts';
 import {
   intervalMaxDays,
   type MetricsQuery,

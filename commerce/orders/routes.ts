@@ -15,7 +15,7 @@ import {
   readSorting,
 } from '../http/listing.ts';
 import { publicRateLimit } from '../http/rate-limits.ts';
-import { readIdParam } from '../http/wire.ts';
+import { readIdParam } from '../http/request.ts';
 import { checkInvoiceLink, invoiceDocument, invoiceUrl } from './invoice.ts';
 import { orderSortFields, orderUpdateInput, productBillingTypeFilter } from './schemas.ts';
 import { generateInvoice, getOrder, listOrders, serializeOrders, updateOrder } from './service.ts';

@@ -3,7 +3,7 @@ import type { Order, OrderItem } from '../../db/entities/index.ts';
 import { addressInput } from '../../domain/addresses.ts';
 import { addressWire, customerWire } from '../customers/schemas.ts';
 import { discountBaseWire } from '../discounts/schemas.ts';
-import { isoDateTime, isoDateTimeOrNull } from '../http/wire.ts';
+import { isoDateTime, isoDateTimeOrNull } from '../wire.ts';
 import { productBaseWire } from '../products/schemas.ts';
 import { subscriptionCoreWire } from '../subscriptions/schemas.ts';
 

@@ -3,8 +3,8 @@ import type { AppDependencies } from '../../api/dependencies.ts';
 import { parseBody, parseQuery } from '../../api/validation.ts';
 import { resourceNotFound } from '../errors.ts';
 import { callerOf, scope } from '../http/caller.ts';
-import { listResource, readPage, readSorting } from '../http/listing.ts';
-import { readIdParam } from '../http/wire.ts';
+import { listRoute, readPage, readSorting } from '../http/listing.ts';
+import { readIdParam } from '../http/request.ts';
 import {
   organizationListQuery,
   organizationSortFields,
@@ -20,16 +20,26 @@ import { getOrganization, updateOrganization } from './service.ts';
 export function organizationRoutes({ orm }: AppDependencies): Router {
   const router = new Router({ prefix: '/v1/organizations' });
 
-  router.get('/', scope('organizations:read'), async (ctx) => {
-    const { slug } = parseQuery(ctx, organizationListQuery);
-    const page = readPage(ctx);
-    // Checked like every list's sorting, though a list of at most one is in every order.
-    readSorting(ctx, organizationSortFields, 'created_at');
-    const organization = await getOrganization(orm.em, callerOf(ctx).organizationId);
-    const matches = !slug || organization.slug === slug;
-    const items = matches && page.page === 1 ? [organizationWire(organization)] : [];
-    ctx.body = listResource(items, matches ? 1 : 0, page);
-  });
+  router.get(
+    '/',
+    scope('organizations:read'),
+    listRoute({
+      // The list is of the caller's organization: `organization_id` is no filter of it.
+      ownOrganizationOnly: false,
+      read: (ctx) => ({
+        slug: parseQuery(ctx, organizationListQuery).slug,
+        page: readPage(ctx),
+        // Checked like every list's sorting, though a list of at most one is in every order.
+        sorting: readSorting(ctx, organizationSortFields, 'created_at'),
+      }),
+      list: async (caller, { slug, page }) => {
+        const organization = await getOrganization(orm.em, caller.organizationId);
+        const matches = !slug || organization.slug === slug;
+        return [matches && page.page === 1 ? [organization] : [], matches ? 1 : 0];
+      },
+      serialize: (organizations) => organizations.map(organizationWire),
+    }),
+  );
 
   router.get('/:id', scope('organizations:read'), async (ctx) => {
     const id = readIdParam(ctx);

@@ -6,7 +6,7 @@ import {
   subscriptionSettingsOf,
 } from '../../domain/organization-settings.ts';
 import { prorationBehaviors } from '../../domain/subscriptions.ts';
-import { isoDateTime, isoDateTimeOrNull } from '../http/wire.ts';
+import { isoDateTime, isoDateTimeOrNull } from '../wire.ts';
 
 const nullableText = z.string().trim().min(1).nullable();
 

@@ -1,20 +1,20 @@
 import Router from '@koa/router';
 import Stripe from 'stripe';
 import type { AppDependencies } from '../../api/dependencies.ts';
+import { applyStripeEvent } from '../../processes/stripe-events.ts';
 import { commerceError } from '../errors.ts';
 import { callerOf, scope } from '../http/caller.ts';
 import {
-  listPage,
+  listRoute,
   queryValues,
   readPage,
   readQueryIds,
   readQueryList,
   readSorting,
 } from '../http/listing.ts';
-import { readIdParam } from '../http/wire.ts';
+import { readIdParam } from '../http/request.ts';
 import { paymentSortFields, paymentStatusFilter, paymentWire } from './schemas.ts';
 import { getPayment, listPayments } from './service.ts';
-import { applyStripeEvent } from './stripe-webhook.ts';
 
 /** How old a signed Stripe event may be (Stripe's default tolerance): older is a replay. */
 const signatureToleranceSeconds = 300;
@@ -23,25 +23,23 @@ const signatureToleranceSeconds = 300;
 export function paymentRoutes({ orm }: AppDependencies): Router {
   const router = new Router({ prefix: '/v1/payments' });
 
-  router.get('/', scope('payments:read'), async (ctx) => {
-    const caller = callerOf(ctx);
-    const filter = {
-      checkoutIds: readQueryIds(ctx, 'checkout_id'),
-      orderIds: readQueryIds(ctx, 'order_id'),
-      statuses: readQueryList(ctx, 'status', paymentStatusFilter),
-      methods: queryValues(ctx, 'method'),
-      customerEmails: queryValues(ctx, 'customer_email'),
-    };
-    const sorting = readSorting(ctx, paymentSortFields, '-created_at');
-    const page = readPage(ctx);
-    ctx.body = await listPage(
-      ctx,
-      caller,
-      page,
-      () => listPayments(orm.em, caller.organizationId, filter, sorting, page),
-      (payments) => payments.map(paymentWire),
-    );
-  });
+  router.get(
+    '/',
+    scope('payments:read'),
+    listRoute({
+      read: (ctx) => ({
+        checkoutIds: readQueryIds(ctx, 'checkout_id'),
+        orderIds: readQueryIds(ctx, 'order_id'),
+        statuses: readQueryList(ctx, 'status', paymentStatusFilter),
+        methods: queryValues(ctx, 'method'),
+        customerEmails: queryValues(ctx, 'customer_email'),
+        sorting: readSorting(ctx, paymentSortFields, '-created_at'),
+        page: readPage(ctx),
+      }),
+      list: (caller, query) => listPayments(orm.em, caller.organizationId, query),
+      serialize: (payments) => payments.map(paymentWire),
+    }),
+  );
 
   router.get('/:id', scope('payments:read'), async (ctx) => {
     const id = readIdParam(ctx);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { type Payment, paymentStatuses } from '../../db/entities/order.ts';
-import { isoDateTime, isoDateTimeOrNull } from '../http/wire.ts';
+import { isoDateTime, isoDateTimeOrNull } from '../wire.ts';
 
 export const paymentSortFields = ['created_at', 'status', 'amount', 'method'] as const;
 

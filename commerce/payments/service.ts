@@ -1,12 +1,12 @@
-import { type FilterQuery, LockMode } from '@mikro-orm/core';
+import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type Stripe from 'stripe';
 import { Payment } from '../../db/entities/index.ts';
 import type { PaymentStatus } from '../../db/entities/order.ts';
+import { findPage, inList, type ListQuery } from '../../db/listing.ts';
 import { sql, sqlCondition } from '../../db/sql.ts';
-import type { PaymentOutcome } from '../../workflows/payment-outcome.ts';
+import type { PaymentOutcome } from '../../domain/payments.ts';
 import { resourceNotFound } from '../errors.ts';
-import { orderBy, type Page, type SortCriterion } from '../http/listing.ts';
 import type { paymentSortFields } from './schemas.ts';
 
 export interface PaymentListFilter {
@@ -42,25 +42,21 @@ function paidByAnyOf(emails: string[]) {
 export function listPayments(
   em: EntityManager,
   organizationId: string,
-  filter: PaymentListFilter,
-  sorting: SortCriterion<(typeof paymentSortFields)[number]>[],
-  page: Page,
+  query: ListQuery<PaymentListFilter, (typeof paymentSortFields)[number]>,
 ): Promise<[Payment[], number]> {
-  const conditions: FilterQuery<Payment>[] = [{ organization: organizationId }];
-  if (filter.checkoutIds.length) conditions.push({ checkoutId: { $in: filter.checkoutIds } });
-  if (filter.orderIds.length) conditions.push({ order: { $in: filter.orderIds } });
-  if (filter.statuses.length) conditions.push({ status: { $in: filter.statuses } });
-  if (filter.methods.length) conditions.push({ method: { $in: filter.methods } });
-  if (filter.customerEmails.length) conditions.push(paidByAnyOf(filter.customerEmails));
-  return em.findAndCount(
-    Payment,
-    { $and: conditions },
-    {
-      orderBy: [...orderBy(sorting, sortColumns), { id: 'asc' }],
-      limit: page.limit,
-      offset: page.offset,
-    },
-  );
+  return findPage(em, Payment, {
+    where: [
+      { organization: organizationId },
+      inList('checkoutId', query.checkoutIds),
+      inList('order', query.orderIds),
+      inList('status', query.statuses),
+      inList('method', query.methods),
+      query.customerEmails.length > 0 && paidByAnyOf(query.customerEmails),
+    ],
+    sorting: query.sorting,
+    sortKeys: sortColumns,
+    page: query.page,
+  });
 }
 
 /** One payment of the organization; another organization's is not found. */

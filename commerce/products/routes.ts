@@ -3,7 +3,7 @@ import type { AppDependencies } from '../../api/dependencies.ts';
 import { parseBody, parseQuery } from '../../api/validation.ts';
 import { callerOf, scope } from '../http/caller.ts';
 import {
-  listPage,
+  listRoute,
   readMetadataFilter,
   readPage,
   readQueryBoolean,
@@ -11,7 +11,7 @@ import {
   readSorting,
 } from '../http/listing.ts';
 import { ReadCache } from '../http/read-cache.ts';
-import { parseCreateBody, readIdParam } from '../http/wire.ts';
+import { parseCreateBody, readIdParam } from '../http/request.ts';
 import {
   productBenefitsInput,
   productCreateInput,
@@ -42,30 +42,26 @@ export function productRoutes({ orm, config, changes }: AppDependencies): Router
   const cachedJson = (organizationId: string, key: string, answer: () => Promise<unknown>) =>
     answers.read(organizationId, key, async () => Buffer.from(JSON.stringify(await answer())));
 
-  router.get('/', scope('products:read'), async (ctx) => {
-    const caller = callerOf(ctx);
-    const page = readPage(ctx);
-    const sorting = readSorting(ctx, productSortFields, '-created_at');
-    const { query } = parseQuery(ctx, productListQuery);
-    const filter = {
-      ids: readQueryIds(ctx, 'id'),
-      query,
-      isArchived: readQueryBoolean(ctx, 'is_archived'),
-      isRecurring: readQueryBoolean(ctx, 'is_recurring'),
-      benefitIds: readQueryIds(ctx, 'benefit_id'),
-      metadata: readMetadataFilter(ctx),
-    };
-    ctx.type = 'json';
-    ctx.body = await cachedJson(caller.organizationId, `list?${ctx.querystring}`, () =>
-      listPage(
-        ctx,
-        caller,
-        page,
-        () => listProducts(orm.em, caller.organizationId, filter, sorting, page),
-        (products) => serializeProducts(orm.em, products, publicUrl),
-      ),
-    );
-  });
+  router.get(
+    '/',
+    scope('products:read'),
+    listRoute({
+      read: (ctx) => ({
+        page: readPage(ctx),
+        sorting: readSorting(ctx, productSortFields, '-created_at'),
+        query: parseQuery(ctx, productListQuery).query,
+        ids: readQueryIds(ctx, 'id'),
+        isArchived: readQueryBoolean(ctx, 'is_archived'),
+        isRecurring: readQueryBoolean(ctx, 'is_recurring'),
+        benefitIds: readQueryIds(ctx, 'benefit_id'),
+        metadata: readMetadataFilter(ctx),
+      }),
+      list: (caller, query) => listProducts(orm.em, caller.organizationId, query),
+      serialize: (products) => serializeProducts(orm.em, products, publicUrl),
+      cached: (ctx, caller, answer) =>
+        cachedJson(caller.organizationId, `list?${ctx.querystring}`, answer),
+    }),
+  );
 
   router.post('/', scope('products:write'), async (ctx) => {
     const caller = callerOf(ctx);

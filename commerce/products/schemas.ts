@@ -9,7 +9,7 @@ import {
   recurringIntervals,
   unitAmountText,
 } from '../../domain/prices.ts';
-import { isoDateTime, isoDateTimeOrNull } from '../http/wire.ts';
+import { isoDateTime, isoDateTimeOrNull } from '../wire.ts';
 
 const { minimum, maximum, customMaximum, capMaximum } = priceAmountLimits;
 

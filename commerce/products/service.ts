@@ -1,4 +1,4 @@
-import type { EntityManager, FilterQuery } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/core';
 import type { ValidationIssue } from '../../core/errors.ts';
 import { announceChange } from '../../db/change-notifications.ts';
 import {
@@ -14,6 +14,14 @@ import {
   StoredFile,
 } from '../../db/entities/index.ts';
 import {
+  findPage,
+  inList,
+  isSet,
+  type ListQuery,
+  type SortKey,
+  textSearch,
+} from '../../db/listing.ts';
+import {
   linkedToAny,
   metadataFilterConditions,
   orderByExpression,
@@ -27,7 +35,6 @@ import { benefitWire } from '../benefits/schemas.ts';
 import { customFieldWire } from '../custom-fields/schemas.ts';
 import { invalidFields, resourceNotFound } from '../errors.ts';
 import { productMediaWire } from '../files/schemas.ts';
-import { likePattern, type Page, type SortCriterion } from '../http/listing.ts';
 import { appendEvent } from '../outbox.ts';
 import {
   type ExistingPriceInput,
@@ -222,67 +229,53 @@ const staticPriceValue = (expression: SqlFragment) => (product: SqlFragment) =>
  * static price as Polar does: free, custom, fixed by kind; free (-2), custom (its minimum, -1
  * when none), fixed (its amount) by amount.
  */
-function productOrder(field: ProductSortField, direction: 'asc' | 'desc') {
-  switch (field) {
-    case 'created_at':
-      return { createdAt: direction };
-    case 'name':
-      return { name: direction };
-    case 'price_amount_type':
-      return orderByExpression(
-        staticPriceValue(
-          sqlText(
-            "case sp.amount_type when 'free' then 1 when 'custom' then 2 when 'fixed' then 3 " +
-              "when 'seat_based' then 4 end",
-          ),
+const productSortKeys: Record<ProductSortField, SortKey> = {
+  created_at: 'createdAt',
+  name: 'name',
+  price_amount_type: (direction) =>
+    orderByExpression(
+      staticPriceValue(
+        sqlText(
+          "case sp.amount_type when 'free' then 1 when 'custom' then 2 when 'fixed' then 3 " +
+            "when 'seat_based' then 4 end",
         ),
-        direction,
-      );
-    case 'price_amount':
-      return orderByExpression(
-        staticPriceValue(
-          sqlText(
-            "case sp.amount_type when 'free' then -2 when 'custom' then coalesce(sp.minimum_amount, -1) " +
-              "when 'fixed' then sp.price_amount when 'seat_based' then sp.price_per_seat end",
-          ),
+      ),
+      direction,
+    ),
+  price_amount: (direction) =>
+    orderByExpression(
+      staticPriceValue(
+        sqlText(
+          "case sp.amount_type when 'free' then -2 when 'custom' then coalesce(sp.minimum_amount, -1) " +
+            "when 'fixed' then sp.price_amount when 'seat_based' then sp.price_per_seat end",
         ),
-        direction,
-      );
-  }
-}
+      ),
+      direction,
+    ),
+};
 
 /** One page of the organization's products matching `filter`, and how many match. */
 export function listProducts(
   em: EntityManager,
   organizationId: string,
-  filter: ProductListFilter,
-  sorting: SortCriterion<ProductSortField>[],
-  page: Page,
+  query: ListQuery<ProductListFilter, ProductSortField>,
 ) {
-  const conditions: FilterQuery<Product>[] = [{ organization: organizationId }];
-  if (filter.ids.length) conditions.push({ id: { $in: filter.ids } });
-  if (filter.query) conditions.push({ name: { $ilike: likePattern(filter.query) } });
-  if (filter.isArchived !== undefined) conditions.push({ isArchived: filter.isArchived });
-  if (filter.isRecurring !== undefined) {
-    conditions.push({ recurringInterval: filter.isRecurring ? { $ne: null } : null });
-  }
-  if (filter.benefitIds.length) {
-    conditions.push(linkedToAny('product_benefits', 'product_id', 'benefit_id', filter.benefitIds));
-  }
-  conditions.push(...metadataFilterConditions(filter.metadata));
-  return em.findAndCount(
-    Product,
-    { $and: conditions },
-    {
-      // The id breaks ties, so equal sort values never shuffle between pages.
-      orderBy: [
-        ...sorting.map(({ field, descending }) => productOrder(field, descending ? 'desc' : 'asc')),
-        { id: 'asc' as const },
-      ],
-      limit: page.limit,
-      offset: page.offset,
-    },
-  );
+  const { isArchived, benefitIds } = query;
+  return findPage(em, Product, {
+    where: [
+      { organization: organizationId },
+      inList('id', query.ids),
+      textSearch(['name'], query.query),
+      isArchived !== undefined && { isArchived },
+      isSet('recurringInterval', query.isRecurring),
+      benefitIds.length > 0 &&
+        linkedToAny('product_benefits', 'product_id', 'benefit_id', benefitIds),
+      ...metadataFilterConditions(query.metadata),
+    ],
+    sorting: query.sorting,
+    sortKeys: productSortKeys,
+    page: query.page,
+  });
 }
 
 /** Business-rule issues gathered over a whole request, answered together as Polar does. */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Refund } from '../../db/entities/refund.ts';
 import { metadataInput } from '../../domain/metadata.ts';
 import { refundReasons } from '../../domain/refunds.ts';
-import { isoDateTime, isoDateTimeOrNull } from '../http/wire.ts';
+import { isoDateTime, isoDateTimeOrNull } from '../wire.ts';
 
 export const refundSortFields = ['created_at', 'amount'] as const;
 

@@ -1,13 +1,13 @@
-import { type FilterQuery, LockMode } from '@mikro-orm/core';
+import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type Stripe from 'stripe';
 import { invalidField } from '../../core/errors.ts';
 import { Order, Payment, Refund } from '../../db/entities/index.ts';
 import type { RefundStatus } from '../../db/entities/refund.ts';
-import type { RefundOutcome, StripeRefundStatus } from '../../workflows/refund.ts';
+import { findPage, inList, type ListQuery } from '../../db/listing.ts';
+import type { RefundOutcome, StripeRefundStatus } from '../../domain/refunds.ts';
 import { announceCustomerStateChange } from '../customers/state.ts';
 import { commerceError, resourceNotFound } from '../errors.ts';
-import { orderBy, type Page, type SortCriterion } from '../http/listing.ts';
 import { serializeOrders } from '../orders/service.ts';
 import { appendEvent } from '../outbox.ts';
 import { type RefundCreateInput, type refundSortFields, refundWire } from './schemas.ts';
@@ -244,29 +244,22 @@ const sortColumns = { created_at: 'createdAt', amount: 'amount' } as const;
 export function listRefunds(
   em: EntityManager,
   organizationId: string,
-  filter: RefundListFilter,
-  sorting: SortCriterion<(typeof refundSortFields)[number]>[],
-  page: Page,
+  query: ListQuery<RefundListFilter, (typeof refundSortFields)[number]>,
 ): Promise<[Refund[], number]> {
-  const conditions: FilterQuery<Refund>[] = [{ organization: organizationId }];
-  if (filter.ids.length) conditions.push({ id: { $in: filter.ids } });
-  if (filter.orderIds.length) conditions.push({ order: { $in: filter.orderIds } });
-  if (filter.subscriptionIds.length) {
-    conditions.push({ subscription: { $in: filter.subscriptionIds } });
-  }
-  if (filter.customerIds.length) conditions.push({ customer: { $in: filter.customerIds } });
-  if (filter.succeeded !== undefined) {
-    conditions.push({ status: filter.succeeded ? 'succeeded' : { $ne: 'succeeded' } });
-  }
-  return em.findAndCount(
-    Refund,
-    { $and: conditions },
-    {
-      orderBy: [...orderBy(sorting, sortColumns), { id: 'asc' }],
-      limit: page.limit,
-      offset: page.offset,
-    },
-  );
+  const { succeeded } = query;
+  return findPage(em, Refund, {
+    where: [
+      { organization: organizationId },
+      inList('id', query.ids),
+      inList('order', query.orderIds),
+      inList('subscription', query.subscriptionIds),
+      inList('customer', query.customerIds),
+      succeeded !== undefined && { status: succeeded ? 'succeeded' : { $ne: 'succeeded' } },
+    ],
+    sorting: query.sorting,
+    sortKeys: sortColumns,
+    page: query.page,
+  });
 }
 
 /** A refund of the organization; other organizations' are not found. */

@@ -1,28 +1,25 @@
 import Router from '@koa/router';
-import {
-  type UpdateDefinition,
-  WithStartWorkflowOperation,
-  WorkflowNotFoundError,
-} from '@temporalio/client';
+import { type UpdateDefinition, WorkflowNotFoundError } from '@temporalio/client';
 import type { AppDependencies } from '../../api/dependencies.ts';
 import { parseBody } from '../../api/validation.ts';
+import type {
+  SubscriptionChange,
+  SubscriptionChangeResult,
+} from '../../domain/subscription-schedule.ts';
 import { refusalFromWorkflowFailure } from '../../processes/activity-errors.ts';
-import { taskQueues } from '../../temporal/task-queues.ts';
-import { workflowIds } from '../../workflows/ids.ts';
-import type { subscription as subscriptionWorkflow } from '../../workflows/subscription.ts';
+import { updateSubscription } from '../../processes/starters.ts';
 import {
   changeSubscriptionUpdate,
   type DunningAction,
   dunningActionUpdate,
-  type SubscriptionChange,
-  type SubscriptionChangeResult,
   subscriptionStateQuery,
-} from '../../workflows/subscription-messages.ts';
+} from '../../processes/subscription-messages.ts';
+import { workflowIds } from '../../processes/workflow-ids.ts';
 import { commerceError, resourceNotFound } from '../errors.ts';
 import { callerOf, scope } from '../http/caller.ts';
 import {
-  listPage,
   listResource,
+  listRoute,
   readMetadataFilter,
   readPage,
   readQueryBoolean,
@@ -30,7 +27,7 @@ import {
   readQueryList,
   readSorting,
 } from '../http/listing.ts';
-import { readIdParam } from '../http/wire.ts';
+import { readIdParam } from '../http/request.ts';
 import { hasEnded } from './changes.ts';
 import {
   failedRenewalSortFields,
@@ -73,18 +70,7 @@ export function subscriptionRoutes({ orm, config, temporal }: AppDependencies): 
     arg: Arg,
   ): Promise<Record<string, unknown>> {
     try {
-      const result = await temporal.workflow.executeUpdateWithStart(update, {
-        args: [arg],
-        startWorkflowOperation: new WithStartWorkflowOperation<typeof subscriptionWorkflow>(
-          'subscription',
-          {
-            workflowId: workflowIds.subscription(subscriptionId),
-            taskQueue: taskQueues.main,
-            args: [{ subscriptionId }],
-            workflowIdConflictPolicy: 'USE_EXISTING',
-          },
-        ),
-      });
+      const result = await updateSubscription(temporal, subscriptionId, update, arg);
       return result.subscription;
     } catch (error) {
       throw refusalFromWorkflowFailure(error) ?? error;
@@ -102,27 +88,25 @@ export function subscriptionRoutes({ orm, config, temporal }: AppDependencies): 
     return updateWorkflow(subscription.id, changeSubscriptionUpdate, change);
   }
 
-  router.get('/', scope('subscriptions:read'), async (ctx) => {
-    const caller = callerOf(ctx);
-    const page = readPage(ctx);
-    const sorting = readSorting(ctx, subscriptionSortFields, '-started_at');
-    const filter = {
-      productIds: readQueryIds(ctx, 'product_id'),
-      customerIds: readQueryIds(ctx, 'customer_id'),
-      externalCustomerIds: readQueryList(ctx, 'external_customer_id', externalIdFilter),
-      discountIds: readQueryIds(ctx, 'discount_id'),
-      active: readQueryBoolean(ctx, 'active'),
-      statuses: readQueryList(ctx, 'status', subscriptionStatusFilter),
-      metadata: readMetadataFilter(ctx),
-    };
-    ctx.body = await listPage(
-      ctx,
-      caller,
-      page,
-      () => listSubscriptions(orm.em, caller.organizationId, filter, sorting, page),
-      (subscriptions) => serializeSubscriptions(orm.em, subscriptions, publicUrl),
-    );
-  });
+  router.get(
+    '/',
+    scope('subscriptions:read'),
+    listRoute({
+      read: (ctx) => ({
+        page: readPage(ctx),
+        sorting: readSorting(ctx, subscriptionSortFields, '-started_at'),
+        productIds: readQueryIds(ctx, 'product_id'),
+        customerIds: readQueryIds(ctx, 'customer_id'),
+        externalCustomerIds: readQueryList(ctx, 'external_customer_id', externalIdFilter),
+        discountIds: readQueryIds(ctx, 'discount_id'),
+        active: readQueryBoolean(ctx, 'active'),
+        statuses: readQueryList(ctx, 'status', subscriptionStatusFilter),
+        metadata: readMetadataFilter(ctx),
+      }),
+      list: (caller, query) => listSubscriptions(orm.em, caller.organizationId, query),
+      serialize: (subscriptions) => serializeSubscriptions(orm.em, subscriptions, publicUrl),
+    }),
+  );
 
   /**
    * Finance's list (Tollgate's own): past-due and unpaid subscriptions with their dunning and
@@ -134,7 +118,7 @@ export function subscriptionRoutes({ orm, config, temporal }: AppDependencies): 
     const sorting = readSorting(ctx, failedRenewalSortFields, 'past_due_at');
     const statuses = readQueryList(ctx, 'status', failedRenewalStatusFilter);
     const [[subscriptions, total], totals] = await Promise.all([
-      listFailedRenewals(orm.em.fork(), organizationId, statuses, sorting, page),
+      listFailedRenewals(orm.em.fork(), organizationId, { statuses, sorting, page }),
       failedRenewalTotals(orm.em.fork(), organizationId, statuses),
     ]);
     const amounts = await amountsAtRisk(orm.em.fork(), subscriptions);

@@ -1,17 +1,17 @@
 import { z } from 'zod';
 import type { Meter, Subscription } from '../../db/entities/index.ts';
+import type { SubscriptionChange } from '../../domain/subscription-schedule.ts';
 import {
   cancellationFields,
   productChangeInput,
   subscriptionStatuses,
 } from '../../domain/subscriptions.ts';
-import type { SubscriptionChange } from '../../workflows/subscription-messages.ts';
 import { customerWire } from '../customers/schemas.ts';
 import { discountBaseWire } from '../discounts/schemas.ts';
-import { dateTimeInput, isoDateTime, isoDateTimeOrNull } from '../http/wire.ts';
 import { meterWire } from '../meters/schemas.ts';
 import type { PriceWire } from '../products/schemas.ts';
 import type { ProductWire } from '../products/service.ts';
+import { dateTimeInput, isoDateTime, isoDateTimeOrNull } from '../wire.ts';
 import type { CurrentMeterUsage } from './renewal-bill.ts';
 
 export const subscriptionSortFields = [

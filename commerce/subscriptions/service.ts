@@ -1,4 +1,4 @@
-import type { FilterQuery, QueryOrderMap } from '@mikro-orm/core';
+import type { QueryOrderMap } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import {
@@ -9,10 +9,10 @@ import {
   SubscriptionPrice,
   TestClock,
 } from '../../db/entities/index.ts';
+import { findPage, inList, type ListQuery } from '../../db/listing.ts';
 import { metadataFilterConditions, placeholders } from '../../db/sql.ts';
 import { trialEnd } from '../../domain/checkout-amounts.ts';
 import { resourceNotFound } from '../errors.ts';
-import type { Page, SortCriterion } from '../http/listing.ts';
 import { appendEvent } from '../outbox.ts';
 import { priceWire } from '../products/schemas.ts';
 import { serializeProducts } from '../products/service.ts';
@@ -107,34 +107,28 @@ const sortKeys: Record<
 export function listSubscriptions(
   em: EntityManager,
   organizationId: string,
-  filter: SubscriptionListFilter,
-  sorting: SortCriterion<SubscriptionSortField>[],
-  page: Page,
+  query: ListQuery<SubscriptionListFilter, SubscriptionSortField>,
 ): Promise<[Subscription[], number]> {
-  const conditions: FilterQuery<Subscription>[] = [{ organization: organizationId }];
-  if (filter.productIds.length) conditions.push({ product: { $in: filter.productIds } });
-  if (filter.customerIds.length) conditions.push({ customer: { $in: filter.customerIds } });
-  if (filter.externalCustomerIds.length) {
-    conditions.push({ customer: { externalId: { $in: filter.externalCustomerIds } } });
-  }
-  if (filter.discountIds.length) conditions.push({ discount: { $in: filter.discountIds } });
-  if (filter.active !== undefined) {
-    conditions.push({ status: filter.active ? { $in: activeStatuses } : { $nin: activeStatuses } });
-  }
-  if (filter.statuses.length) conditions.push({ status: { $in: filter.statuses } });
-  conditions.push(...metadataFilterConditions(filter.metadata));
-  return em.findAndCount(
-    Subscription,
-    { $and: conditions },
-    {
-      orderBy: [
-        ...sorting.map(({ field, descending }) => sortKeys[field](descending ? 'desc' : 'asc')),
-        { id: 'asc' },
-      ],
-      limit: page.limit,
-      offset: page.offset,
-    },
-  );
+  const { active, externalCustomerIds } = query;
+  return findPage(em, Subscription, {
+    where: [
+      { organization: organizationId },
+      inList('product', query.productIds),
+      inList('customer', query.customerIds),
+      externalCustomerIds.length > 0 && {
+        customer: { externalId: { $in: externalCustomerIds } },
+      },
+      inList('discount', query.discountIds),
+      active !== undefined && {
+        status: active ? { $in: activeStatuses } : { $nin: activeStatuses },
+      },
+      inList('status', query.statuses),
+      ...metadataFilterConditions(query.metadata),
+    ],
+    sorting: query.sorting,
+    sortKeys,
+    page: query.page,
+  });
 }
 
 const failedRenewalSortKeys: Record<
@@ -155,28 +149,24 @@ const failedRenewalSortKeys: Record<
 export function listFailedRenewals(
   em: EntityManager,
   organizationId: string,
-  statuses: FailedRenewalStatus[],
-  sorting: SortCriterion<FailedRenewalSortField>[],
-  page: Page,
+  {
+    statuses,
+    sorting,
+    page,
+  }: ListQuery<{ statuses: FailedRenewalStatus[] }, FailedRenewalSortField>,
 ): Promise<[Subscription[], number]> {
-  return em.findAndCount(
-    Subscription,
-    {
-      organization: organizationId,
-      status: { $in: statuses.length ? statuses : [...failedRenewalStatuses] },
-    },
-    {
-      populate: ['customer', 'product'],
-      orderBy: [
-        ...sorting.map(({ field, descending }) =>
-          failedRenewalSortKeys[field](descending ? 'desc' : 'asc'),
-        ),
-        { id: 'asc' },
-      ],
-      limit: page.limit,
-      offset: page.offset,
-    },
-  );
+  return findPage(em, Subscription, {
+    where: [
+      {
+        organization: organizationId,
+        status: { $in: statuses.length ? statuses : [...failedRenewalStatuses] },
+      },
+    ],
+    sorting,
+    sortKeys: failedRenewalSortKeys,
+    page,
+    populate: ['customer', 'product'],
+  });
 }
 
 /**

@@ -2,13 +2,11 @@ import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type { AppDependencies } from '../../api/dependencies.ts';
 import { parseBody } from '../../api/validation.ts';
-import { taskQueues } from '../../temporal/task-queues.ts';
-import { workflowIds } from '../../workflows/ids.ts';
-import { testClockAdvance } from '../../workflows/test-clock-advance.ts';
+import { startTestClockAdvance } from '../../processes/starters.ts';
 import { commerceError } from '../errors.ts';
 import { callerOf, scope } from '../http/caller.ts';
-import { listPage, readPage, readSorting } from '../http/listing.ts';
-import { readIdParam } from '../http/wire.ts';
+import { listRoute, readPage, readSorting } from '../http/listing.ts';
+import { readIdParam } from '../http/request.ts';
 import {
   testClockAdvanceInput,
   testClockCreateInput,
@@ -37,24 +35,20 @@ export function testClockRoutes({ orm, config, temporal }: AppDependencies): Rou
   const read = [scope('subscriptions:read'), sandboxOnly];
   const write = [scope('subscriptions:write'), sandboxOnly];
   const startAdvance = (testClockId: string, frozenTime: Date) =>
-    temporal.workflow.start(testClockAdvance, {
-      workflowId: workflowIds.testClockAdvance(testClockId, frozenTime),
-      taskQueue: taskQueues.main,
-      args: [{ testClockId, frozenTime: frozenTime.toISOString() }],
-    });
+    startTestClockAdvance(temporal, { testClockId, frozenTime: frozenTime.toISOString() });
 
-  router.get('/', ...read, async (ctx) => {
-    const caller = callerOf(ctx);
-    const page = readPage(ctx);
-    const sorting = readSorting(ctx, testClockSortFields, '-created_at');
-    ctx.body = await listPage(
-      ctx,
-      caller,
-      page,
-      () => listTestClocks(orm.em, caller.organizationId, sorting, page),
-      (clocks) => clocks.map(testClockWire),
-    );
-  });
+  router.get(
+    '/',
+    ...read,
+    listRoute({
+      read: (ctx) => ({
+        page: readPage(ctx),
+        sorting: readSorting(ctx, testClockSortFields, '-created_at'),
+      }),
+      list: (caller, query) => listTestClocks(orm.em, caller.organizationId, query),
+      serialize: (clocks) => clocks.map(testClockWire),
+    }),
+  );
 
   router.post('/', ...write, async (ctx) => {
     const input = parseBody(ctx, testClockCreateInput);

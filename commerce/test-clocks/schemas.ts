@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { TestClock } from '../../db/entities/index.ts';
-import { dateTimeInput, isoDateTime, isoDateTimeOrNull } from '../http/wire.ts';
+import { dateTimeInput, isoDateTime, isoDateTimeOrNull } from '../wire.ts';
 
 /** A new clock: named or not, frozen at the given instant or at the moment it is created. */
 export const testClockCreateInput = z.object({

@@ -1,8 +1,8 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Subscription, TestClock } from '../../db/entities/index.ts';
+import { findPage, type ListQuery } from '../../db/listing.ts';
 import { commerceError, invalidFields, resourceNotFound } from '../errors.ts';
-import { orderBy, type Page, type SortCriterion } from '../http/listing.ts';
 import {
   maximumAdvanceYears,
   type TestClockAdvanceInput,
@@ -51,21 +51,14 @@ export async function getTestClock(
 export function listTestClocks(
   em: EntityManager,
   organizationId: string,
-  sorting: SortCriterion<TestClockSortField>[],
-  page: Page,
+  { sorting, page }: ListQuery<object, TestClockSortField>,
 ): Promise<[TestClock[], number]> {
-  return em.findAndCount(
-    TestClock,
-    { organization: organizationId },
-    {
-      orderBy: [
-        ...orderBy(sorting, { created_at: 'createdAt', frozen_time: 'frozenTime', name: 'name' }),
-        { id: 'asc' },
-      ],
-      limit: page.limit,
-      offset: page.offset,
-    },
-  );
+  return findPage(em, TestClock, {
+    where: [{ organization: organizationId }],
+    sorting,
+    sortKeys: { created_at: 'createdAt', frozen_time: 'frozenTime', name: 'name' },
+    page,
+  });
 }
 
 /**

@@ -2,8 +2,8 @@ import Router from '@koa/router';
 import type { AppDependencies } from '../../api/dependencies.ts';
 import { parseBody, parseQuery } from '../../api/validation.ts';
 import { callerOf, scope } from '../http/caller.ts';
-import { listPage, readPage, readQueryIds } from '../http/listing.ts';
-import { parseCreateBody, readIdParam } from '../http/wire.ts';
+import { listRoute, readPage, readQueryIds } from '../http/listing.ts';
+import { parseCreateBody, readIdParam } from '../http/request.ts';
 import {
   timeRangeQuery,
   webhookDeliveryWire,
@@ -32,17 +32,15 @@ import {
 export function webhookRoutes({ orm, config }: AppDependencies): Router {
   const router = new Router({ prefix: '/v1/webhooks' });
 
-  router.get('/endpoints', scope('webhooks:read'), async (ctx) => {
-    const caller = callerOf(ctx);
-    const page = readPage(ctx);
-    ctx.body = await listPage(
-      ctx,
-      caller,
-      page,
-      () => listWebhookEndpoints(orm.em, caller.organizationId, page),
-      (endpoints) => endpoints.map((endpoint) => webhookEndpointWire(endpoint)),
-    );
-  });
+  router.get(
+    '/endpoints',
+    scope('webhooks:read'),
+    listRoute({
+      read: (ctx) => ({ page: readPage(ctx) }),
+      list: (caller, query) => listWebhookEndpoints(orm.em, caller.organizationId, query),
+      serialize: (endpoints) => endpoints.map((endpoint) => webhookEndpointWire(endpoint)),
+    }),
+  );
 
   router.post('/endpoints', scope('webhooks:write'), async (ctx) => {
     const caller = callerOf(ctx);
@@ -89,19 +87,19 @@ export function webhookRoutes({ orm, config }: AppDependencies): Router {
     ctx.body = { requeued };
   });
 
-  router.get('/deliveries', scope('webhooks:read'), async (ctx) => {
-    const caller = callerOf(ctx);
-    const endpointIds = readQueryIds(ctx, 'endpoint_id');
-    const { start_timestamp: start, end_timestamp: end } = parseQuery(ctx, timeRangeQuery);
-    const page = readPage(ctx);
-    ctx.body = await listPage(
-      ctx,
-      caller,
-      page,
-      () => listWebhookDeliveries(orm.em, caller.organizationId, { endpointIds, start, end }, page),
-      (deliveries) => deliveries.map(webhookDeliveryWire),
-    );
-  });
+  router.get(
+    '/deliveries',
+    scope('webhooks:read'),
+    listRoute({
+      read: (ctx) => {
+        const endpointIds = readQueryIds(ctx, 'endpoint_id');
+        const { start_timestamp: start, end_timestamp: end } = parseQuery(ctx, timeRangeQuery);
+        return { endpointIds, start, end, page: readPage(ctx) };
+      },
+      list: (caller, query) => listWebhookDeliveries(orm.em, caller.organizationId, query),
+      serialize: (deliveries) => deliveries.map(webhookDeliveryWire),
+    }),
+  );
 
   // Polar answers 202 with a JSON body the SDK parses: `null`.
   router.post('/events/:id/redeliver', scope('webhooks:write'), async (ctx) => {

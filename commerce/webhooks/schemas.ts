@@ -3,7 +3,7 @@ import type { Config } from '../../config/env.ts';
 import { invalidField } from '../../core/errors.ts';
 import type { WebhookDelivery, WebhookEndpoint, WebhookEvent } from '../../db/entities/index.ts';
 import { commerceEventTypes, webhookFormats } from '../../domain/webhooks.ts';
-import { dateTimeInput, isoDateTime, isoDateTimeOrNull } from '../http/wire.ts';
+import { dateTimeInput, isoDateTime, isoDateTimeOrNull } from '../wire.ts';
 
 const urlInput = z.string().trim().min(1).max(2048);
 /** Polar's (deprecated) own secret: at least 32 characters, kept as given. */

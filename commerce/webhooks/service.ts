@@ -1,8 +1,8 @@
-import type { EntityManager, FilterQuery } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/core';
 import type { Config } from '../../config/env.ts';
 import { WebhookDelivery, WebhookEndpoint, WebhookEvent } from '../../db/entities/index.ts';
+import { findPage, type ListQuery, newestFirst } from '../../db/listing.ts';
 import { resourceNotFound } from '../errors.ts';
-import type { Page } from '../http/listing.ts';
 import { announceQueued } from './queue.ts';
 import {
   checkEndpointUrl,
@@ -33,13 +33,13 @@ export async function createWebhookEndpoint(
 export function listWebhookEndpoints(
   em: EntityManager,
   organizationId: string,
-  page: Page,
+  { page }: ListQuery,
 ): Promise<[WebhookEndpoint[], number]> {
-  return em.findAndCount(
-    WebhookEndpoint,
-    { organization: organizationId },
-    { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], limit: page.limit, offset: page.offset },
-  );
+  return findPage(em, WebhookEndpoint, {
+    where: [{ organization: organizationId }],
+    thenBy: newestFirst,
+    page,
+  });
 }
 
 /** An endpoint of the organization; other organizations' are not found. */
@@ -115,23 +115,23 @@ export interface DeliveryFilter {
 export function listWebhookDeliveries(
   em: EntityManager,
   organizationId: string,
-  { endpointIds, start, end }: DeliveryFilter,
-  page: Page,
+  { endpointIds, start, end, page }: ListQuery<DeliveryFilter>,
 ): Promise<[WebhookDelivery[], number]> {
-  const where: FilterQuery<WebhookDelivery> = {
-    endpoint: {
-      organization: organizationId,
-      ...(endpointIds.length > 0 && { id: { $in: endpointIds } }),
-    },
-    ...((start || end) && {
-      createdAt: { ...(start && { $gte: start }), ...(end && { $lte: end }) },
-    }),
-  };
-  return em.findAndCount(WebhookDelivery, where, {
+  return findPage(em, WebhookDelivery, {
+    where: [
+      {
+        endpoint: {
+          organization: organizationId,
+          ...(endpointIds.length > 0 && { id: { $in: endpointIds } }),
+        },
+      },
+      (start || end) && {
+        createdAt: { ...(start && { $gte: start }), ...(end && { $lte: end }) },
+      },
+    ],
+    thenBy: newestFirst,
+    page,
     populate: ['webhookEvent'],
-    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-    limit: page.limit,
-    offset: page.offset,
   });
 }
 

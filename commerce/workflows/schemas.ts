@@ -1,6 +1,6 @@
 import type { WorkflowExecutionInfo } from '@temporalio/client';
 import { z } from 'zod';
-import { isoDateTimeOrNull } from '../http/wire.ts';
+import { isoDateTimeOrNull } from '../wire.ts';
 import type { PendingTimer, TimelineEvent, WorkflowFailure } from './history.ts';
 
 /** The entities whose life a workflow runs, as /v1/workflows names them. */

@@ -1,7 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { accessTokenCreateInput } from '../../../../commerce/access-tokens/schemas.ts';
-import { allScopes } from '../../../../commerce/http/scopes.ts';
+import { allScopes } from '../../../../domain/scopes.ts';
 import { Form, SelectField, TextField, useApiForm } from '../../components/Form';
 import { tokensApi, tokensKey } from './api';
 import { CheckboxGroup } from './CheckboxGroup';

@@ -2,12 +2,7 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import { parseBody, parseParams } from '../../api/validation.ts';
 import { invalidField } from '../../core/errors.ts';
-import type { CommerceCaller } from './caller.ts';
-
-/** A datetime as Polar sends it: ISO 8601 in UTC with its offset (`…Z`). */
-export const isoDateTime = (date: Date) => date.toISOString();
-export const isoDateTimeOrNull = (date: Date | null | undefined) =>
-  date ? date.toISOString() : null;
+import type { CommerceCaller } from '../caller.ts';
 
 // One schema per parameter name, built once (building a zod schema costs more than using it).
 const idParamSchemas = new Map<string, z.ZodType<Record<string, string>>>();
@@ -22,9 +17,6 @@ export function readIdParam(ctx: Context, name = 'id'): string {
   const params = parseParams(ctx.params as Record<string, string>, schema);
   return params[name] as string;
 }
-
-/** An ISO datetime in a request (the SDK sends `Date#toISOString()`), as a Date. */
-export const dateTimeInput = z.iso.datetime({ offset: true }).transform((value) => new Date(value));
 
 /**
  * Create bodies name no organization under a token or session: the caller's is implied. Polar
