@@ -59,7 +59,7 @@ export async function listPage<Row, Wire>(
 export interface ListRoute<Lister, Query extends { page: Page }, Row, Wire> {
   /** Who lists, asked first: the /v1 caller unless said (the portal's session customer). */
   lister?: (ctx: Context) => Lister;
-  /** The list's query parameters: page, sorting and filters, read (and refused) in this order. */
+  /** The list's query parameters (page, sorting, filters), read and refused in the order written. */
   read: (ctx: Context) => Query;
   /** The page's rows and how many match in all. */
   list: (lister: Lister, query: Query) => Promise<[Row[], number]>;
@@ -67,7 +67,8 @@ export interface ListRoute<Lister, Query extends { page: Page }, Row, Wire> {
   serialize: (rows: Row[], lister: Lister) => Wire[] | Promise<Wire[]>;
   /**
    * Whether `?organization_id=` may name only the caller's organization (an empty list when it
-   * names others): true for /v1 lists, whose caller acts for one organization.
+   * names others), as in /v1 lists, whose caller acts for one organization. By default, when the
+   * lister is the /v1 caller.
    */
   ownOrganizationOnly?: boolean;
   /** Answers the list (its JSON bytes) from a cache, building it with `answer` when missing. */
