@@ -1,8 +1,8 @@
-import type { FilterQuery, LockMode } from '@mikro-orm/core';
+import type { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { CheckoutStatus } from '../../db/entities/checkout.ts';
 import { Checkout } from '../../db/entities/index.ts';
-import { likePattern, orderBy, type Page, type SortCriterion } from '../../db/listing.ts';
+import { findPage, inList, type ListQuery, textSearch } from '../../db/listing.ts';
 import { commerceError, resourceNotFound } from '../errors.ts';
 import type { checkoutSortFields } from './schemas.ts';
 import { effectiveStatus } from './status.ts';
@@ -14,26 +14,23 @@ export interface CheckoutListFilter {
   query: string | undefined;
 }
 
-/** A page of the organization's checkouts matching `filter`, and how many match. */
+/** A page of the organization's checkouts matching the query, and how many match. */
 export function listCheckouts(
   em: EntityManager,
   organizationId: string,
-  filter: CheckoutListFilter,
-  sorting: SortCriterion<(typeof checkoutSortFields)[number]>[],
-  page: Page,
+  query: ListQuery<CheckoutListFilter, (typeof checkoutSortFields)[number]>,
 ): Promise<[Checkout[], number]> {
-  const where: FilterQuery<Checkout> = {
-    organization: organizationId,
-    ...(filter.productIds.length && { product: { $in: filter.productIds } }),
-    ...(filter.customerIds.length && { customer: { $in: filter.customerIds } }),
-    ...(filter.statuses.length && { status: { $in: filter.statuses } }),
-    ...(filter.query && { customerEmail: { $ilike: likePattern(filter.query) } }),
-  };
-  const columns = { created_at: 'createdAt', expires_at: 'expiresAt', status: 'status' };
-  return em.findAndCount(Checkout, where, {
-    orderBy: [...orderBy(sorting, columns), { id: 'asc' }],
-    limit: page.limit,
-    offset: page.offset,
+  return findPage(em, Checkout, {
+    where: [
+      { organization: organizationId },
+      inList('product', query.productIds),
+      inList('customer', query.customerIds),
+      inList('status', query.statuses),
+      textSearch(['customerEmail'], query.query),
+    ],
+    sorting: query.sorting,
+    sortKeys: { created_at: 'createdAt', expires_at: 'expiresAt', status: 'status' },
+    page: query.page,
   });
 }
 

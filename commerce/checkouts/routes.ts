@@ -10,7 +10,7 @@ import { startCheckout } from '../../processes/starters.ts';
 import { workflowIds } from '../../processes/workflow-ids.ts';
 import { callerOf, scope } from '../http/caller.ts';
 import {
-  listPage,
+  listRoute,
   queryValues,
   readPage,
   readQueryIds,
@@ -57,25 +57,22 @@ export function checkoutRoutes(dependencies: AppDependencies): Router {
     startWorkflow: ({ id, expiresAt }) =>
       startCheckout(temporal, { checkoutId: id, expiresAt: expiresAt.toISOString() }),
   };
-  router.get(['/v1/checkouts/', '/v1/checkouts'], scope('checkouts:read'), async (ctx) => {
-    const caller = callerOf(ctx);
-    const { query } = parseQuery(ctx, listQuery);
-    const filter = {
-      productIds: readQueryIds(ctx, 'product_id'),
-      customerIds: readQueryIds(ctx, 'customer_id'),
-      statuses: readQueryList(ctx, 'status', statusFilter),
-      query: query || undefined,
-    };
-    const sorting = readSorting(ctx, checkoutSortFields, '-created_at');
-    const page = readPage(ctx);
-    ctx.body = await listPage(
-      ctx,
-      caller,
-      page,
-      () => listCheckouts(orm.em, caller.organizationId, filter, sorting, page),
-      (checkouts) => serializeCheckouts(orm.em, checkouts, publicUrl),
-    );
-  });
+  router.get(
+    ['/v1/checkouts/', '/v1/checkouts'],
+    scope('checkouts:read'),
+    listRoute({
+      read: (ctx) => ({
+        query: parseQuery(ctx, listQuery).query || undefined,
+        productIds: readQueryIds(ctx, 'product_id'),
+        customerIds: readQueryIds(ctx, 'customer_id'),
+        statuses: readQueryList(ctx, 'status', statusFilter),
+        sorting: readSorting(ctx, checkoutSortFields, '-created_at'),
+        page: readPage(ctx),
+      }),
+      list: (caller, query) => listCheckouts(orm.em, caller.organizationId, query),
+      serialize: (checkouts) => serializeCheckouts(orm.em, checkouts, publicUrl),
+    }),
+  );
 
   router.post(['/v1/checkouts/', '/v1/checkouts'], scope('checkouts:write'), async (ctx) => {
     const caller = callerOf(ctx);

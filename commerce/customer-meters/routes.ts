@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { AppDependencies } from '../../api/dependencies.ts';
 import { callerOf, scope } from '../http/caller.ts';
-import { listPage, queryValues, readPage, readQueryIds, readSorting } from '../http/listing.ts';
+import { listRoute, queryValues, readPage, readQueryIds, readSorting } from '../http/listing.ts';
 import { readIdParam } from '../http/request.ts';
 import { type CustomerMeterRow, customerMeterSortFields, customerMeterWire } from './schemas.ts';
 import { embeddedOf, getCustomerMeter, listCustomerMeters } from './service.ts';
@@ -19,23 +19,21 @@ export function customerMeterRoutes({ orm }: AppDependencies): Router {
     });
   };
 
-  router.get('/', scope('customer_meters:read'), async (ctx) => {
-    const caller = callerOf(ctx);
-    const page = readPage(ctx);
-    const sorting = readSorting(ctx, customerMeterSortFields, '-modified_at');
-    const filter = {
-      customerIds: readQueryIds(ctx, 'customer_id'),
-      externalCustomerIds: queryValues(ctx, 'external_customer_id'),
-      meterIds: readQueryIds(ctx, 'meter_id'),
-    };
-    ctx.body = await listPage(
-      ctx,
-      caller,
-      page,
-      () => listCustomerMeters(orm.em, caller.organizationId, filter, sorting, page),
+  router.get(
+    '/',
+    scope('customer_meters:read'),
+    listRoute({
+      read: (ctx) => ({
+        page: readPage(ctx),
+        sorting: readSorting(ctx, customerMeterSortFields, '-modified_at'),
+        customerIds: readQueryIds(ctx, 'customer_id'),
+        externalCustomerIds: queryValues(ctx, 'external_customer_id'),
+        meterIds: readQueryIds(ctx, 'meter_id'),
+      }),
+      list: (caller, query) => listCustomerMeters(orm.em, caller.organizationId, query),
       serialize,
-    );
-  });
+    }),
+  );
 
   router.get('/:id', scope('customer_meters:read'), async (ctx) => {
     const id = readIdParam(ctx);

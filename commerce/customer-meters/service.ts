@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Metadata } from '../../db/entities/columns.ts';
 import { Customer, Meter } from '../../db/entities/index.ts';
 import { newId } from '../../db/ids.ts';
-import type { Page, SortCriterion } from '../../db/listing.ts';
+import type { ListQuery } from '../../db/listing.ts';
 import { meterAggregationToSql, meterFilterToSql } from '../../db/meter-filter-sql.ts';
 import { executeBound } from '../../db/sql.ts';
 import {
@@ -602,9 +602,7 @@ const customerMeterSelect = `select cm.id, cm.created_at, cm.modified_at, cm.cus
 export async function listCustomerMeters(
   em: EntityManager,
   organizationId: string,
-  filter: CustomerMeterListFilter,
-  sorting: SortCriterion<CustomerMeterSortField>[],
-  page: Page,
+  { sorting, page, ...filter }: ListQuery<CustomerMeterListFilter, CustomerMeterSortField>,
 ): Promise<[CustomerMeterRow[], number]> {
   const conditions = ['c.organization_id = ?', 'c.deleted_at is null'];
   const params: unknown[] = [organizationId];

@@ -9,7 +9,7 @@ import { revokeGrantsOfDeleted } from '../../processes/benefit-grant-requests.ts
 import { commerceError } from '../errors.ts';
 import { callerOf, scope } from '../http/caller.ts';
 import {
-  listPage,
+  listRoute,
   organizationFilterMatches,
   readMetadataFilter,
   readPage,
@@ -70,20 +70,20 @@ export function customerRoutes({ orm, config, changes, temporal }: AppDependenci
     maxScopes: 1000,
   });
 
-  router.get('/', scope('customers:read'), async (ctx) => {
-    const caller = callerOf(ctx);
-    const page = readPage(ctx);
-    const sorting = readSorting(ctx, customerSortFields, '-created_at');
-    const { email, query } = parseQuery(ctx, customerListQuery);
-    const filter = { email, query, metadata: readMetadataFilter(ctx) };
-    ctx.body = await listPage(
-      ctx,
-      caller,
-      page,
-      () => listCustomers(orm.em, caller.organizationId, filter, sorting, page),
-      (customers) => customers.map(customerWire),
-    );
-  });
+  router.get(
+    '/',
+    scope('customers:read'),
+    listRoute({
+      read: (ctx) => {
+        const page = readPage(ctx);
+        const sorting = readSorting(ctx, customerSortFields, '-created_at');
+        const { email, query } = parseQuery(ctx, customerListQuery);
+        return { page, sorting, email, query, metadata: readMetadataFilter(ctx) };
+      },
+      list: (caller, query) => listCustomers(orm.em, caller.organizationId, query),
+      serialize: (customers) => customers.map(customerWire),
+    }),
+  );
 
   router.post('/', scope('customers:write'), async (ctx) => {
     const caller = callerOf(ctx);

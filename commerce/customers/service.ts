@@ -4,7 +4,7 @@ import type { ValidationIssue } from '../../core/errors.ts';
 import type { Address, TaxId } from '../../db/entities/customer.ts';
 import { Customer } from '../../db/entities/index.ts';
 import { newId } from '../../db/ids.ts';
-import { likePattern, orderBy, type Page, type SortCriterion } from '../../db/listing.ts';
+import { findPage, type ListQuery, likePattern } from '../../db/listing.ts';
 import { metadataFilterConditions, sql, sqlCondition, sqlText } from '../../db/sql.ts';
 import { validateTaxId } from '../../domain/tax-ids.ts';
 import { attachPendingEvents } from '../customer-meters/service.ts';
@@ -55,33 +55,24 @@ const searchText = sqlText(
  * A page of the organization's live customers. `email` matches exactly but case-insensitively;
  * `query` a substring of email, name or external id; metadata keys any of their values.
  */
-export async function listCustomers(
+export function listCustomers(
   em: EntityManager,
   organizationId: string,
-  filter: CustomerListFilter,
-  sorting: SortCriterion<(typeof customerSortFields)[number]>[],
-  page: Page,
+  query: ListQuery<CustomerListFilter, (typeof customerSortFields)[number]>,
 ): Promise<[Customer[], number]> {
-  const conditions: FilterQuery<Customer>[] = [{ organization: organizationId, deletedAt: null }];
-  const { email, query } = filter;
-  if (email) conditions.push(sqlCondition(() => sql`lower("email") = ${email.toLowerCase()}`));
-  if (query) {
-    const pattern = likePattern(query.toLowerCase());
-    conditions.push(sqlCondition(() => sql`${searchText} like ${pattern}`));
-  }
-  conditions.push(...metadataFilterConditions(filter.metadata));
-  return em.findAndCount(
-    Customer,
-    { $and: conditions },
-    {
-      orderBy: [
-        ...orderBy(sorting, { created_at: 'createdAt', email: 'email', name: 'name' }),
-        { id: 'asc' },
-      ],
-      limit: page.limit,
-      offset: page.offset,
-    },
-  );
+  const { email, query: text } = query;
+  const pattern = text && likePattern(text.toLowerCase());
+  return findPage(em, Customer, {
+    where: [
+      { organization: organizationId, deletedAt: null },
+      email && sqlCondition(() => sql`lower("email") = ${email.toLowerCase()}`),
+      pattern && sqlCondition(() => sql`${searchText} like ${pattern}`),
+      ...metadataFilterConditions(query.metadata),
+    ],
+    sorting: query.sorting,
+    sortKeys: { created_at: 'createdAt', email: 'email', name: 'name' },
+    page: query.page,
+  });
 }
 
 /** Every live customer of the organization, oldest first, read in chunks (for the export). */

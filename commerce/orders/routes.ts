@@ -7,7 +7,7 @@ import { Order, OrderItem } from '../../db/entities/index.ts';
 import { commerceError, resourceNotFound } from '../errors.ts';
 import { callerOf, scope } from '../http/caller.ts';
 import {
-  listPage,
+  listRoute,
   readMetadataFilter,
   readPage,
   readQueryIds,
@@ -35,31 +35,24 @@ export function orderRoutes(dependencies: AppDependencies): Router {
     return wire;
   };
 
-  router.get('/', scope('orders:read'), async (ctx) => {
-    const caller = callerOf(ctx);
-    const page = readPage(ctx);
-    const sorting = readSorting(ctx, orderSortFields, '-created_at');
-    const [productBillingType] = readQueryList(
-      ctx,
-      'product_billing_type',
-      productBillingTypeFilter,
-    );
-    const filter = {
-      productIds: readQueryIds(ctx, 'product_id'),
-      customerIds: readQueryIds(ctx, 'customer_id'),
-      checkoutIds: readQueryIds(ctx, 'checkout_id'),
-      discountIds: readQueryIds(ctx, 'discount_id'),
-      productBillingType,
-      metadata: readMetadataFilter(ctx),
-    };
-    ctx.body = await listPage(
-      ctx,
-      caller,
-      page,
-      () => listOrders(orm.em, caller.organizationId, filter, sorting, page),
-      (orders) => serializeOrders(orm.em, orders),
-    );
-  });
+  router.get(
+    '/',
+    scope('orders:read'),
+    listRoute({
+      read: (ctx) => ({
+        page: readPage(ctx),
+        sorting: readSorting(ctx, orderSortFields, '-created_at'),
+        productBillingType: readQueryList(ctx, 'product_billing_type', productBillingTypeFilter)[0],
+        productIds: readQueryIds(ctx, 'product_id'),
+        customerIds: readQueryIds(ctx, 'customer_id'),
+        checkoutIds: readQueryIds(ctx, 'checkout_id'),
+        discountIds: readQueryIds(ctx, 'discount_id'),
+        metadata: readMetadataFilter(ctx),
+      }),
+      list: (caller, query) => listOrders(orm.em, caller.organizationId, query),
+      serialize: (orders) => serializeOrders(orm.em, orders),
+    }),
+  );
 
   router.get('/:id', scope('orders:read'), async (ctx) => {
     const id = readIdParam(ctx);

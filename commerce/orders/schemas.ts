@@ -3,9 +3,9 @@ import type { Order, OrderItem } from '../../db/entities/index.ts';
 import { addressInput } from '../../domain/addresses.ts';
 import { addressWire, customerWire } from '../customers/schemas.ts';
 import { discountBaseWire } from '../discounts/schemas.ts';
-import { isoDateTime, isoDateTimeOrNull } from '../wire.ts';
 import { productBaseWire } from '../products/schemas.ts';
 import { subscriptionCoreWire } from '../subscriptions/schemas.ts';
+import { isoDateTime, isoDateTimeOrNull } from '../wire.ts';
 
 export const orderSortFields = [
   'created_at',

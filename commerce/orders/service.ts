@@ -1,7 +1,7 @@
-import { type FilterQuery, LockMode, type QueryOrderMap } from '@mikro-orm/core';
+import { LockMode, type QueryOrderMap } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Order, OrderItem } from '../../db/entities/index.ts';
-import type { Page, SortCriterion } from '../../db/listing.ts';
+import { findPage, inList, type ListQuery, type SortDirection } from '../../db/listing.ts';
 import { metadataFilterConditions } from '../../db/sql.ts';
 import { commerceError, resourceNotFound } from '../errors.ts';
 import { appendEvent } from '../outbox.ts';
@@ -41,7 +41,7 @@ export interface OrderListFilter {
 }
 
 /** The sort key of a field: related rows sort by what a person reads of them. */
-const sortKeys: Record<OrderSortField, (direction: 'asc' | 'desc') => QueryOrderMap<Order>> = {
+const sortKeys: Record<OrderSortField, (direction: SortDirection) => QueryOrderMap<Order>> = {
   created_at: (direction) => ({ createdAt: direction }),
   status: (direction) => ({ status: direction }),
   invoice_number: (direction) => ({ invoiceNumber: direction }),
@@ -53,36 +53,29 @@ const sortKeys: Record<OrderSortField, (direction: 'asc' | 'desc') => QueryOrder
   subscription: (direction) => ({ subscription: { createdAt: direction } }),
 };
 
-/** A page of the organization's orders matching `filter`, and how many match. */
+/** A page of the organization's orders matching the query, and how many match. */
 export function listOrders(
   em: EntityManager,
   organizationId: string,
-  filter: OrderListFilter,
-  sorting: SortCriterion<OrderSortField>[],
-  page: Page,
+  query: ListQuery<OrderListFilter, OrderSortField>,
 ): Promise<[Order[], number]> {
-  const conditions: FilterQuery<Order>[] = [{ organization: organizationId }];
-  if (filter.productIds.length) conditions.push({ product: { $in: filter.productIds } });
-  if (filter.customerIds.length) conditions.push({ customer: { $in: filter.customerIds } });
-  if (filter.checkoutIds.length) conditions.push({ checkoutId: { $in: filter.checkoutIds } });
-  if (filter.discountIds.length) conditions.push({ discount: { $in: filter.discountIds } });
-  if (filter.productBillingType) {
-    const recurring = filter.productBillingType === 'recurring';
-    conditions.push({ product: { recurringInterval: recurring ? { $ne: null } : null } });
-  }
-  conditions.push(...metadataFilterConditions(filter.metadata));
-  return em.findAndCount(
-    Order,
-    { $and: conditions },
-    {
-      orderBy: [
-        ...sorting.map(({ field, descending }) => sortKeys[field](descending ? 'desc' : 'asc')),
-        { id: 'asc' },
-      ],
-      limit: page.limit,
-      offset: page.offset,
-    },
-  );
+  const { productBillingType } = query;
+  return findPage(em, Order, {
+    where: [
+      { organization: organizationId },
+      inList('product', query.productIds),
+      inList('customer', query.customerIds),
+      inList('checkoutId', query.checkoutIds),
+      inList('discount', query.discountIds),
+      productBillingType && {
+        product: { recurringInterval: productBillingType === 'recurring' ? { $ne: null } : null },
+      },
+      ...metadataFilterConditions(query.metadata),
+    ],
+    sorting: query.sorting,
+    sortKeys,
+    page: query.page,
+  });
 }
 
 /** An order of the organization; other organizations' are not found. */
