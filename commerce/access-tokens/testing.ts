@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { addMember } from '../../accounts/organization/members.ts';
 import { authSettings } from '../../accounts/settings.ts';
-import { addMember } from '../../api/auth/organization/member-routes.ts';
 import { browserAuthClient } from '../../api/auth/testing.ts';
 import type { TestApi } from '../testing.ts';
 

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { codeFromMessage } from '../../../accounts/errors.ts';
 import { organizationMessages } from '../../../accounts/organization/errors.ts';
+import { addMember } from '../../../accounts/organization/members.ts';
 import { authSettings } from '../../../accounts/settings.ts';
 import { loadRuntimeConfig } from '../../../config/env.ts';
 import { createStripeClient } from '../../../config/stripe.ts';
@@ -16,7 +17,6 @@ import {
   organizationRouteCases,
   type Refusal,
 } from './adversarial-routes.ts';
-import { addMember } from './member-routes.ts';
 
 /**
  * The adversarial suite of the organization routes of /api/auth, from the route table and

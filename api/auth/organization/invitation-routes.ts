@@ -8,6 +8,7 @@ import {
   type OrganizationMessage,
   organizationError,
 } from '../../../accounts/organization/errors.ts';
+import { findMember, isOwner } from '../../../accounts/organization/members.ts';
 import type { SignedIn } from '../../../accounts/sessions.ts';
 import type { AuthSettings } from '../../../accounts/settings.ts';
 import {
@@ -37,7 +38,7 @@ import {
 import type { AppDependencies } from '../../dependencies.ts';
 import { parseBody, parseQuery } from '../../validation.ts';
 import { requireSignedIn, signedInOrNull } from '../session-context.ts';
-import { dropCookieCache, findMember, isOwner } from './member-routes.ts';
+import { dropCookieCache } from './answers.ts';
 
 const inviteBody = z.object({
   email: z.string(),

@@ -1,161 +1,28 @@
 import Router from '@koa/router';
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
-import type { EntityManager, QBFilterQuery } from '@mikro-orm/postgresql';
+import type { QBFilterQuery } from '@mikro-orm/postgresql';
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { authError, EmptyAnswer } from '../../../accounts/errors.ts';
+import { EmptyAnswer } from '../../../accounts/errors.ts';
 import { memberJson, memberWithUserJson } from '../../../accounts/organization/context.ts';
 import { organizationError } from '../../../accounts/organization/errors.ts';
-import { lockRow, requireRoomForMember } from '../../../accounts/organization/limits.ts';
+import {
+  countOwnersLocked,
+  findMember,
+  findMemberByIdOrEmail,
+  isOwner,
+  removeMembership,
+  storedRole,
+} from '../../../accounts/organization/members.ts';
 import type { SignedIn } from '../../../accounts/sessions.ts';
 import type { AuthSettings } from '../../../accounts/settings.ts';
 import { revokeTokensOfCreator } from '../../../commerce/access-tokens/service.ts';
-import {
-  Member,
-  Organization,
-  Session,
-  Team,
-  TeamMember,
-  User,
-} from '../../../db/entities/index.ts';
+import { Member } from '../../../db/entities/index.ts';
 import { isUuid } from '../../../db/ids.ts';
-import {
-  creatorRole,
-  isCommerceWriter,
-  isOrganizationRole,
-  memberMayDo,
-} from '../../../domain/organization-permissions.ts';
-import { splitRoles } from '../../../domain/permissions.ts';
+import { isCommerceWriter, memberMayDo } from '../../../domain/organization-permissions.ts';
 import type { AppDependencies } from '../../dependencies.ts';
 import { parseBody, parseQuery } from '../../validation.ts';
-import { cookieNames, setCookie } from '../cookies.ts';
 import { requireSignedIn } from '../session-context.ts';
-import { removeFromOrganizationTeams } from './team-routes.ts';
-
-// Ids are UUIDs here; anything else names nothing (and must not reach PostgreSQL's uuid columns).
-
-/** `userId`'s membership of `organizationId`, with its user and organization loaded; or null. */
-export function findMember(
-  em: EntityManager,
-  userId: string,
-  organizationId: string,
-): Promise<Member | null> {
-  if (!isUuid(userId) || !isUuid(organizationId)) return Promise.resolve(null);
-  return em.findOne(
-    Member,
-    { user: userId, organization: organizationId },
-    { populate: ['user', 'organization'] },
-  );
-}
-
-export const isOwner = (role: string) => splitRoles(role).includes(creatorRole);
-
-/** Answers `null` with status 200, as Better Auth's `ctx.json(null, { status: 400 })` does. */
-export function answerNull(ctx: Context): void {
-  ctx.type = 'json';
-  ctx.body = 'null';
-}
-
-/**
- * The caller's session changed in the database: a cookie-cached copy of it would be stale, so
- * it goes, and the next get-session reads (and caches) the new state.
- */
-export function dropCookieCache(ctx: Context, settings: AuthSettings): void {
-  if (settings.cookieCache.enabled) {
-    setCookie(ctx, settings, cookieNames(settings).sessionData, '', 0);
-  }
-}
-
-/**
- * Sessions that pointed at an organization (or one of its teams) stop pointing there: for all
- * of `userId`'s sessions, or for everyone's when the organization itself goes.
- */
-export async function clearActiveOrganization(
-  em: EntityManager,
-  organizationId: string,
-  userId?: string,
-): Promise<void> {
-  const whose = userId ? { user: userId } : {};
-  const teams = await em.find(Team, { organization: organizationId }, { fields: ['id'] });
-  await em.nativeUpdate(
-    Session,
-    { ...whose, activeOrganizationId: organizationId },
-    { activeOrganizationId: null },
-  );
-  await em.nativeUpdate(
-    Session,
-    { ...whose, activeTeamId: { $in: teams.map(({ id }) => id) } },
-    { activeTeamId: null },
-  );
-}
-
-/** Locks the organization's row, then counts its owners: two owners leaving at once see each other. */
-async function countOwnersLocked(em: EntityManager, organizationId: string): Promise<number> {
-  await lockRow(em, 'organizations', organizationId);
-  const members = await em.find(
-    Member,
-    { organization: organizationId },
-    { fields: ['role'], refresh: true },
-  );
-  return members.filter((member) => isOwner(member.role)).length;
-}
-
-/** A role or roles as given, stored comma-separated as Better Auth does; each must exist. */
-function storedRole(role: string | string[]): string {
-  const roles = splitRoles(Array.isArray(role) ? role.join(',') : role);
-  if (roles.length === 0 || !roles.every(isOrganizationRole)) {
-    throw organizationError('invalid', 'ROLE_NOT_FOUND');
-  }
-  return roles.join(',');
-}
-
-export interface NewMember {
-  userId: string;
-  organizationId: string;
-  role: string | string[];
-  /** A team of the organization to put the new member in as well. */
-  teamId?: string;
-}
-
-/**
- * Adds a user to an organization: Better Auth's server-only add-member (over HTTP that path is
- * not routed). Runs in its own transaction, or a savepoint of the caller's.
- */
-export async function addMember(
-  em: EntityManager,
-  settings: AuthSettings,
-  input: NewMember,
-): Promise<Member> {
-  const role = storedRole(input.role);
-  try {
-    return await em.transactional(async (tx) => {
-      const user = isUuid(input.userId) ? await tx.findOne(User, input.userId) : null;
-      if (!user) throw authError('invalid', 'USER_NOT_FOUND');
-      const organization = isUuid(input.organizationId)
-        ? await tx.findOne(Organization, input.organizationId)
-        : null;
-      if (!organization) throw organizationError('invalid', 'ORGANIZATION_NOT_FOUND');
-      if (await findMember(tx, user.id, organization.id)) {
-        throw organizationError('invalid', 'USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION');
-      }
-      const team =
-        input.teamId && isUuid(input.teamId)
-          ? await tx.findOne(Team, { id: input.teamId, organization })
-          : null;
-      if (input.teamId && !team) throw organizationError('invalid', 'TEAM_NOT_FOUND');
-      await requireRoomForMember(tx, settings.organizations, organization.id);
-      const member = tx.create(Member, { organization, user, role });
-      if (team) tx.create(TeamMember, { team, user });
-      return member;
-    });
-  } catch (error) {
-    // A concurrent add of the same user got there first: the unique index decides.
-    if (error instanceof UniqueConstraintViolationException) {
-      throw organizationError('invalid', 'USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION');
-    }
-    throw error;
-  }
-}
+import { answerNull, dropCookieCache } from './answers.ts';
 
 const memberFields = {
   id: 'id',
@@ -363,7 +230,7 @@ export function memberRoutes({ orm }: AppDependencies, settings: AuthSettings): 
     const removed = await orm.em.transactional(async (em) => {
       const member = await findMember(em, signedIn.user.id, organizationId);
       if (!member) throw organizationError('invalid', 'MEMBER_NOT_FOUND');
-      const target = await findTarget(em, body.memberIdOrEmail, organizationId);
+      const target = await findMemberByIdOrEmail(em, body.memberIdOrEmail, organizationId);
       if (!target) throw organizationError('invalid', 'MEMBER_NOT_FOUND');
       if (isOwner(target.role)) {
         // Only an owner removes an owner, and never the last one.
@@ -455,34 +322,4 @@ export function memberRoutes({ orm }: AppDependencies, settings: AuthSettings): 
   });
 
   return router;
-}
-
-/** The member to act on, by id or by their user's email, within `organizationId` only. */
-async function findTarget(
-  em: EntityManager,
-  memberIdOrEmail: string,
-  organizationId: string,
-): Promise<Member | null> {
-  if (!memberIdOrEmail.includes('@')) {
-    if (!isUuid(memberIdOrEmail)) return null;
-    return em.findOne(
-      Member,
-      { id: memberIdOrEmail, organization: organizationId },
-      { populate: ['user', 'organization'] },
-    );
-  }
-  const user = await em.findOne(User, { email: memberIdOrEmail.toLowerCase() });
-  return user ? findMember(em, user.id, organizationId) : null;
-}
-
-/**
- * The member goes, with the access tokens they created, their places in the organization's
- * teams and their sessions' pointers.
- */
-async function removeMembership(em: EntityManager, member: Member): Promise<void> {
-  const organizationId = member.organization.id;
-  await revokeTokensOfCreator(em, member.user.id, organizationId);
-  await removeFromOrganizationTeams(em, organizationId, member.user.id);
-  await clearActiveOrganization(em, organizationId, member.user.id);
-  em.remove(member);
 }

@@ -3,11 +3,11 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { authMessages } from '../../../accounts/errors.ts';
 import { organizationMessages } from '../../../accounts/organization/errors.ts';
+import { addMember } from '../../../accounts/organization/members.ts';
 import { authSettings } from '../../../accounts/settings.ts';
 import { Member, Session, Team, TeamMember } from '../../../db/entities/index.ts';
 import { startTestApi } from '../../testing.ts';
 import { browserAuthClient } from '../testing.ts';
-import { addMember } from './member-routes.ts';
 
 const password = 'correct horse battery';
 const uniqueTag = () => randomBytes(5).toString('hex');

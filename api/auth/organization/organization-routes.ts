@@ -11,33 +11,18 @@ import {
   teamJson,
 } from '../../../accounts/organization/context.ts';
 import { organizationError } from '../../../accounts/organization/errors.ts';
-import {
-  type OrganizationLimits,
-  requireRoomForOrganization,
-} from '../../../accounts/organization/limits.ts';
+import { clearActiveOrganization, findMember } from '../../../accounts/organization/members.ts';
+import { createOrganization } from '../../../accounts/organization/organizations.ts';
 import type { SignedIn } from '../../../accounts/sessions.ts';
 import type { AuthSettings } from '../../../accounts/settings.ts';
 import { revokeOrganizationTokens } from '../../../commerce/access-tokens/service.ts';
-import {
-  Invitation,
-  Member,
-  Organization,
-  Session,
-  Team,
-  User,
-} from '../../../db/entities/index.ts';
+import { Invitation, Member, Organization, Team } from '../../../db/entities/index.ts';
 import { isUuid } from '../../../db/ids.ts';
-import { creatorRole, memberMayDo } from '../../../domain/organization-permissions.ts';
+import { memberMayDo } from '../../../domain/organization-permissions.ts';
 import type { AppDependencies } from '../../dependencies.ts';
 import { parseBody, parseQuery } from '../../validation.ts';
 import { reissueSessionCookies, requireSignedIn, signedInOrNull } from '../session-context.ts';
-import {
-  answerNull,
-  clearActiveOrganization,
-  dropCookieCache,
-  findMember,
-} from './member-routes.ts';
-import { createDefaultTeam } from './team-routes.ts';
+import { answerNull, dropCookieCache } from './answers.ts';
 
 const metadata = z.record(z.string(), z.any());
 
@@ -76,67 +61,6 @@ const setActiveBody = z.object({
   organizationId: z.string().nullish(),
   organizationSlug: z.string().optional(),
 });
-
-export interface NewOrganization {
-  name: string;
-  slug: string;
-  logo?: string | undefined;
-  metadata?: Record<string, unknown> | undefined;
-}
-
-export interface CreatedOrganization {
-  organization: Organization;
-  /** The creator, as owner. */
-  member: Member;
-  /** The default team Better Auth makes with teams enabled, the creator in it. */
-  team: Team;
-}
-
-/**
- * Creates an organization with its creator as owner and its default team, all or nothing;
- * `activate` (the creator's session) then points at both. Refuses a taken slug and a creator
- * already at the organization limit.
- */
-export async function createOrganization(
-  em: EntityManager,
-  limits: OrganizationLimits,
-  creator: User,
-  input: NewOrganization,
-  activate?: Session,
-): Promise<CreatedOrganization> {
-  try {
-    return await em.transactional(async (tx) => {
-      await requireRoomForOrganization(tx, limits, creator.id);
-      if (await tx.count(Organization, { slug: input.slug })) {
-        throw organizationError('invalid', 'ORGANIZATION_ALREADY_EXISTS');
-      }
-      const organization = tx.create(Organization, {
-        name: input.name,
-        slug: input.slug,
-        logo: input.logo ?? null,
-        metadata: input.metadata ? JSON.stringify(input.metadata) : null,
-      });
-      const user = tx.getReference(User, creator.id);
-      const member = tx.create(Member, { organization, user, role: creatorRole });
-      const team = createDefaultTeam(tx, organization, user);
-      await tx.flush();
-      if (activate) {
-        await tx.nativeUpdate(
-          Session,
-          { id: activate.id },
-          { activeOrganizationId: organization.id, activeTeamId: team.id },
-        );
-      }
-      return { organization, member, team };
-    });
-  } catch (error) {
-    // Two creations with one slug raced past the check: the unique index decides.
-    if (error instanceof UniqueConstraintViolationException) {
-      throw organizationError('invalid', 'ORGANIZATION_ALREADY_EXISTS');
-    }
-    throw error;
-  }
-}
 
 /** An organization by id or slug; ids that are not UUIDs name none. */
 function findOrganization(em: EntityManager, by: { id: string } | { slug: string }) {

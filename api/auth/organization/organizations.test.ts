@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { organizationMessages } from '../../../accounts/organization/errors.ts';
+import { addMember } from '../../../accounts/organization/members.ts';
+import { createOrganization } from '../../../accounts/organization/organizations.ts';
 import { authSettings } from '../../../accounts/settings.ts';
 import { loadRuntimeConfig } from '../../../config/env.ts';
 import {
@@ -15,8 +17,6 @@ import {
 } from '../../../db/entities/index.ts';
 import { startApiServer } from '../../server.ts';
 import { browserAuthClient } from '../testing.ts';
-import { addMember } from './member-routes.ts';
-import { createOrganization } from './organization-routes.ts';
 
 const password = 'correct horse battery';
 const uniqueTag = () => randomBytes(5).toString('hex');

@@ -5,6 +5,7 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import { teamJson } from '../../../accounts/organization/context.ts';
 import { organizationError } from '../../../accounts/organization/errors.ts';
+import { teamIsFull, teamMemberJson } from '../../../accounts/organization/teams.ts';
 import type { SignedIn } from '../../../accounts/sessions.ts';
 import type { AuthSettings } from '../../../accounts/settings.ts';
 import {
@@ -20,6 +21,7 @@ import { memberMayDo } from '../../../domain/organization-permissions.ts';
 import type { AppDependencies } from '../../dependencies.ts';
 import { parseBody, parseQuery } from '../../validation.ts';
 import { reissueSessionCookies, requireSignedIn } from '../session-context.ts';
+import { answerNull } from './answers.ts';
 
 const teamName = z.string().min(1).max(255);
 
@@ -45,64 +47,6 @@ const listTeamMembersQuery = z.object({ teamId: z.string().optional() });
 const teamMemberBody = z.object({ teamId: z.string(), userId: z.coerce.string() });
 
 // Ids are UUIDs here; anything else names nothing (and must not reach PostgreSQL's uuid columns).
-
-export function teamMemberJson(teamMember: TeamMember) {
-  return {
-    id: teamMember.id,
-    teamId: teamMember.team.id,
-    userId: teamMember.user.id,
-    createdAt: teamMember.createdAt,
-  };
-}
-
-/**
- * The team Better Auth makes with every organization when teams are enabled: named after the
- * organization, with its creator as the only member. Organization create calls this in its own
- * unit of work (the caller flushes) and makes the team the creator's active team, as it makes
- * the organization active.
- */
-export function createDefaultTeam(
-  em: EntityManager,
-  organization: Organization,
-  creator: User,
-): Team {
-  const team = em.create(Team, { organization, name: organization.name });
-  em.create(TeamMember, { team, user: creator });
-  return team;
-}
-
-/**
- * For removing a member from an organization (remove-member, leave): their places in its teams
- * go with it, or they would keep a team membership the team routes no longer honour.
- */
-export async function removeFromOrganizationTeams(
-  em: EntityManager,
-  organizationId: string,
-  userId: string,
-): Promise<void> {
-  const teams = await em.find(Team, { organization: organizationId }, { fields: ['id'] });
-  await em.nativeDelete(TeamMember, { user: userId, team: { $in: teams.map(({ id }) => id) } });
-}
-
-/**
- * True when the team already has the configured maximum of members (Better Auth's
- * maximumMembersPerTeam; unset, no limit). Call it with the team row locked.
- */
-export async function teamIsFull(
-  em: EntityManager,
-  settings: AuthSettings,
-  teamId: string,
-): Promise<boolean> {
-  const { maximumMembersPerTeam } = settings.teams;
-  if (maximumMembersPerTeam === undefined) return false;
-  return (await em.count(TeamMember, { team: teamId })) >= maximumMembersPerTeam;
-}
-
-/** Better Auth answers "no team" as a JSON null with 200 (Koa would send a bodiless 204). */
-function answerNull(ctx: Context) {
-  ctx.type = 'json';
-  ctx.body = 'null';
-}
 
 function findMember(em: EntityManager, userId: string, organizationId: string) {
   return isUuid(userId) && isUuid(organizationId)

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { organizationMessages } from '../../../accounts/organization/errors.ts';
+import { createDefaultTeam } from '../../../accounts/organization/teams.ts';
 import { loadRuntimeConfig } from '../../../config/env.ts';
 import {
   Member,
@@ -13,7 +14,6 @@ import {
 } from '../../../db/entities/index.ts';
 import { startApiServer } from '../../server.ts';
 import { browserAuthClient } from '../testing.ts';
-import { createDefaultTeam } from './team-routes.ts';
 
 const password = 'correct horse battery';
 const uniqueTag = () => randomBytes(5).toString('hex');
