@@ -92,3 +92,39 @@ export function Field({ name, label, error, hint, required = false, children }: 
     </div>
   );
 }
+
+interface RadioListProps<Option extends { id: string }> {
+  /** The choice's name, shared by its radios. */
+  name: string;
+  options: readonly Option[];
+  /** The id of the option chosen. */
+  checked: string;
+  disabled?: boolean;
+  onPick: (option: Option) => void;
+  /** An option's label. */
+  children: (option: Option) => ReactNode;
+}
+
+/** One radio per option, each in its label: a choice among the options. */
+export function RadioList<Option extends { id: string }>({
+  name,
+  options,
+  checked,
+  disabled,
+  onPick,
+  children,
+}: RadioListProps<Option>) {
+  return options.map((option) => (
+    <label key={option.id} className="choice">
+      <input
+        type="radio"
+        name={name}
+        value={option.id}
+        checked={checked === option.id}
+        disabled={disabled}
+        onChange={() => onPick(option)}
+      />
+      {children(option)}
+    </label>
+  ));
+}

@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
+import { RadioList } from './fields';
 
 /**
  * The card step. In test mode (no Stripe publishable key configured) the buyer picks one of
@@ -37,20 +38,18 @@ export function TestPaymentMethods({ value, onChange, error }: TestMethodsProps)
       <p className="field-hint" id="payment-test-note">
         Test mode: no real card is charged. Pick one of Stripe’s test cards.
       </p>
-      {testPaymentMethods.map((method) => (
-        <label key={method.id} className="choice">
-          <input
-            type="radio"
-            name="payment-method"
-            value={method.id}
-            checked={value === method.id}
-            onChange={() => onChange(method.id)}
-          />
+      <RadioList
+        name="payment-method"
+        options={testPaymentMethods}
+        checked={value}
+        onPick={(method) => onChange(method.id)}
+      >
+        {(method) => (
           <span>
             {method.label} <span className="muted">— {method.outcome}</span>
           </span>
-        </label>
-      ))}
+        )}
+      </RadioList>
       {error && (
         <p className="field-error" id="payment-error" role="alert">
           {error}

@@ -1,0 +1,48 @@
+import type { CheckoutPublic } from './api';
+import { formatMoney } from './money';
+import { intervalText } from './prices';
+
+/** The seller, the product and what it includes, then subtotal, discount, tax and total. */
+export function CheckoutSummary({ checkout }: { checkout: CheckoutPublic }) {
+  const currency = checkout.currency;
+  return (
+    <section className="checkout-summary" aria-labelledby="summary-title">
+      <p className="organization">{checkout.organization.name}</p>
+      <h1 id="summary-title">{checkout.product.name}</h1>
+      {checkout.product.description && <p>{checkout.product.description}</p>}
+      {checkout.product.benefits.length > 0 && (
+        <>
+          <h2>Included</h2>
+          <ul className="benefits">
+            {checkout.product.benefits.map((benefit) => (
+              <li key={benefit.id}>{benefit.description}</li>
+            ))}
+          </ul>
+        </>
+      )}
+      <dl className="amounts" aria-live="polite">
+        <dt>Subtotal</dt>
+        <dd data-testid="amount">{formatMoney(checkout.amount, currency)}</dd>
+        {checkout.discount && (
+          <>
+            <dt>Discount ({checkout.discount.name})</dt>
+            <dd data-testid="discount-amount">
+              −{formatMoney(checkout.discount_amount, currency)}
+            </dd>
+          </>
+        )}
+        {checkout.tax_amount !== null && (
+          <>
+            <dt>Tax</dt>
+            <dd>{formatMoney(checkout.tax_amount, currency)}</dd>
+          </>
+        )}
+        <dt className="total">Total</dt>
+        <dd className="total" data-testid="total-amount">
+          {formatMoney(checkout.total_amount, currency)}
+          {intervalText(checkout.product_price)}
+        </dd>
+      </dl>
+    </section>
+  );
+}

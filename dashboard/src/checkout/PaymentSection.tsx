@@ -1,0 +1,68 @@
+import type { CheckoutForm, Phase } from './form';
+import { formatMoney } from './money';
+import { type ConfirmationTokenSource, StripeCard, TestPaymentMethods } from './payment';
+
+interface PaymentSectionProps {
+  form: CheckoutForm;
+  phase: Phase;
+  slowPayment: boolean;
+  stripePublishableKey: string | null;
+  onTokenSource: (source: ConfirmationTokenSource) => void;
+}
+
+/** The card (when the checkout takes one), the pay button, and how the payment is going. */
+export function PaymentSection({
+  form,
+  phase,
+  slowPayment,
+  stripePublishableKey,
+  onTokenSource,
+}: PaymentSectionProps) {
+  const { checkout, values, errors } = form;
+  const submitLabel = checkout.is_payment_required
+    ? `Pay ${formatMoney(checkout.total_amount, checkout.currency)}`
+    : checkout.is_payment_form_required
+      ? 'Start subscription'
+      : 'Get it for free';
+  return (
+    <>
+      {checkout.is_payment_form_required &&
+        (stripePublishableKey ? (
+          <StripeCard
+            publishableKey={stripePublishableKey}
+            amount={checkout.total_amount}
+            currency={checkout.currency}
+            error={errors.confirmation_token_id}
+            onReady={onTokenSource}
+          />
+        ) : (
+          <TestPaymentMethods
+            value={values.paymentMethod}
+            onChange={(paymentMethod) => {
+              form.set({ paymentMethod });
+              form.setErrors((current) => {
+                const { confirmation_token_id: _, ...rest } = current;
+                return rest;
+              });
+            }}
+            error={errors.confirmation_token_id}
+          />
+        ))}
+
+      <button type="submit" className="primary" disabled={form.busy}>
+        {phase === 'processing'
+          ? 'Processing payment…'
+          : phase === 'confirming'
+            ? 'Confirming…'
+            : submitLabel}
+      </button>
+      <p className="status" role="status" aria-live="polite">
+        {phase !== 'processing'
+          ? ''
+          : slowPayment
+            ? 'Still waiting for the payment: if your bank asked you to confirm it, please do.'
+            : 'Your payment is being processed.'}
+      </p>
+    </>
+  );
+}

@@ -1,0 +1,43 @@
+import type { RefObject } from 'react';
+import { CheckoutApiError } from './api';
+import { type FieldErrors, fieldErrorsOf, inputId } from './fields';
+import { expiredMessage } from './form';
+
+interface RefusalTargets {
+  form: RefObject<HTMLFormElement | null>;
+  setBanner: (banner: string) => void;
+  setClosed: (message: string) => void;
+  setErrors: (errors: FieldErrors) => void;
+}
+
+/** Shows a refusal next to the fields it names, or above the form; an expired checkout closes. */
+export function showRefusal(
+  error: unknown,
+  { form, setBanner, setClosed, setErrors }: RefusalTargets,
+) {
+  if (!(error instanceof CheckoutApiError)) {
+    setBanner('The connection failed. Check your network and try again.');
+    return;
+  }
+  if (error.status === 410) {
+    setClosed(expiredMessage);
+    return;
+  }
+  if (error.error === 'PaymentError') {
+    setErrors({ confirmation_token_id: error.message });
+    return;
+  }
+  if (error.issues.length > 0) {
+    const found = fieldErrorsOf(error.issues);
+    setErrors(found);
+    // Focus the first field that was refused, so keyboard users land on it.
+    requestAnimationFrame(() => {
+      const first = form.current?.querySelector<HTMLElement>('[aria-invalid="true"]');
+      first?.focus();
+    });
+    const shown = Object.keys(found).some((key) => document.getElementById(inputId(key)));
+    if (!shown) setBanner(error.issues.map((issue) => issue.msg).join(' '));
+    return;
+  }
+  setBanner(error.message);
+}

@@ -1,0 +1,117 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { type CheckoutApiError, type CheckoutPublic, getCheckout, updateCheckout } from './api';
+import type { FieldErrors } from './fields';
+import {
+  type CheckoutForm,
+  expiredMessage,
+  type FormValues,
+  initialValues,
+  type Phase,
+} from './form';
+import { showRefusal } from './refusal';
+import { usePaymentPolling } from './usePaymentPolling';
+
+/**
+ * The hosted checkout's state: the checkout as the server last answered it, what the buyer
+ * entered, errors by field and a banner for the rest, why the checkout is closed, and the phase.
+ * Loads the checkout, sends the changes the server prices (`save`), shows refusals (`refused`)
+ * and follows the payment once confirmed.
+ */
+export function useCheckoutForm(
+  clientSecret: string,
+  onSucceeded: (checkout: CheckoutPublic) => void,
+) {
+  const [checkout, setCheckout] = useState<CheckoutPublic | null>(null);
+  const [values, setValues] = useState<FormValues | null>(null);
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const [banner, setBanner] = useState<string | null>(null);
+  const [closed, setClosed] = useState<string | null>(null);
+  const [phase, setPhase] = useState<Phase>('editing');
+  const formRef = useRef<HTMLFormElement>(null);
+
+  const received = useCallback(
+    (next: CheckoutPublic) => {
+      setCheckout(next);
+      if (next.status === 'succeeded') onSucceeded(next);
+      if (next.status === 'expired') setClosed(expiredMessage);
+    },
+    [onSucceeded],
+  );
+
+  useEffect(() => {
+    getCheckout(clientSecret)
+      .then((loaded) => {
+        setValues(initialValues(loaded));
+        received(loaded);
+        if (loaded.status === 'failed' && loaded.payment_error) {
+          setErrors({ confirmation_token_id: loaded.payment_error.message });
+        }
+        if (loaded.status === 'confirmed') setPhase('processing');
+      })
+      .catch((error: CheckoutApiError) => {
+        setClosed(
+          error.status === 410
+            ? expiredMessage
+            : error.status === 404
+              ? 'This checkout does not exist.'
+              : error.message,
+        );
+      });
+  }, [clientSecret, received]);
+
+  const refused = useCallback(
+    (error: unknown) => showRefusal(error, { form: formRef, setBanner, setClosed, setErrors }),
+    [],
+  );
+
+  const save: CheckoutForm['save'] = async (update, clears) => {
+    setPhase('saving');
+    setBanner(null);
+    try {
+      const next = await updateCheckout(clientSecret, update);
+      setErrors((current) => {
+        const kept = { ...current };
+        for (const key of clears) delete kept[key];
+        return kept;
+      });
+      received(next);
+      return next;
+    } catch (error) {
+      refused(error);
+      return null;
+    } finally {
+      setPhase('editing');
+    }
+  };
+
+  const slowPayment = usePaymentPolling(clientSecret, phase, {
+    received,
+    setErrors,
+    setPhase,
+    setClosed,
+  });
+
+  const set = (change: Partial<FormValues>) =>
+    setValues((current) => current && { ...current, ...change });
+
+  return {
+    checkout,
+    values,
+    setValues,
+    set,
+    errors,
+    setErrors,
+    banner,
+    setBanner,
+    closed,
+    phase,
+    setPhase,
+    slowPayment,
+    formRef,
+    received,
+    refused,
+    save,
+  };
+}
+
+export type CheckoutState = ReturnType<typeof useCheckoutForm>;
