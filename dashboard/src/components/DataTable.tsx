@@ -47,7 +47,7 @@ export type TableFilter =
       options: readonly { value: string; label: string }[];
     };
 
-interface DataTableProps<Row> {
+export interface DataTableProps<Row> {
   /** The table's accessible name (its caption). */
   label: string;
   /** Identifies the list in the query cache; the page query is appended. */

@@ -1,7 +1,7 @@
 import { createColumnHelper } from '@tanstack/react-table';
-import { DataTable, type TableFilter } from '../../components/DataTable';
+import type { TableFilter } from '../../components/DataTable';
 import { DateTime } from '../../components/DateTime';
-import { EntityPage } from '../../components/EntityPage';
+import { ResourceListPage } from '../../components/ResourceListPage';
 import { Link } from '../../router';
 import { type Benefit, benefitsApi, benefitsKey, benefitTypeLabel, benefitTypes } from './api';
 
@@ -32,29 +32,14 @@ const filters: TableFilter[] = [
 
 export default function BenefitsPage() {
   return (
-    <EntityPage
+    <ResourceListPage
       title="Benefits"
       subtitle="What customers get with products: notes, license keys, files, credits, access."
-      actions={
-        <Link to="/benefits/new" className="button button-primary">
-          New benefit
-        </Link>
-      }
-    >
-      <DataTable
-        label="Benefits"
-        queryKey={benefitsKey}
-        columns={columns}
-        getRowId={(benefit) => benefit.id}
-        fetchPage={benefitsApi.list}
-        filters={filters}
-        defaultSorting="-created_at"
-        empty={
-          <>
-            No benefits match. <Link to="/benefits/new">Create a benefit</Link>.
-          </>
-        }
-      />
-    </EntityPage>
+      create={{ to: '/benefits/new', noun: 'benefit' }}
+      source={{ queryKey: benefitsKey, fetchPage: benefitsApi.list }}
+      columns={columns}
+      filters={filters}
+      defaultSorting="-created_at"
+    />
   );
 }

@@ -1,7 +1,6 @@
 import { createColumnHelper } from '@tanstack/react-table';
-import { DataTable } from '../../components/DataTable';
 import { DateTime } from '../../components/DateTime';
-import { EntityPage } from '../../components/EntityPage';
+import { ResourceListPage } from '../../components/ResourceListPage';
 import { Link } from '../../router';
 import { type CheckoutLink, checkoutLinksApi, checkoutLinksKey, linkName } from './api';
 import { CopyUrlButton } from './CopyUrlButton';
@@ -42,28 +41,13 @@ const columns = [
 
 export default function CheckoutLinksPage() {
   return (
-    <EntityPage
+    <ResourceListPage
       title="Checkout links"
       subtitle="Shareable links that open a checkout for their products."
-      actions={
-        <Link to="/checkout-links/new" className="button button-primary">
-          New checkout link
-        </Link>
-      }
-    >
-      <DataTable
-        label="Checkout links"
-        queryKey={checkoutLinksKey}
-        columns={columns}
-        getRowId={(link) => link.id}
-        fetchPage={checkoutLinksApi.list}
-        defaultSorting="-created_at"
-        empty={
-          <>
-            No checkout links yet. <Link to="/checkout-links/new">Create a checkout link</Link>.
-          </>
-        }
-      />
-    </EntityPage>
+      create={{ to: '/checkout-links/new', noun: 'checkout link' }}
+      source={{ queryKey: checkoutLinksKey, fetchPage: checkoutLinksApi.list }}
+      columns={columns}
+      defaultSorting="-created_at"
+    />
   );
 }

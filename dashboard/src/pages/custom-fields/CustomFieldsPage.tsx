@@ -1,7 +1,7 @@
 import { createColumnHelper } from '@tanstack/react-table';
-import { DataTable, type TableFilter } from '../../components/DataTable';
+import type { TableFilter } from '../../components/DataTable';
 import { DateTime } from '../../components/DateTime';
-import { EntityPage } from '../../components/EntityPage';
+import { ResourceListPage } from '../../components/ResourceListPage';
 import { Link } from '../../router';
 import { type CustomField, customFieldsApi, customFieldsKey, customFieldTypes } from './api';
 
@@ -33,29 +33,14 @@ const filters: TableFilter[] = [
 
 export default function CustomFieldsPage() {
   return (
-    <EntityPage
+    <ResourceListPage
       title="Custom fields"
       subtitle="What checkout asks buyers besides their details, per product."
-      actions={
-        <Link to="/custom-fields/new" className="button button-primary">
-          New custom field
-        </Link>
-      }
-    >
-      <DataTable
-        label="Custom fields"
-        queryKey={customFieldsKey}
-        columns={columns}
-        getRowId={(field) => field.id}
-        fetchPage={customFieldsApi.list}
-        filters={filters}
-        defaultSorting="slug"
-        empty={
-          <>
-            No custom fields match. <Link to="/custom-fields/new">Create a custom field</Link>.
-          </>
-        }
-      />
-    </EntityPage>
+      create={{ to: '/custom-fields/new', noun: 'custom field' }}
+      source={{ queryKey: customFieldsKey, fetchPage: customFieldsApi.list }}
+      columns={columns}
+      filters={filters}
+      defaultSorting="slug"
+    />
   );
 }

@@ -1,7 +1,6 @@
 import { createColumnHelper } from '@tanstack/react-table';
-import { DataTable } from '../../components/DataTable';
 import { DateTime } from '../../components/DateTime';
-import { EntityPage } from '../../components/EntityPage';
+import { ResourceListPage } from '../../components/ResourceListPage';
 import { Link, useQueryState } from '../../router';
 import { type Customer, fetchCustomers } from './api';
 
@@ -33,17 +32,13 @@ const columns = [
 export default function CustomersPage() {
   const [params] = useQueryState();
   return (
-    <EntityPage title="Customers">
-      <DataTable
-        label="Customers"
-        queryKey={['customers']}
-        columns={columns}
-        getRowId={(customer) => customer.id}
-        fetchPage={(query, signal) => fetchCustomers(query, signal)}
-        filters={[{ name: 'query', label: 'Search', type: 'search' }]}
-        defaultSorting="-created_at"
-        empty={params.get('query') ? 'No customer matches this search.' : 'No customers yet.'}
-      />
-    </EntityPage>
+    <ResourceListPage
+      title="Customers"
+      source={{ queryKey: ['customers'], fetchPage: fetchCustomers }}
+      columns={columns}
+      filters={[{ name: 'query', label: 'Search', type: 'search' }]}
+      defaultSorting="-created_at"
+      empty={params.get('query') ? 'No customer matches this search.' : 'No customers yet.'}
+    />
   );
 }

@@ -1,7 +1,7 @@
 import { createColumnHelper } from '@tanstack/react-table';
-import { DataTable, type TableFilter } from '../../components/DataTable';
+import type { TableFilter } from '../../components/DataTable';
 import { DateTime } from '../../components/DateTime';
-import { EntityPage } from '../../components/EntityPage';
+import { ResourceListPage } from '../../components/ResourceListPage';
 import { Link } from '../../router';
 import { type Discount, discountsApi, discountsKey } from './api';
 import { durationLabel, Reduction, redemptionsLabel } from './terms';
@@ -49,28 +49,13 @@ const filters: TableFilter[] = [{ name: 'query', label: 'Search names and codes'
 
 export default function DiscountsPage() {
   return (
-    <EntityPage
+    <ResourceListPage
       title="Discounts"
-      actions={
-        <Link to="/discounts/new" className="button button-primary">
-          New discount
-        </Link>
-      }
-    >
-      <DataTable
-        label="Discounts"
-        queryKey={discountsKey}
-        columns={columns}
-        getRowId={(discount) => discount.id}
-        fetchPage={discountsApi.list}
-        filters={filters}
-        defaultSorting="-created_at"
-        empty={
-          <>
-            No discounts match. <Link to="/discounts/new">Create a discount</Link>.
-          </>
-        }
-      />
-    </EntityPage>
+      create={{ to: '/discounts/new', noun: 'discount' }}
+      source={{ queryKey: discountsKey, fetchPage: discountsApi.list }}
+      columns={columns}
+      filters={filters}
+      defaultSorting="-created_at"
+    />
   );
 }

@@ -1,11 +1,11 @@
 import { useQuery } from '@tanstack/react-query';
 import { createColumnHelper } from '@tanstack/react-table';
 import { useState } from 'react';
-import { DataTable, type TableFilter } from '../../components/DataTable';
+import type { TableFilter } from '../../components/DataTable';
 import { DateTime } from '../../components/DateTime';
-import { EntityPage } from '../../components/EntityPage';
 import { ErrorMessage } from '../../components/ErrorMessage';
 import { Money } from '../../components/Money';
+import { ResourceListPage } from '../../components/ResourceListPage';
 import { StatusBadge } from '../../components/StatusBadge';
 import { Link, useQueryState } from '../../router';
 import { statusLabels } from '../subscriptions/api';
@@ -177,31 +177,31 @@ export default function FailedRenewalsPage() {
     columnsWith((action, renewal) => setTarget({ action, renewal })),
   );
   return (
-    <EntityPage
+    <ResourceListPage
       title="Failed renewals"
       subtitle="Past-due and unpaid subscriptions whose renewal payment failed."
-    >
-      <Totals status={status} />
-      <p role="status" className="muted">
-        {notice}
-      </p>
-      <DataTable
-        label="Failed renewals"
-        queryKey={failedRenewalsKey}
-        columns={columns}
-        getRowId={(renewal) => renewal.id}
-        fetchPage={failedRenewalsApi.list}
-        filters={filters}
-        defaultSorting="past_due_at"
-        empty={status ? 'No failed renewals with this status.' : 'No failed renewals: all paid.'}
-      />
-      <DunningDialog
-        target={target}
-        onDone={(renewal, action, after) =>
-          setNotice(`${renewal.customer_email}: ${outcomeOf(action, after.status)}`)
-        }
-        onClose={() => setTarget(null)}
-      />
-    </EntityPage>
+      above={
+        <>
+          <Totals status={status} />
+          <p role="status" className="muted">
+            {notice}
+          </p>
+        </>
+      }
+      source={{ queryKey: failedRenewalsKey, fetchPage: failedRenewalsApi.list }}
+      columns={columns}
+      filters={filters}
+      defaultSorting="past_due_at"
+      empty={status ? 'No failed renewals with this status.' : 'No failed renewals: all paid.'}
+      below={
+        <DunningDialog
+          target={target}
+          onDone={(renewal, action, after) =>
+            setNotice(`${renewal.customer_email}: ${outcomeOf(action, after.status)}`)
+          }
+          onClose={() => setTarget(null)}
+        />
+      }
+    />
   );
 }

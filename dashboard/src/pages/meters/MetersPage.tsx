@@ -1,8 +1,8 @@
 import { createColumnHelper } from '@tanstack/react-table';
 import type { MeterAggregation, MeterFilter } from '../../../../domain/meter-filter.ts';
-import { DataTable, type TableFilter } from '../../components/DataTable';
+import type { TableFilter } from '../../components/DataTable';
 import { DateTime } from '../../components/DateTime';
-import { EntityPage } from '../../components/EntityPage';
+import { ResourceListPage } from '../../components/ResourceListPage';
 import { StatusBadge } from '../../components/StatusBadge';
 import { Link } from '../../router';
 import { type Meter, metersApi, metersKey } from './api';
@@ -51,29 +51,14 @@ const filters: TableFilter[] = [
 
 export default function MetersPage() {
   return (
-    <EntityPage
+    <ResourceListPage
       title="Meters"
       subtitle="Usage events they count, for usage-based prices and credits."
-      actions={
-        <Link to="/meters/new" className="button button-primary">
-          New meter
-        </Link>
-      }
-    >
-      <DataTable
-        label="Meters"
-        queryKey={metersKey}
-        columns={columns}
-        getRowId={(meter) => meter.id}
-        fetchPage={metersApi.list}
-        filters={filters}
-        defaultSorting="name"
-        empty={
-          <>
-            No meters match. <Link to="/meters/new">Create a meter</Link>.
-          </>
-        }
-      />
-    </EntityPage>
+      create={{ to: '/meters/new', noun: 'meter' }}
+      source={{ queryKey: metersKey, fetchPage: metersApi.list }}
+      columns={columns}
+      filters={filters}
+      defaultSorting="name"
+    />
   );
 }

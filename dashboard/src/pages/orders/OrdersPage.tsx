@@ -1,10 +1,10 @@
 import { useQuery } from '@tanstack/react-query';
 import type { TableFilter } from '../../components/DataTable';
-import { EntityPage } from '../../components/EntityPage';
+import { ResourceListPage } from '../../components/ResourceListPage';
 import { useQueryState } from '../../router';
 import { CustomerFilter, isFiltered } from '../customers/CustomerFilter';
 import { productsApi, productsKey } from '../products/api';
-import { OrdersTable } from './OrdersTable';
+import { ordersTable } from './OrdersTable';
 
 const billingTypes = [
   { value: 'one_time', label: 'One-time' },
@@ -32,13 +32,12 @@ export default function OrdersPage() {
     { name: 'product_billing_type', label: 'Billing', type: 'select', options: billingTypes },
   ];
   return (
-    <EntityPage title="Orders">
-      <OrdersTable
-        scope={customerId ? { customer_id: customerId } : {}}
-        filters={filters}
-        toolbar={<CustomerFilter />}
-        empty={isFiltered(params) ? 'No orders match these filters.' : 'No orders yet.'}
-      />
-    </EntityPage>
+    <ResourceListPage
+      title="Orders"
+      {...ordersTable(customerId ? { customer_id: customerId } : {})}
+      filters={filters}
+      toolbar={<CustomerFilter />}
+      empty={isFiltered(params) ? 'No orders match these filters.' : 'No orders yet.'}
+    />
   );
 }

@@ -1,8 +1,7 @@
 import { createColumnHelper } from '@tanstack/react-table';
-import type { ReactNode } from 'react';
-import { DataTable, type TableFilter } from '../../components/DataTable';
 import { DateTime } from '../../components/DateTime';
 import { Money } from '../../components/Money';
+import { ResourceTable, type TableOptions } from '../../components/ResourceListPage';
 import { StatusBadge } from '../../components/StatusBadge';
 import { Link } from '../../router';
 import { billingReasonLabels, fetchOrders, type Order } from './api';
@@ -52,31 +51,18 @@ const columns = [
   }),
 ];
 
-interface OrdersTableProps {
-  /** Query parameters every page request carries (`customer_id` on a customer's page). */
-  scope?: Record<string, string>;
-  filters?: readonly TableFilter[];
-  urlPrefix?: string;
-  empty?: string;
-  /** Filters the page keeps itself (the customer picker), shown with the others. */
-  toolbar?: ReactNode;
-}
+/** The orders table, narrowed to `scope` (a customer's orders): for ResourceTable or a list page. */
+export const ordersTable = (scope: Record<string, string> = {}) => ({
+  label: 'Orders',
+  source: { queryKey: ['orders'], fetchPage: fetchOrders },
+  scope,
+  // A customer's orders need no customer column.
+  columns: scope.customer_id ? columns.filter((shown) => shown.id !== 'customer') : columns,
+  defaultSorting: '-created_at',
+  empty: 'No orders yet.',
+});
 
 /** Orders, a server page at a time: fast with any number of them. */
-export function OrdersTable({ scope = {}, filters, urlPrefix, empty, toolbar }: OrdersTableProps) {
-  return (
-    <DataTable
-      label="Orders"
-      queryKey={['orders', scope]}
-      // A customer's orders need no customer column.
-      columns={scope.customer_id ? columns.filter((shown) => shown.id !== 'customer') : columns}
-      getRowId={(order) => order.id}
-      fetchPage={(query, signal) => fetchOrders({ ...query, ...scope }, signal)}
-      filters={filters}
-      defaultSorting="-created_at"
-      urlPrefix={urlPrefix}
-      toolbar={toolbar}
-      empty={empty ?? 'No orders yet.'}
-    />
-  );
+export function OrdersTable({ scope, ...options }: TableOptions) {
+  return <ResourceTable {...ordersTable(scope)} {...options} />;
 }

@@ -1,7 +1,6 @@
 import { createColumnHelper } from '@tanstack/react-table';
-import { DataTable } from '../../components/DataTable';
 import { DateTime } from '../../components/DateTime';
-import { EntityPage, Section } from '../../components/EntityPage';
+import { ResourceListPage } from '../../components/ResourceListPage';
 import { DeleteAction } from '../catalog/DeleteAction';
 import { type AccessToken, tokensApi, tokensKey } from './api';
 import { NewTokenForm } from './NewTokenForm';
@@ -48,23 +47,14 @@ const columns = [
 export default function AccessTokensPage() {
   const { isWriter } = usePermissions();
   return (
-    <EntityPage title="Access tokens">
-      {isWriter && (
-        <Section title="New token">
-          <NewTokenForm />
-        </Section>
-      )}
-      <Section title="Tokens">
-        <DataTable
-          label="Access tokens"
-          queryKey={tokensKey}
-          columns={columns}
-          getRowId={(token) => token.id}
-          fetchPage={tokensApi.list}
-          defaultSorting="-created_at"
-          empty="No access tokens yet."
-        />
-      </Section>
-    </EntityPage>
+    <ResourceListPage
+      title="Access tokens"
+      newForm={isWriter && { title: 'New token', form: <NewTokenForm /> }}
+      section="Tokens"
+      source={{ queryKey: tokensKey, fetchPage: tokensApi.list }}
+      columns={columns}
+      defaultSorting="-created_at"
+      empty="No access tokens yet."
+    />
   );
 }

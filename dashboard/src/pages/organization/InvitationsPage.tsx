@@ -1,7 +1,7 @@
 import { createColumnHelper } from '@tanstack/react-table';
-import { DataTable, type PageQuery } from '../../components/DataTable';
+import type { PageQuery } from '../../components/DataTable';
 import { DateTime } from '../../components/DateTime';
-import { EntityPage, Section } from '../../components/EntityPage';
+import { ResourceListPage } from '../../components/ResourceListPage';
 import { StatusBadge } from '../../components/StatusBadge';
 import { type Invitation, invitationsApi, invitationsKey, pageOf } from './api';
 import { InvitationActions } from './InvitationActions';
@@ -52,23 +52,19 @@ export default function InvitationsPage() {
     }),
   ];
   return (
-    <EntityPage title="Invitations">
-      {permissions.may({ invitation: ['create'] }) && (
-        <Section title="Invite a member">
-          <InviteForm mayGrantOwner={permissions.isOwner} />
-        </Section>
-      )}
-      <Section title="Sent invitations">
-        <DataTable
-          label="Invitations"
-          queryKey={invitationsKey}
-          columns={columns}
-          getRowId={(invitation) => invitation.id}
-          fetchPage={fetchPage}
-          defaultSorting="-expires_at"
-          empty="No invitations sent yet."
-        />
-      </Section>
-    </EntityPage>
+    <ResourceListPage
+      title="Invitations"
+      newForm={
+        permissions.may({ invitation: ['create'] }) && {
+          title: 'Invite a member',
+          form: <InviteForm mayGrantOwner={permissions.isOwner} />,
+        }
+      }
+      section="Sent invitations"
+      source={{ queryKey: invitationsKey, fetchPage }}
+      columns={columns}
+      defaultSorting="-expires_at"
+      empty="No invitations sent yet."
+    />
   );
 }

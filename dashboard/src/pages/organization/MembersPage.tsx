@@ -1,9 +1,8 @@
 import { useQuery } from '@tanstack/react-query';
 import { createColumnHelper } from '@tanstack/react-table';
 import { useSignedIn } from '../../auth/session';
-import { DataTable } from '../../components/DataTable';
 import { DateTime } from '../../components/DateTime';
-import { EntityPage } from '../../components/EntityPage';
+import { ResourceListPage } from '../../components/ResourceListPage';
 import { Link } from '../../router';
 import { DeleteAction } from '../catalog/DeleteAction';
 import { type Member, membersApi, membersKey, organizationKey } from './api';
@@ -73,7 +72,7 @@ export default function MembersPage() {
   ];
 
   return (
-    <EntityPage
+    <ResourceListPage
       title="Members"
       actions={
         permissions.may({ invitation: ['create'] }) && (
@@ -82,15 +81,9 @@ export default function MembersPage() {
           </Link>
         )
       }
-    >
-      <DataTable
-        label="Members"
-        queryKey={membersKey}
-        columns={columns}
-        getRowId={(member) => member.id}
-        fetchPage={membersApi.list}
-        defaultSorting="created_at"
-      />
-    </EntityPage>
+      source={{ queryKey: membersKey, fetchPage: membersApi.list }}
+      columns={columns}
+      defaultSorting="created_at"
+    />
   );
 }

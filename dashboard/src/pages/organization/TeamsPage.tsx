@@ -1,9 +1,9 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { createColumnHelper } from '@tanstack/react-table';
-import { DataTable, type PageQuery } from '../../components/DataTable';
+import type { PageQuery } from '../../components/DataTable';
 import { DateTime } from '../../components/DateTime';
-import { EntityPage, Section } from '../../components/EntityPage';
 import { Form, TextField, useApiForm } from '../../components/Form';
+import { ResourceListPage } from '../../components/ResourceListPage';
 import { Link } from '../../router';
 import { DeleteAction } from '../catalog/DeleteAction';
 import { organizationKey, pageOf, type Team, teamsApi, teamsKey } from './api';
@@ -66,23 +66,16 @@ export default function TeamsPage() {
     }),
   ];
   return (
-    <EntityPage title="Teams">
-      {permissions.may({ team: ['create'] }) && (
-        <Section title="New team">
-          <NewTeamForm />
-        </Section>
-      )}
-      <Section title="Teams">
-        <DataTable
-          label="Teams"
-          queryKey={teamsKey}
-          columns={columns}
-          getRowId={(team) => team.id}
-          fetchPage={fetchPage}
-          defaultSorting="name"
-          empty="No teams yet."
-        />
-      </Section>
-    </EntityPage>
+    <ResourceListPage
+      title="Teams"
+      newForm={
+        permissions.may({ team: ['create'] }) && { title: 'New team', form: <NewTeamForm /> }
+      }
+      section="Teams"
+      source={{ queryKey: teamsKey, fetchPage }}
+      columns={columns}
+      defaultSorting="name"
+      empty="No teams yet."
+    />
   );
 }

@@ -1,7 +1,7 @@
 import { createColumnHelper } from '@tanstack/react-table';
-import { DataTable } from '../../components/DataTable';
 import { DateTime } from '../../components/DateTime';
-import { EntityPage, Section } from '../../components/EntityPage';
+import { Section } from '../../components/EntityPage';
+import { ResourceListPage } from '../../components/ResourceListPage';
 import { StatusBadge } from '../../components/StatusBadge';
 import { Link, navigate } from '../../router';
 import { type WebhookEndpoint, webhooksApi, webhooksKey } from './api';
@@ -40,22 +40,20 @@ const columns = [
 export default function WebhooksPage() {
   const { isWriter } = usePermissions();
   return (
-    <EntityPage title="Webhooks">
-      <Section title="Endpoints">
-        <DataTable
-          label="Webhook endpoints"
-          queryKey={webhooksKey}
-          columns={columns}
-          getRowId={(endpoint) => endpoint.id}
-          fetchPage={webhooksApi.list}
-          empty="No endpoints yet: add one below to receive this organization's events."
-        />
-      </Section>
-      {isWriter && (
-        <Section title="New endpoint">
-          <NewWebhookForm onCreated={(id) => navigate(`/organization/webhooks/${id}`)} />
-        </Section>
-      )}
-    </EntityPage>
+    <ResourceListPage
+      title="Webhooks"
+      section="Endpoints"
+      label="Webhook endpoints"
+      source={{ queryKey: webhooksKey, fetchPage: webhooksApi.list }}
+      columns={columns}
+      empty="No endpoints yet: add one below to receive this organization's events."
+      below={
+        isWriter && (
+          <Section title="New endpoint">
+            <NewWebhookForm onCreated={(id) => navigate(`/organization/webhooks/${id}`)} />
+          </Section>
+        )
+      }
+    />
   );
 }

@@ -1,7 +1,7 @@
 import { createColumnHelper } from '@tanstack/react-table';
-import { DataTable, type TableFilter } from '../../components/DataTable';
+import type { TableFilter } from '../../components/DataTable';
 import { DateTime } from '../../components/DateTime';
-import { EntityPage } from '../../components/EntityPage';
+import { ResourceListPage } from '../../components/ResourceListPage';
 import { StatusBadge } from '../../components/StatusBadge';
 import { Link } from '../../router';
 import { type Product, productsApi, productsKey } from './api';
@@ -62,28 +62,13 @@ const filters: TableFilter[] = [
 
 export default function ProductsPage() {
   return (
-    <EntityPage
+    <ResourceListPage
       title="Products"
-      actions={
-        <Link to="/products/new" className="button button-primary">
-          New product
-        </Link>
-      }
-    >
-      <DataTable
-        label="Products"
-        queryKey={productsKey}
-        columns={columns}
-        getRowId={(product) => product.id}
-        fetchPage={productsApi.list}
-        filters={filters}
-        defaultSorting="-created_at"
-        empty={
-          <>
-            No products match. <Link to="/products/new">Create a product</Link>.
-          </>
-        }
-      />
-    </EntityPage>
+      create={{ to: '/products/new', noun: 'product' }}
+      source={{ queryKey: productsKey, fetchPage: productsApi.list }}
+      columns={columns}
+      filters={filters}
+      defaultSorting="-created_at"
+    />
   );
 }

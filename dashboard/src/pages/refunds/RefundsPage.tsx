@@ -1,8 +1,8 @@
 import type { TableFilter } from '../../components/DataTable';
-import { EntityPage } from '../../components/EntityPage';
+import { ResourceListPage } from '../../components/ResourceListPage';
 import { Link, useQueryState } from '../../router';
 import { CustomerFilter, isFiltered } from '../customers/CustomerFilter';
-import { RefundsTable } from './RefundsTable';
+import { refundsTable } from './RefundsTable';
 
 const filters: TableFilter[] = [
   {
@@ -25,29 +25,28 @@ export default function RefundsPage() {
     ...(orderId && { order_id: orderId }),
   };
   return (
-    <EntityPage title="Refunds">
-      <RefundsTable
-        scope={scope}
-        filters={filters}
-        toolbar={
-          <>
-            <CustomerFilter />
-            {orderId && (
-              <span className="filter-chip">
-                Order: <Link to={`/orders/${orderId}`}>{orderId.slice(0, 8)}</Link>{' '}
-                <button
-                  type="button"
-                  className="button"
-                  onClick={() => setParams({ order_id: null, page: null })}
-                >
-                  Clear<span className="visually-hidden"> order filter</span>
-                </button>
-              </span>
-            )}
-          </>
-        }
-        empty={isFiltered(params) ? 'No refunds match these filters.' : 'No refunds yet.'}
-      />
-    </EntityPage>
+    <ResourceListPage
+      title="Refunds"
+      {...refundsTable(scope)}
+      filters={filters}
+      toolbar={
+        <>
+          <CustomerFilter />
+          {orderId && (
+            <span className="filter-chip">
+              Order: <Link to={`/orders/${orderId}`}>{orderId.slice(0, 8)}</Link>{' '}
+              <button
+                type="button"
+                className="button"
+                onClick={() => setParams({ order_id: null, page: null })}
+              >
+                Clear<span className="visually-hidden"> order filter</span>
+              </button>
+            </span>
+          )}
+        </>
+      }
+      empty={isFiltered(params) ? 'No refunds match these filters.' : 'No refunds yet.'}
+    />
   );
 }

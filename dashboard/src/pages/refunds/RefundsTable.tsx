@@ -1,8 +1,7 @@
 import { createColumnHelper } from '@tanstack/react-table';
-import type { ReactNode } from 'react';
-import { DataTable, type TableFilter } from '../../components/DataTable';
 import { DateTime } from '../../components/DateTime';
 import { Money } from '../../components/Money';
+import { ResourceTable, type TableOptions } from '../../components/ResourceListPage';
 import { StatusBadge } from '../../components/StatusBadge';
 import { Link } from '../../router';
 import { fetchRefunds, type Refund, reasonLabels } from './api';
@@ -58,36 +57,17 @@ const columns = [
   }),
 ];
 
-interface RefundsTableProps {
-  /** Query parameters every page request carries (`order_id` on an order's page). */
-  scope?: Record<string, string>;
-  filters?: readonly TableFilter[];
-  urlPrefix?: string;
-  empty?: string;
-  /** Filters the page keeps itself (the customer picker), shown with the others. */
-  toolbar?: ReactNode;
-}
+/** The refunds table, narrowed to `scope` (an order's refunds): for ResourceTable or a list page. */
+export const refundsTable = (scope: Record<string, string> = {}) => ({
+  label: 'Refunds',
+  source: { queryKey: ['refunds'], fetchPage: fetchRefunds },
+  scope,
+  // The order or customer the table is scoped to goes without saying.
+  columns: columns.filter((shown) => !(shown.id && shown.id in scope)),
+  defaultSorting: '-created_at',
+  empty: 'No refunds yet.',
+});
 
-export function RefundsTable({
-  scope = {},
-  filters,
-  urlPrefix,
-  empty,
-  toolbar,
-}: RefundsTableProps) {
-  return (
-    <DataTable
-      label="Refunds"
-      queryKey={['refunds', scope]}
-      // The order or customer the table is scoped to goes without saying.
-      columns={columns.filter((shown) => !(shown.id && shown.id in scope))}
-      getRowId={(refund) => refund.id}
-      fetchPage={(query, signal) => fetchRefunds({ ...query, ...scope }, signal)}
-      filters={filters}
-      defaultSorting="-created_at"
-      urlPrefix={urlPrefix}
-      toolbar={toolbar}
-      empty={empty ?? 'No refunds yet.'}
-    />
-  );
+export function RefundsTable({ scope, ...options }: TableOptions) {
+  return <ResourceTable {...refundsTable(scope)} {...options} />;
 }

@@ -1,9 +1,9 @@
 import { createColumnHelper } from '@tanstack/react-table';
 import { subscriptionStatuses } from '../../../../domain/subscriptions.ts';
-import { DataTable, type TableFilter } from '../../components/DataTable';
+import type { TableFilter } from '../../components/DataTable';
 import { DateTime } from '../../components/DateTime';
-import { EntityPage } from '../../components/EntityPage';
 import { Money } from '../../components/Money';
+import { ResourceListPage } from '../../components/ResourceListPage';
 import { StatusBadge } from '../../components/StatusBadge';
 import { Link, useQueryState } from '../../router';
 import { type Subscription, statusLabels, subscriptionsApi, subscriptionsKey } from './api';
@@ -79,24 +79,18 @@ export default function SubscriptionsPage() {
   const [params] = useQueryState();
   const filtered = params.has('status') || params.has('active');
   return (
-    <EntityPage
+    <ResourceListPage
       title="Subscriptions"
       actions={
         <Link to="/failed-renewals" className="button">
           Failed renewals
         </Link>
       }
-    >
-      <DataTable
-        label="Subscriptions"
-        queryKey={subscriptionsKey}
-        columns={columns}
-        getRowId={(subscription) => subscription.id}
-        fetchPage={subscriptionsApi.list}
-        filters={filters}
-        defaultSorting="-started_at"
-        empty={filtered ? 'No subscriptions match these filters.' : 'No subscriptions yet.'}
-      />
-    </EntityPage>
+      source={{ queryKey: subscriptionsKey, fetchPage: subscriptionsApi.list }}
+      columns={columns}
+      filters={filters}
+      defaultSorting="-started_at"
+      empty={filtered ? 'No subscriptions match these filters.' : 'No subscriptions yet.'}
+    />
   );
 }

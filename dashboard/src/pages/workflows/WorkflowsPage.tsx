@@ -1,8 +1,8 @@
 import { createColumnHelper } from '@tanstack/react-table';
 import { useState } from 'react';
-import { DataTable, type PageQuery, type TableFilter } from '../../components/DataTable';
+import type { PageQuery, TableFilter } from '../../components/DataTable';
 import { DateTime } from '../../components/DateTime';
-import { EntityPage } from '../../components/EntityPage';
+import { ResourceListPage } from '../../components/ResourceListPage';
 import { StatusBadge } from '../../components/StatusBadge';
 import { Link, useQueryState } from '../../router';
 import {
@@ -85,35 +85,38 @@ export default function WorkflowsPage() {
   };
 
   return (
-    <EntityPage title="Workflows" subtitle="What runs behind checkouts, subscriptions and refunds">
-      <nav aria-label="Workflow types">
-        <ul className="kind-tabs">
-          {Object.entries(kindLabels).map(([value, label]) => (
-            <li key={value}>
-              <Link
-                to={`/workflows?type=${value}`}
-                aria-current={value === kind ? 'page' : undefined}
-              >
-                {label}
-              </Link>
-            </li>
-          ))}
-        </ul>
-      </nav>
-      {truncated && (
-        <p className="muted" role="note">
-          Only the most recent workflows were searched: older ones are not listed.
-        </p>
-      )}
-      <DataTable
-        label={`${kindLabels[kind]} workflows`}
-        queryKey={['workflows', kind]}
-        fetchPage={fetchPage}
-        columns={columns}
-        getRowId={(row) => row.run_id}
-        filters={filters}
-        empty={`No ${kindLabels[kind].toLowerCase()} workflows with this status.`}
-      />
-    </EntityPage>
+    <ResourceListPage
+      title="Workflows"
+      subtitle="What runs behind checkouts, subscriptions and refunds"
+      above={
+        <>
+          <nav aria-label="Workflow types">
+            <ul className="kind-tabs">
+              {Object.entries(kindLabels).map(([value, label]) => (
+                <li key={value}>
+                  <Link
+                    to={`/workflows?type=${value}`}
+                    aria-current={value === kind ? 'page' : undefined}
+                  >
+                    {label}
+                  </Link>
+                </li>
+              ))}
+            </ul>
+          </nav>
+          {truncated && (
+            <p className="muted" role="note">
+              Only the most recent workflows were searched: older ones are not listed.
+            </p>
+          )}
+        </>
+      }
+      label={`${kindLabels[kind]} workflows`}
+      source={{ queryKey: ['workflows', kind], fetchPage }}
+      columns={columns}
+      getRowId={(row) => row.run_id}
+      filters={filters}
+      empty={`No ${kindLabels[kind].toLowerCase()} workflows with this status.`}
+    />
   );
 }
