@@ -1,9 +1,9 @@
 import type { Client } from '@temporalio/client';
 import { fileStorage } from '../commerce/files/service.ts';
 import type { Config } from '../config/env.ts';
-import type { StripeClient } from '../config/stripe.ts';
 import type { Orm } from '../db/orm.ts';
 import type { Mailer } from '../integrations/mail/transport.ts';
+import type { StripeClient } from '../integrations/stripe/client.ts';
 import { createBenefitGrantActivities } from './benefit-grants.ts';
 import { createCheckoutActivities } from './checkouts.ts';
 import { createInvitationActivities } from './invitations.ts';

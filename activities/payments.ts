@@ -6,9 +6,9 @@ import {
   recordPaymentAttempt,
   recordPaymentOutcome,
 } from '../commerce/payments/service.ts';
-import type { StripeClient } from '../config/stripe.ts';
 import { Checkout, Customer } from '../db/entities/index.ts';
 import type { Orm } from '../db/orm.ts';
+import type { StripeClient } from '../integrations/stripe/client.ts';
 import { workflowIds } from '../workflows/ids.ts';
 import type { PaymentOutcome } from '../workflows/payment-outcome.ts';
 

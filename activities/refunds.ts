@@ -6,9 +6,9 @@ import {
   type SettledRefund,
   settleRefund,
 } from '../commerce/refunds/service.ts';
-import type { StripeClient } from '../config/stripe.ts';
 import { Refund } from '../db/entities/index.ts';
 import type { Orm } from '../db/orm.ts';
+import type { StripeClient } from '../integrations/stripe/client.ts';
 import { workflowIds } from '../workflows/ids.ts';
 import type { RefundOutcome } from '../workflows/refund.ts';
 

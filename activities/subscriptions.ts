@@ -11,12 +11,12 @@ import {
   subscriptionLifecycleState,
   subscriptionResult,
 } from '../commerce/subscriptions/lifecycle.ts';
-import type { StripeClient } from '../config/stripe.ts';
 import { Order, Payment, Subscription } from '../db/entities/index.ts';
 import type { SubscriptionPaymentError } from '../db/entities/subscription.ts';
 import type { Orm } from '../db/orm.ts';
 import { formatMoney } from '../domain/money.ts';
 import * as templates from '../integrations/mail/templates.ts';
+import type { StripeClient } from '../integrations/stripe/client.ts';
 import { taskQueues } from '../temporal/task-queues.ts';
 import { workflowIds } from '../workflows/ids.ts';
 import type { SubscriptionChangeResult } from '../workflows/subscription-messages.ts';

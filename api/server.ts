@@ -2,9 +2,9 @@ import cluster from 'node:cluster';
 import type { Server } from 'node:http';
 import { loadRuntimeConfig, type RuntimeConfig } from '../config/env.ts';
 import { createLogger } from '../config/logger.ts';
-import { createStripeClient } from '../config/stripe.ts';
 import { ChangeListener } from '../db/change-notifications.ts';
 import { openOrm } from '../db/orm.ts';
+import { createStripeClient } from '../integrations/stripe/client.ts';
 import { connectTemporal } from '../temporal/client.ts';
 import { createApp } from './app.ts';
 

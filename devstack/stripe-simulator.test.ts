@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Stripe from 'stripe';
 import { loadConfig } from '../config/env.ts';
-import { createStripeClient, type StripeClient } from '../config/stripe.ts';
+import { createStripeClient, type StripeClient } from '../integrations/stripe/client.ts';
 import { eventually } from './eventually.ts';
 import { startStripeMock } from './stripe-mock.ts';
 import {

@@ -5,9 +5,9 @@ import { historyToJSON, type JSONPayload } from '@temporalio/common/lib/proto-ut
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../activities/index.ts';
 import type { RuntimeConfig } from '../config/env.ts';
-import { createStripeClient } from '../config/stripe.ts';
 import type { Orm } from '../db/orm.ts';
 import { createMailer } from '../integrations/mail/transport.ts';
+import { createStripeClient } from '../integrations/stripe/client.ts';
 import { temporalDataConverter } from './payload-codec.ts';
 import { workflowsPath } from './worker.ts';
 

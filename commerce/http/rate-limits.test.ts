@@ -4,8 +4,8 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import { SDKError } from '@polar-sh/sdk/models/errors/sdkerror.js';
 import { startApiServer } from '../../api/server.ts';
 import { loadRuntimeConfig } from '../../config/env.ts';
-import { createStripeClient } from '../../config/stripe.ts';
 import { Checkout } from '../../db/entities/index.ts';
+import { createStripeClient } from '../../integrations/stripe/client.ts';
 import { commerceErrors } from '../errors.ts';
 import { commerceRoutes } from '../routes.ts';
 import {

@@ -15,9 +15,9 @@ import {
   type PaymentAttemptResult,
   paymentIdOf,
 } from '../../activities/payments.ts';
-import { createStripeClient, type StripeClient } from '../../config/stripe.ts';
 import { Checkout, Customer, Payment, ProcessedStripeEvent } from '../../db/entities/index.ts';
 import { stripeSignature, stripeSimulatorControl } from '../../devstack/stripe-simulator.ts';
+import { createStripeClient, type StripeClient } from '../../integrations/stripe/client.ts';
 import { temporalDataConverter } from '../../temporal/payload-codec.ts';
 import { callV1, createSeller, type Seller, startCommerceApi, type TestApi } from '../testing.ts';
 import { recordPaymentAttempt, recordPaymentOutcome } from './service.ts';

@@ -6,7 +6,6 @@ import { HTTPValidationError } from '@polar-sh/sdk/models/errors/httpvalidatione
 import { RefundAmountTooHigh } from '@polar-sh/sdk/models/errors/refundamounttoohigh.js';
 import { RefundedAlready } from '@polar-sh/sdk/models/errors/refundedalready.js';
 import { Context } from '@temporalio/activity';
-import { createStripeClient } from '../../config/stripe.ts';
 import {
   Order as OrderRow,
   OutboxEvent,
@@ -15,6 +14,7 @@ import {
 } from '../../db/entities/index.ts';
 import { eventually } from '../../devstack/eventually.ts';
 import { stripeSimulatorControl } from '../../devstack/stripe-simulator.ts';
+import { createStripeClient } from '../../integrations/stripe/client.ts';
 import { workersOnOwnQueue } from '../../temporal/testing.ts';
 import { workflowIds } from '../../workflows/ids.ts';
 import { refund as refundWorkflow } from '../../workflows/refund.ts';

@@ -1,7 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { chargeSubscriptionCard } from '../../activities/payments.ts';
-import type { StripeClient } from '../../config/stripe.ts';
 import { invalidField } from '../../core/errors.ts';
 import {
   Discount,
@@ -21,6 +20,7 @@ import { priceAmountOf } from '../../domain/checkout-amounts.ts';
 import { discountRefusal } from '../../domain/discounts.ts';
 import { isMeteredPrice, isStaticPrice } from '../../domain/prices.ts';
 import { prorate } from '../../domain/proration.ts';
+import type { StripeClient } from '../../integrations/stripe/client.ts';
 import type {
   SubscriptionChange,
   SubscriptionChangeResult,
