@@ -3,7 +3,12 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { revokeTokensOfCreator } from '../../commerce/access-tokens/service.ts';
 import { Member, Organization, Session, Team, TeamMember, User } from '../../db/entities/index.ts';
 import { isUuid } from '../../db/ids.ts';
-import { creatorRole, isOrganizationRole } from '../../domain/organization-permissions.ts';
+import {
+  creatorRole,
+  isCommerceWriter,
+  isOrganizationRole,
+  memberMayDo,
+} from '../../domain/organization-permissions.ts';
 import { splitRoles } from '../../domain/permissions.ts';
 import { authError } from '../errors.ts';
 import type { AuthSettings } from '../settings.ts';
@@ -53,10 +58,7 @@ export async function clearActiveOrganization(
 }
 
 /** Locks the organization's row, then counts its owners: two owners leaving at once see each other. */
-export async function countOwnersLocked(
-  em: EntityManager,
-  organizationId: string,
-): Promise<number> {
+async function countOwnersLocked(em: EntityManager, organizationId: string): Promise<number> {
   await lockRow(em, 'organizations', organizationId);
   const members = await em.find(
     Member,
@@ -124,7 +126,7 @@ export async function addMember(
 }
 
 /** The member to act on, by id or by their user's email, within `organizationId` only. */
-export async function findMemberByIdOrEmail(
+async function findMemberByIdOrEmail(
   em: EntityManager,
   memberIdOrEmail: string,
   organizationId: string,
@@ -145,10 +147,101 @@ export async function findMemberByIdOrEmail(
  * The member goes, with the access tokens they created, their places in the organization's
  * teams and their sessions' pointers.
  */
-export async function removeMembership(em: EntityManager, member: Member): Promise<void> {
+async function removeMembership(em: EntityManager, member: Member): Promise<void> {
   const organizationId = member.organization.id;
   await revokeTokensOfCreator(em, member.user.id, organizationId);
   await removeFromOrganizationTeams(em, organizationId, member.user.id);
   await clearActiveOrganization(em, organizationId, member.user.id);
   em.remove(member);
+}
+
+/**
+ * remove-member: `callerId` removes a member of `organizationId`, named by id or email. Only an
+ * owner removes an owner, and never the last one.
+ */
+export function removeMember(
+  em: EntityManager,
+  callerId: string,
+  organizationId: string,
+  memberIdOrEmail: string,
+): Promise<Member> {
+  return em.transactional(async (tx) => {
+    const member = await findMember(tx, callerId, organizationId);
+    if (!member) throw organizationError('invalid', 'MEMBER_NOT_FOUND');
+    const target = await findMemberByIdOrEmail(tx, memberIdOrEmail, organizationId);
+    if (!target) throw organizationError('invalid', 'MEMBER_NOT_FOUND');
+    if (isOwner(target.role)) {
+      // Only an owner removes an owner, and never the last one.
+      const owners = await countOwnersLocked(tx, organizationId);
+      if (!isOwner(member.role) || owners <= 1) {
+        throw organizationError('invalid', 'YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER');
+      }
+    }
+    if (!memberMayDo(member.role, { member: ['delete'] })) {
+      throw organizationError('unauthenticated', 'YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER');
+    }
+    await removeMembership(tx, target);
+    return target;
+  });
+}
+
+/** update-member-role: `callerId` gives `memberId` the (already checked) `role`. */
+export function updateMemberRole(
+  em: EntityManager,
+  callerId: string,
+  organizationId: string,
+  memberId: string,
+  role: string,
+): Promise<Member> {
+  return em.transactional(async (tx) => {
+    const member = await findMember(tx, callerId, organizationId);
+    if (!member) throw organizationError('invalid', 'MEMBER_NOT_FOUND');
+    const target =
+      member.id === memberId
+        ? member
+        : isUuid(memberId)
+          ? await tx.findOne(Member, memberId)
+          : null;
+    if (!target) throw organizationError('invalid', 'MEMBER_NOT_FOUND');
+    const callerIsOwner = isOwner(member.role);
+    // A member of another organization, an owner, or the owner role: only an owner may.
+    if (
+      target.organization.id !== organizationId ||
+      (!callerIsOwner && (isOwner(target.role) || isOwner(role)))
+    ) {
+      throw organizationError('forbidden', 'YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER');
+    }
+    if (callerIsOwner && target === member && !isOwner(role)) {
+      if ((await countOwnersLocked(tx, organizationId)) <= 1) {
+        throw organizationError('invalid', 'YOU_CANNOT_LEAVE_THE_ORGANIZATION_WITHOUT_AN_OWNER');
+      }
+    }
+    // Owners may always change roles (Better Auth's allowCreatorAllPermissions here).
+    if (!callerIsOwner && !memberMayDo(member.role, { member: ['update'] })) {
+      throw organizationError('forbidden', 'YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER');
+    }
+    // Tokens are for owners and admins: a member who is neither keeps none.
+    if (!isCommerceWriter(role)) {
+      await revokeTokensOfCreator(tx, target.user.id, organizationId);
+    }
+    target.role = role;
+    return target;
+  });
+}
+
+/** leave: the user's membership goes, unless they are the organization's only owner. */
+export function leaveOrganization(
+  em: EntityManager,
+  userId: string,
+  organizationId: string,
+): Promise<Member> {
+  return em.transactional(async (tx) => {
+    const member = await findMember(tx, userId, organizationId);
+    if (!member) throw organizationError('invalid', 'MEMBER_NOT_FOUND');
+    if (isOwner(member.role) && (await countOwnersLocked(tx, organizationId)) <= 1) {
+      throw organizationError('invalid', 'YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER');
+    }
+    await removeMembership(tx, member);
+    return member;
+  });
 }

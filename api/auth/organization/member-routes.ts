@@ -6,19 +6,17 @@ import { EmptyAnswer } from '../../../accounts/errors.ts';
 import { memberJson, memberWithUserJson } from '../../../accounts/organization/context.ts';
 import { organizationError } from '../../../accounts/organization/errors.ts';
 import {
-  countOwnersLocked,
   findMember,
-  findMemberByIdOrEmail,
-  isOwner,
-  removeMembership,
+  leaveOrganization,
+  removeMember,
   storedRole,
+  updateMemberRole,
 } from '../../../accounts/organization/members.ts';
 import type { SignedIn } from '../../../accounts/sessions.ts';
 import type { AuthSettings } from '../../../accounts/settings.ts';
-import { revokeTokensOfCreator } from '../../../commerce/access-tokens/service.ts';
 import { Member } from '../../../db/entities/index.ts';
 import { isUuid } from '../../../db/ids.ts';
-import { isCommerceWriter, memberMayDo } from '../../../domain/organization-permissions.ts';
+import { memberMayDo } from '../../../domain/organization-permissions.ts';
 import type { AppDependencies } from '../../dependencies.ts';
 import { parseBody, parseQuery } from '../../validation.ts';
 import { requireSignedIn } from '../session-context.ts';
@@ -227,24 +225,12 @@ export function memberRoutes({ orm }: AppDependencies, settings: AuthSettings): 
     const signedIn = await requireSignedIn(ctx, orm, settings);
     const organizationId = organizationIdOf(signedIn, body.organizationId);
     if (!organizationId) return answerNull(ctx);
-    const removed = await orm.em.transactional(async (em) => {
-      const member = await findMember(em, signedIn.user.id, organizationId);
-      if (!member) throw organizationError('invalid', 'MEMBER_NOT_FOUND');
-      const target = await findMemberByIdOrEmail(em, body.memberIdOrEmail, organizationId);
-      if (!target) throw organizationError('invalid', 'MEMBER_NOT_FOUND');
-      if (isOwner(target.role)) {
-        // Only an owner removes an owner, and never the last one.
-        const owners = await countOwnersLocked(em, organizationId);
-        if (!isOwner(member.role) || owners <= 1) {
-          throw organizationError('invalid', 'YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER');
-        }
-      }
-      if (!memberMayDo(member.role, { member: ['delete'] })) {
-        throw organizationError('unauthenticated', 'YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER');
-      }
-      await removeMembership(em, target);
-      return target;
-    });
+    const removed = await removeMember(
+      orm.em,
+      signedIn.user.id,
+      organizationId,
+      body.memberIdOrEmail,
+    );
     afterRemoval(ctx, signedIn, removed);
     ctx.body = { member: memberWithUserJson(removed) };
   });
@@ -256,55 +242,20 @@ export function memberRoutes({ orm }: AppDependencies, settings: AuthSettings): 
     const role = storedRole(body.role);
     const organizationId = organizationIdOf(signedIn, body.organizationId);
     if (!organizationId) throw organizationError('invalid', 'NO_ACTIVE_ORGANIZATION');
-    const updated = await orm.em.transactional(async (em) => {
-      const member = await findMember(em, signedIn.user.id, organizationId);
-      if (!member) throw organizationError('invalid', 'MEMBER_NOT_FOUND');
-      const target =
-        member.id === body.memberId
-          ? member
-          : isUuid(body.memberId)
-            ? await em.findOne(Member, body.memberId)
-            : null;
-      if (!target) throw organizationError('invalid', 'MEMBER_NOT_FOUND');
-      const callerIsOwner = isOwner(member.role);
-      // A member of another organization, an owner, or the owner role: only an owner may.
-      if (
-        target.organization.id !== organizationId ||
-        (!callerIsOwner && (isOwner(target.role) || isOwner(role)))
-      ) {
-        throw organizationError('forbidden', 'YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER');
-      }
-      if (callerIsOwner && target === member && !isOwner(role)) {
-        if ((await countOwnersLocked(em, organizationId)) <= 1) {
-          throw organizationError('invalid', 'YOU_CANNOT_LEAVE_THE_ORGANIZATION_WITHOUT_AN_OWNER');
-        }
-      }
-      // Owners may always change roles (Better Auth's allowCreatorAllPermissions here).
-      if (!callerIsOwner && !memberMayDo(member.role, { member: ['update'] })) {
-        throw organizationError('forbidden', 'YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER');
-      }
-      // Tokens are for owners and admins: a member who is neither keeps none.
-      if (!isCommerceWriter(role)) {
-        await revokeTokensOfCreator(em, target.user.id, organizationId);
-      }
-      target.role = role;
-      return target;
-    });
+    const updated = await updateMemberRole(
+      orm.em,
+      signedIn.user.id,
+      organizationId,
+      body.memberId,
+      role,
+    );
     ctx.body = memberJson(updated);
   });
 
   router.post('/organization/leave', async (ctx) => {
     const body = parseBody(ctx, leaveBody);
     const signedIn = await requireSignedIn(ctx, orm, settings);
-    const left = await orm.em.transactional(async (em) => {
-      const member = await findMember(em, signedIn.user.id, body.organizationId);
-      if (!member) throw organizationError('invalid', 'MEMBER_NOT_FOUND');
-      if (isOwner(member.role) && (await countOwnersLocked(em, body.organizationId)) <= 1) {
-        throw organizationError('invalid', 'YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER');
-      }
-      await removeMembership(em, member);
-      return member;
-    });
+    const left = await leaveOrganization(orm.em, signedIn.user.id, body.organizationId);
     afterRemoval(ctx, signedIn, left);
     ctx.body = memberWithUserJson(left);
   });

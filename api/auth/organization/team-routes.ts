@@ -1,22 +1,25 @@
 import Router from '@koa/router';
-import { LockMode } from '@mikro-orm/core';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { teamJson } from '../../../accounts/organization/context.ts';
 import { organizationError } from '../../../accounts/organization/errors.ts';
-import { teamIsFull, teamMemberJson } from '../../../accounts/organization/teams.ts';
+import {
+  addTeamMember,
+  createTeam,
+  findMembership,
+  findOwnTeamMembership,
+  findTeam,
+  listTeamMembers,
+  listTeams,
+  listUserTeams,
+  removeTeam,
+  removeTeamMember,
+  renameTeam,
+  teamMemberJson,
+} from '../../../accounts/organization/teams.ts';
 import type { SignedIn } from '../../../accounts/sessions.ts';
 import type { AuthSettings } from '../../../accounts/settings.ts';
-import {
-  Member,
-  Organization,
-  Session,
-  Team,
-  TeamMember,
-  type User,
-} from '../../../db/entities/index.ts';
-import { isUuid } from '../../../db/ids.ts';
+import type { Member } from '../../../db/entities/index.ts';
 import { memberMayDo } from '../../../domain/organization-permissions.ts';
 import type { AppDependencies } from '../../dependencies.ts';
 import { parseBody, parseQuery } from '../../validation.ts';
@@ -46,29 +49,6 @@ const setActiveTeamBody = z.object({ teamId: z.string().nullish() });
 const listTeamMembersQuery = z.object({ teamId: z.string().optional() });
 const teamMemberBody = z.object({ teamId: z.string(), userId: z.coerce.string() });
 
-// Ids are UUIDs here; anything else names nothing (and must not reach PostgreSQL's uuid columns).
-
-function findMember(em: EntityManager, userId: string, organizationId: string) {
-  return isUuid(userId) && isUuid(organizationId)
-    ? em.findOne(Member, { user: userId, organization: organizationId })
-    : Promise.resolve(null);
-}
-
-function findTeam(em: EntityManager, teamId: string, organizationId?: string) {
-  if (!isUuid(teamId)) return Promise.resolve(null);
-  return em.findOne(Team, organizationId ? { id: teamId, organization: organizationId } : teamId);
-}
-
-/**
- * The caller's place in a team. It counts only while they still belong to the team's
- * organization, so someone who left an organization reads nothing of its teams.
- */
-async function findOwnTeamMembership(em: EntityManager, user: User, team: Team) {
-  const teamMember = await em.findOne(TeamMember, { team, user });
-  if (!teamMember) return null;
-  return (await findMember(em, user.id, team.organization.id)) ? teamMember : null;
-}
-
 /**
  * Better Auth's organization plugin, teams enabled (1.3.34): teams inside an organization, their
  * members, and the session's active team. Every route checks the caller's membership of the
@@ -93,7 +73,7 @@ export function teamRoutes({ orm }: AppDependencies, settings: AuthSettings): Ro
   /** add- and remove-team-member work in the active organization only, as in Better Auth. */
   async function activeOrganizationMember(signedIn: SignedIn): Promise<Member> {
     const organizationId = organizationIdOf(signedIn, undefined);
-    const member = await findMember(orm.em, signedIn.user.id, organizationId);
+    const member = await findMembership(orm.em, signedIn.user.id, organizationId);
     if (!member) throw organizationError('invalid', 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION');
     return member;
   }
@@ -102,7 +82,7 @@ export function teamRoutes({ orm }: AppDependencies, settings: AuthSettings): Ro
     const body = parseBody(ctx, createTeamBody);
     const signedIn = await requireSignedIn(ctx, orm, settings);
     const organizationId = organizationIdOf(signedIn, body.organizationId);
-    const member = await findMember(orm.em, signedIn.user.id, organizationId);
+    const member = await findMembership(orm.em, signedIn.user.id, organizationId);
     // Better Auth's refusal for a non-member here speaks of invitations; clients see that code.
     if (!member) {
       throw organizationError(
@@ -116,43 +96,20 @@ export function teamRoutes({ orm }: AppDependencies, settings: AuthSettings): Ro
         'YOU_ARE_NOT_ALLOWED_TO_CREATE_TEAMS_IN_THIS_ORGANIZATION',
       );
     }
-    const team = await orm.em.transactional(async (em) => {
-      // One creation at a time per organization, so two cannot both pass the limit.
-      await em.findOneOrFail(Organization, organizationId, {
-        lockMode: LockMode.PESSIMISTIC_WRITE,
-      });
-      const { maximumTeams } = settings.teams;
-      if (
-        maximumTeams !== undefined &&
-        (await em.count(Team, { organization: organizationId })) >= maximumTeams
-      ) {
-        throw organizationError('invalid', 'YOU_HAVE_REACHED_THE_MAXIMUM_NUMBER_OF_TEAMS');
-      }
-      const now = new Date();
-      return em.create(Team, {
-        organization: organizationId,
-        name: body.name,
-        createdAt: now,
-        updatedAt: now,
-      });
-    });
-    ctx.body = teamJson(team);
+    ctx.body = teamJson(await createTeam(orm.em, settings, organizationId, body.name));
   });
 
   router.post('/organization/update-team', async (ctx) => {
     const { teamId, data } = parseBody(ctx, updateTeamBody);
     const signedIn = await requireSignedIn(ctx, orm, settings);
     const organizationId = organizationIdOf(signedIn, data.organizationId);
-    const member = await findMember(orm.em, signedIn.user.id, organizationId);
+    const member = await findMembership(orm.em, signedIn.user.id, organizationId);
     if (!member || !memberMayDo(member.role, { team: ['update'] })) {
       throw organizationError('forbidden', 'YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_TEAM');
     }
     const team = await findTeam(orm.em, teamId, organizationId);
     if (!team) throw organizationError('invalid', 'TEAM_NOT_FOUND');
-    if (data.name !== undefined) team.name = data.name;
-    // An update without changes still counts as one, as in Better Auth.
-    team.updatedAt = new Date();
-    await orm.em.flush();
+    await renameTeam(orm.em, team, data.name);
     ctx.body = teamJson(team);
   });
 
@@ -160,7 +117,7 @@ export function teamRoutes({ orm }: AppDependencies, settings: AuthSettings): Ro
     const body = parseBody(ctx, removeTeamBody);
     const signedIn = await requireSignedIn(ctx, orm, settings);
     const organizationId = organizationIdOf(signedIn, body.organizationId);
-    const member = await findMember(orm.em, signedIn.user.id, organizationId);
+    const member = await findMembership(orm.em, signedIn.user.id, organizationId);
     // Better Auth refuses to remove the team the caller's session has active.
     if (!member || signedIn.session.activeTeamId === body.teamId) {
       throw organizationError('forbidden', 'YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_TEAM');
@@ -173,22 +130,7 @@ export function teamRoutes({ orm }: AppDependencies, settings: AuthSettings): Ro
     }
     const team = await findTeam(orm.em, body.teamId, organizationId);
     if (!team) throw organizationError('invalid', 'TEAM_NOT_FOUND');
-    await orm.em.transactional(async (em) => {
-      // Two removals at once could otherwise each see the other team and leave none.
-      await em.findOneOrFail(Organization, organizationId, {
-        lockMode: LockMode.PESSIMISTIC_WRITE,
-      });
-      if (
-        !settings.teams.allowRemovingAllTeams &&
-        (await em.count(Team, { organization: organizationId })) <= 1
-      ) {
-        throw organizationError('invalid', 'UNABLE_TO_REMOVE_LAST_TEAM');
-      }
-      // Its members go with it (cascade); invitations into it stay, without a team.
-      await em.nativeDelete(Team, { id: team.id });
-      // Sessions no longer point at a team that is gone.
-      await em.nativeUpdate(Session, { activeTeamId: team.id }, { activeTeamId: null });
-    });
+    await removeTeam(orm.em, settings, organizationId, team);
     ctx.body = { message: 'Team removed successfully.' };
   });
 
@@ -196,30 +138,15 @@ export function teamRoutes({ orm }: AppDependencies, settings: AuthSettings): Ro
     const query = parseQuery(ctx, listTeamsQuery);
     const signedIn = await requireSignedIn(ctx, orm, settings);
     const organizationId = organizationIdOf(signedIn, query.organizationId);
-    if (!(await findMember(orm.em, signedIn.user.id, organizationId))) {
+    if (!(await findMembership(orm.em, signedIn.user.id, organizationId))) {
       throw organizationError('forbidden', 'YOU_ARE_NOT_ALLOWED_TO_ACCESS_THIS_ORGANIZATION');
     }
-    const teams = await orm.em.find(
-      Team,
-      { organization: organizationId },
-      { orderBy: { createdAt: 'asc', id: 'asc' } },
-    );
-    ctx.body = teams.map(teamJson);
+    ctx.body = (await listTeams(orm.em, organizationId)).map(teamJson);
   });
 
   router.get('/organization/list-user-teams', async (ctx) => {
     const { user } = await requireSignedIn(ctx, orm, settings);
-    // Teams of organizations the user still belongs to (see findOwnTeamMembership).
-    const memberships = await orm.em.find(Member, { user });
-    const teamMembers = await orm.em.find(
-      TeamMember,
-      {
-        user,
-        team: { organization: { $in: memberships.map(({ organization }) => organization.id) } },
-      },
-      { populate: ['team'], orderBy: { team: { createdAt: 'asc', id: 'asc' } } },
-    );
-    ctx.body = teamMembers.map(({ team }) => teamJson(team));
+    ctx.body = (await listUserTeams(orm.em, user)).map(teamJson);
   });
 
   router.post('/organization/set-active-team', async (ctx) => {
@@ -251,12 +178,7 @@ export function teamRoutes({ orm }: AppDependencies, settings: AuthSettings): Ro
     if (!team || !(await findOwnTeamMembership(orm.em, signedIn.user, team))) {
       throw organizationError('invalid', 'USER_IS_NOT_A_MEMBER_OF_THE_TEAM');
     }
-    const members = await orm.em.find(
-      TeamMember,
-      { team },
-      { orderBy: { createdAt: 'asc', id: 'asc' } },
-    );
-    ctx.body = members.map(teamMemberJson);
+    ctx.body = (await listTeamMembers(orm.em, team)).map(teamMemberJson);
   });
 
   router.post('/organization/add-team-member', async (ctx) => {
@@ -267,24 +189,12 @@ export function teamRoutes({ orm }: AppDependencies, settings: AuthSettings): Ro
       throw organizationError('forbidden', 'YOU_ARE_NOT_ALLOWED_TO_CREATE_A_NEW_TEAM_MEMBER');
     }
     const organizationId = caller.organization.id;
-    if (!(await findMember(orm.em, body.userId, organizationId))) {
+    if (!(await findMembership(orm.em, body.userId, organizationId))) {
       throw organizationError('invalid', 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION');
     }
     const team = await findTeam(orm.em, body.teamId, organizationId);
     if (!team) throw organizationError('invalid', 'TEAM_NOT_FOUND');
-    const teamMember = await orm.em.transactional(async (em) => {
-      // One addition at a time per team, so two cannot both pass the member limit.
-      await em.findOneOrFail(Team, team.id, { lockMode: LockMode.PESSIMISTIC_WRITE });
-      // Adding someone already in the team answers their membership, as in Better Auth.
-      const existing = await em.findOne(TeamMember, { team: team.id, user: body.userId });
-      if (existing) return existing;
-      // Better Auth checks this limit on invitations only; here it holds for every way in.
-      if (await teamIsFull(em, settings, team.id)) {
-        throw organizationError('forbidden', 'TEAM_MEMBER_LIMIT_REACHED');
-      }
-      return em.create(TeamMember, { team: team.id, user: body.userId });
-    });
-    ctx.body = teamMemberJson(teamMember);
+    ctx.body = teamMemberJson(await addTeamMember(orm.em, settings, team, body.userId));
   });
 
   router.post('/organization/remove-team-member', async (ctx) => {
@@ -295,22 +205,12 @@ export function teamRoutes({ orm }: AppDependencies, settings: AuthSettings): Ro
       throw organizationError('forbidden', 'YOU_ARE_NOT_ALLOWED_TO_REMOVE_A_TEAM_MEMBER');
     }
     const organizationId = caller.organization.id;
-    if (!(await findMember(orm.em, body.userId, organizationId))) {
+    if (!(await findMembership(orm.em, body.userId, organizationId))) {
       throw organizationError('invalid', 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION');
     }
     const team = await findTeam(orm.em, body.teamId, organizationId);
     if (!team) throw organizationError('invalid', 'TEAM_NOT_FOUND');
-    const teamMember = await orm.em.findOne(TeamMember, { team, user: body.userId });
-    if (!teamMember) throw organizationError('invalid', 'USER_IS_NOT_A_MEMBER_OF_THE_TEAM');
-    await orm.em.transactional(async (em) => {
-      await em.nativeDelete(TeamMember, { id: teamMember.id });
-      // The removed user's sessions no longer have this team active.
-      await em.nativeUpdate(
-        Session,
-        { user: body.userId, activeTeamId: team.id },
-        { activeTeamId: null },
-      );
-    });
+    await removeTeamMember(orm.em, team, body.userId);
     ctx.body = { message: 'Team member removed successfully.' };
   });
 
