@@ -1,4 +1,3 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import {
   cycleBenefit,
@@ -14,13 +13,7 @@ import {
 import type { BenefitIntegrationsConfig } from '../config/env.ts';
 import { BenefitGrant, ProductBenefit } from '../db/entities/index.ts';
 import type { Orm } from '../db/orm.ts';
-import { taskQueues } from '../temporal/task-queues.ts';
-import {
-  type BenefitGrantInput,
-  type BenefitGrantRequest,
-  benefitGrantRequest,
-} from '../workflows/benefit-grant.ts';
-import { workflowIds } from '../workflows/ids.ts';
+import { requestGrantChange } from '../processes/starters.ts';
 
 export interface BenefitGrantsRequest {
   organizationId: string;
@@ -31,83 +24,6 @@ export interface BenefitGrantsRequest {
 }
 
 export type BenefitRevocationsRequest = Omit<BenefitGrantsRequest, 'organizationId'>;
-
-/**
- * Signals the grant workflow of a customer and benefit, starting it when none runs (one
- * workflow per customer × benefit: several orders granting a benefit meet in the same one).
- * Tests pass a task queue of their own to reach a worker they started.
- */
-export function requestGrantChange(
-  temporal: Client,
-  input: BenefitGrantInput,
-  request: BenefitGrantRequest,
-  taskQueue: string = taskQueues.main,
-) {
-  return temporal.workflow.signalWithStart('benefitGrant', {
-    workflowId: workflowIds.benefitGrant(input.customerId, input.benefitId),
-    taskQueue,
-    args: [input],
-    signal: benefitGrantRequest,
-    signalArgs: [request],
-  });
-}
-
-/**
- * Revokes every grant not yet revoked of a deleted benefit or customer, each through its
- * workflow (which takes a Discord role or repository access back too). Called once the deletion
- * committed: a grant workflow revokes only what is deleted, or no longer given by anything.
- */
-export async function revokeGrantsOfDeleted(
-  em: EntityManager,
-  temporal: Client,
-  deleted: { benefitId: string } | { customerId: string },
-): Promise<void> {
-  const grants = await em.find(
-    BenefitGrant,
-    {
-      revokedAt: null,
-      ...('benefitId' in deleted
-        ? { benefit: deleted.benefitId }
-        : { customer: deleted.customerId }),
-    },
-    { populate: ['benefit'] },
-  );
-  for (const grant of grants) {
-    await requestGrantChange(
-      temporal,
-      {
-        organizationId: grant.benefit.organization.id,
-        customerId: grant.customer.id,
-        benefitId: grant.benefit.id,
-      },
-      { action: 'revoke', force: true, orderId: null, subscriptionId: null },
-    );
-  }
-}
-
-/** The seller changed a benefit's settings: each grant given of it follows, in its workflow. */
-export async function updateGrantsOfBenefit(
-  em: EntityManager,
-  temporal: Client,
-  benefitId: string,
-) {
-  const grants = await em.find(
-    BenefitGrant,
-    { benefit: benefitId, revokedAt: null, grantedAt: { $ne: null } },
-    { populate: ['benefit'] },
-  );
-  for (const grant of grants) {
-    await requestGrantChange(
-      temporal,
-      {
-        organizationId: grant.benefit.organization.id,
-        customerId: grant.customer.id,
-        benefitId,
-      },
-      { action: 'update' },
-    );
-  }
-}
 
 /**
  * The activities of benefit grants: handing orders' and subscriptions' benefits to their grant

@@ -10,9 +10,9 @@ import type { CheckoutConfirmation } from '../commerce/checkouts/schemas.ts';
 import { Checkout, type CheckoutPaymentError } from '../db/entities/checkout.ts';
 import type { Orm } from '../db/orm.ts';
 import { toActivityFailure } from '../processes/activity-errors.ts';
-import { startSubscriptionWorkflow } from './subscriptions.ts';
+import { startSubscription } from '../processes/starters.ts';
 
-export type { CheckoutConfirmation, CompletedCheckout, ConfirmedCheckout };
+export type { CompletedCheckout, ConfirmedCheckout };
 
 /** The buyer's confirm as the workflow hands it to its activity. */
 export interface ConfirmCheckoutInput {
@@ -103,14 +103,11 @@ export function createCheckoutActivities(
       subscriptionId,
       taskQueue,
     }: StartCheckoutSubscriptionInput): Promise<void> {
-      await startSubscriptionWorkflow(temporal, subscriptionId, taskQueue);
+      await startSubscription(temporal, subscriptionId, taskQueue);
     },
 
     /** The checkout failed with the processor's reason; its buyer may confirm again. */
-    failCheckoutPayment({
-      checkoutId,
-      paymentError,
-    }: FailCheckoutPaymentInput): Promise<void> {
+    failCheckoutPayment({ checkoutId, paymentError }: FailCheckoutPaymentInput): Promise<void> {
       return failCheckoutPayment(orm.em.fork(), checkoutId, paymentError, publicUrl);
     },
   };

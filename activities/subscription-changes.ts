@@ -6,7 +6,7 @@ import { toActivityFailure } from '../processes/activity-errors.ts';
 import type {
   SubscriptionChange,
   SubscriptionChangeResult,
-} from '../workflows/subscription-messages.ts';
+} from '../domain/subscription-schedule.ts';
 
 /**
  * The changes of a subscription asked through the API, applied by its workflow: each one

@@ -3,15 +3,9 @@ import type { Client } from '@temporalio/client';
 import { liveOnClock, markTestClockReady } from '../commerce/test-clocks/service.ts';
 import { Subscription, TestClock } from '../db/entities/index.ts';
 import type { Orm } from '../db/orm.ts';
+import { signalClockAdvanced } from '../processes/starters.ts';
+import type { TestClockAdvance } from '../processes/test-clock-advance.ts';
 import { taskQueues } from '../temporal/task-queues.ts';
-import { workflowIds } from '../workflows/ids.ts';
-import { clockAdvancedSignal } from '../workflows/subscription-messages.ts';
-
-/** A clock's move to `frozenTime` (ISO), as the advance workflow carries it. */
-export interface TestClockAdvance {
-  testClockId: string;
-  frozenTime: string;
-}
 
 /**
  * Subscriptions read per page (one heartbeat each), and signals in flight at once: a signal
@@ -77,13 +71,7 @@ export function createTestClockActivities(
             { fields: ['id'], orderBy: { id: 'asc' }, limit: pageSize, disableIdentityMap: true },
           );
         await eachWithConcurrency(page, signalsInFlight, ({ id }) =>
-          temporal.workflow.signalWithStart('subscription', {
-            workflowId: workflowIds.subscription(id),
-            taskQueue,
-            args: [{ subscriptionId: id }],
-            signal: clockAdvancedSignal,
-            signalArgs: [{ testClockId, frozenTime }],
-          }),
+          signalClockAdvanced(temporal, id, { testClockId, frozenTime }, taskQueue),
         );
         if (page.length < pageSize) return;
         after = page[page.length - 1]?.id;

@@ -1,12 +1,13 @@
 import { Context } from '@temporalio/activity';
 import { type PostOutcome, postWebhook } from '../commerce/webhooks/post.ts';
 import { QueuedEventsWatcher } from '../commerce/webhooks/queue.ts';
-import { retryDelayMs, type WebhookDeliverySettings } from '../commerce/webhooks/settings.ts';
+import { retryDelayMs } from '../commerce/webhooks/settings.ts';
 import { signWebhook } from '../commerce/webhooks/signing.ts';
 import { Member, WebhookEndpoint, WebhookEvent } from '../db/entities/index.ts';
 import { newId } from '../db/ids.ts';
 import type { Orm } from '../db/orm.ts';
 import { splitRoles } from '../domain/permissions.ts';
+import type { WebhookDeliverySettings } from '../domain/webhooks.ts';
 import { escapeHtml } from '../integrations/mail/templates.ts';
 import type { EmailMessage } from './mail/index.ts';
 

@@ -8,7 +8,7 @@ import { polarClient } from '../commerce/testing.ts';
 import { buildDashboardIfStale } from '../devstack/dashboard.ts';
 import { eventually } from '../devstack/eventually.ts';
 import { stripeSimulatorControl } from '../devstack/stripe-simulator.ts';
-import { workflowIds } from '../workflows/ids.ts';
+import { workflowIds } from '../processes/workflow-ids.ts';
 import { launchTestBrowser, screenshotsDir, startDashboardApi } from './browser-testing.ts';
 
 /**

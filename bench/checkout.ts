@@ -19,7 +19,7 @@ import { projectRoot } from '../config/env.ts';
 import { placeholders } from '../db/sql.ts';
 import { stripeSimulatorControl } from '../devstack/stripe-simulator.ts';
 import { connectTemporal } from '../temporal/client.ts';
-import { workflowIds } from '../workflows/ids.ts';
+import { workflowIds } from '../processes/workflow-ids.ts';
 import { benchRun } from './lib/bench-run.ts';
 import { countQueriesOfAppProcesses, queryCounts } from './lib/query-counts.ts';
 import { writeBenchResults } from './lib/results.ts';

@@ -22,12 +22,12 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Client, QueryNotRegisteredError } from '@temporalio/client';
-import { startSubscriptionWorkflow } from '../activities/subscriptions.ts';
 import { projectRoot } from '../config/env.ts';
 import { stripeSimulatorControl } from '../devstack/stripe-simulator.ts';
+import { startSubscription } from '../processes/starters.ts';
+import { clockAdvancedSignal, subscriptionStateQuery } from '../processes/subscription-messages.ts';
+import { workflowIds } from '../processes/workflow-ids.ts';
 import { connectTemporal } from '../temporal/client.ts';
-import { workflowIds } from '../workflows/ids.ts';
-import { clockAdvancedSignal, subscriptionStateQuery } from '../workflows/subscription-messages.ts';
 import { benchRun } from './lib/bench-run.ts';
 import { countQueriesOfAppProcesses, queryCounts } from './lib/query-counts.ts';
 import { writeBenchResults } from './lib/results.ts';
@@ -238,7 +238,7 @@ try {
   say(`starting ${count} subscription workflows (${preparationConcurrency} at once)`);
   const startStarted = performance.now();
   await inPool(subscriptionIds, preparationConcurrency, async (id) => {
-    await startSubscriptionWorkflow(temporal, id);
+    await startSubscription(temporal, id);
   });
   const startSeconds = (performance.now() - startStarted) / 1000;
   run.failIfCrashed();

@@ -56,7 +56,7 @@ const allowed: Record<string, Record<string, string>> = {
   'accounts/organization/limits.ts': {
     table: 'one of the table names of `limitedTables`, chosen by the code',
   },
-  'commerce/workflows/service.ts': {
+  'processes/workflow-insight.ts': {
     table: 'the table of a workflow kind from the fixed `kinds` list',
     "pairs.map(() => '(?, ?)').join(', ')": 'placeholders, a pair per id pair',
   },

@@ -6,7 +6,7 @@ import { JSONToPayload } from '@temporalio/common/lib/proto-utils.js';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import type { MailActivities } from '../activities/mail/index.ts';
 import { ConfigurationError, loadRuntimeConfig, type PayloadKey } from '../config/env.ts';
-import { workflowIds } from '../workflows/ids.ts';
+import { workflowIds } from '../processes/workflow-ids.ts';
 import { sendEmail } from '../workflows/send-email.ts';
 import { connectTemporal } from './client.ts';
 import {

@@ -1,7 +1,8 @@
 import type { Client } from '@temporalio/client';
-import { type BenefitGrantActivities, requestGrantChange } from '../activities/benefit-grants.ts';
-import type { BenefitGrantInput, BenefitGrantRequest } from './benefit-grant.ts';
-import { workflowIds } from './ids.ts';
+import type { BenefitGrantActivities } from '../activities/benefit-grants.ts';
+import type { BenefitGrantInput, BenefitGrantRequest } from '../processes/benefit-grant.ts';
+import { requestGrantChange } from '../processes/starters.ts';
+import { workflowIds } from '../processes/workflow-ids.ts';
 import { recordOnOwnWorkers } from './replay-recording.ts';
 
 type GrantStepActivities = Pick<

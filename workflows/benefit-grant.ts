@@ -1,43 +1,16 @@
 import {
   condition,
   continueAsNew,
-  defineSignal,
   proxyActivities,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { BenefitGrantActivities } from '../activities/benefit-grants.ts';
-
-/** What brought (or took away) a benefit: a one-time order, a subscription, or neither. */
-export interface GrantSource {
-  orderId: string | null;
-  subscriptionId: string | null;
-}
-
-/**
- * A request to the grant workflow of one customer and benefit. `grant` from a paid order or an
- * active subscription; `revoke` when that source stops giving it (the grant stays while another
- * source still does), or unconditionally (`force`) when the benefit or the customer is deleted;
- * `retry` after the customer linked an account the grant was waiting for; `cycle` when the
- * subscription holding the grant starts a new period (ISO `periodStart`); `update` when the
- * seller changed the benefit's settings.
- */
-export type BenefitGrantRequest =
-  | ({ action: 'grant' } & GrantSource)
-  | ({ action: 'revoke'; force: boolean } & GrantSource)
-  | { action: 'retry' }
-  | { action: 'cycle'; periodStart: string }
-  | { action: 'update' };
-
-export const benefitGrantRequest = defineSignal<[BenefitGrantRequest]>('benefitGrantRequest');
-
-export interface BenefitGrantInput {
-  organizationId: string;
-  customerId: string;
-  benefitId: string;
-  /** Requests a previous run had received but not handled (continue-as-new carries them over). */
-  pending?: BenefitGrantRequest[];
-}
+import {
+  type BenefitGrantInput,
+  type BenefitGrantRequest,
+  benefitGrantRequest,
+} from '../processes/benefit-grant.ts';
 
 // A grant is retried until it succeeds: a Discord or GitHub outage, or the database being away,
 // delays it; every attempt's failure is noted on the grant meanwhile.

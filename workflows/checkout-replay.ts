@@ -6,8 +6,9 @@ import type {
   PaymentAttemptResult,
   PaymentSetupResult,
 } from '../activities/payments.ts';
-import { checkout, confirmCheckoutUpdate } from './checkout.ts';
-import { paymentOutcomeSignal } from './payment-outcome.ts';
+import { confirmCheckoutUpdate } from '../processes/checkout.ts';
+import { paymentOutcomeSignal } from '../processes/payment-outcome.ts';
+import { checkout } from './checkout.ts';
 import { recordOnOwnWorkers } from './replay-recording.ts';
 
 const checkoutId = 'replay-checkout';

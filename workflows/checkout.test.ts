@@ -8,8 +8,8 @@ import { NotOpenCheckout } from '@polar-sh/sdk/models/errors/notopencheckout.js'
 import type { Client } from '@temporalio/client';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { startApiServer } from '../api/server.ts';
-import { checkoutCreateInput } from '../commerce/checkouts/schemas.ts';
 import { createCheckout } from '../commerce/checkouts/create.ts';
+import { checkoutCreateInput } from '../commerce/checkouts/schemas.ts';
 import {
   buy,
   buyerClient,
@@ -23,9 +23,9 @@ import { loadRuntimeConfig } from '../config/env.ts';
 import { Checkout, OutboxEvent, Payment, Subscription } from '../db/entities/index.ts';
 import { eventually } from '../devstack/eventually.ts';
 import { stripeSignature, stripeSimulatorControl } from '../devstack/stripe-simulator.ts';
+import { workflowIds } from '../processes/workflow-ids.ts';
 import { workersOnOwnQueue } from '../temporal/testing.ts';
 import { checkout as checkoutWorkflow } from './checkout.ts';
-import { workflowIds } from './ids.ts';
 
 // The in-process workers log every workflow task at INFO; only problems are worth a line.
 Runtime.install({ logger: new DefaultLogger('WARN') });

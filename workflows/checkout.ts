@@ -3,7 +3,6 @@ import {
   allHandlersFinished,
   condition,
   currentUpdateInfo,
-  defineUpdate,
   patched,
   proxyActivities,
   proxyLocalActivities,
@@ -13,14 +12,18 @@ import {
 import type { BenefitGrantActivities } from '../activities/benefit-grants.ts';
 import type {
   CheckoutActivities,
-  CheckoutConfirmation,
   CompletedCheckout,
   ConfirmedCheckout,
 } from '../activities/checkouts.ts';
 import type { PaymentActivities, PaymentAttemptResult } from '../activities/payments.ts';
-import { commerceError } from '../commerce/errors.ts';
-import { refusalFailure } from '../processes/activity-errors.ts';
-import { type PaymentOutcome, paymentOutcomeSignal } from './payment-outcome.ts';
+import type { PaymentOutcome } from '../domain/payments.ts';
+import {
+  type CheckoutInput,
+  type CheckoutOutcome,
+  confirmCheckoutUpdate,
+} from '../processes/checkout.ts';
+import { paymentOutcomeSignal } from '../processes/payment-outcome.ts';
+import { commerceRefusal } from '../processes/workflow-refusals.ts';
 
 // A confirm has a buyer waiting for its answer: a local activity (no round trip through the
 // server), a few quick attempts, then the failure.
@@ -66,23 +69,6 @@ const expirations = proxyLocalActivities<CheckoutActivities>({
 /** How long a payment Stripe has not decided yet (3-D Secure, processing) is waited for. */
 const paymentOutcomeTimeout = '30 minutes';
 
-export interface CheckoutInput {
-  checkoutId: string;
-  /** ISO instant; the checkout row holds the same one. */
-  expiresAt: string;
-}
-
-/**
- * The buyer's confirm. Its handler applies it through an activity (one transaction that
- * validates the fields, matches the customer and redeems the discount), so a refusal comes back
- * to the caller as the API error (see refusalFromWorkflowFailure).
- */
-export const confirmCheckoutUpdate = defineUpdate<ConfirmedCheckout, [CheckoutConfirmation]>(
-  'confirmCheckout',
-);
-
-export type CheckoutOutcome = 'succeeded' | 'expired';
-
 /** What a confirmed checkout was settled with: its payment, and the card kept for renewals. */
 interface Settlement {
   paymentId: string | null;
@@ -114,7 +100,7 @@ export async function checkout({ checkoutId, expiresAt }: CheckoutInput): Promis
     {
       validator: (_confirmation) => {
         if (closed) {
-          throw refusalFailure(commerceError('NotOpenCheckout'));
+          throw commerceRefusal('NotOpenCheckout');
         }
       },
     },

@@ -11,9 +11,9 @@ import { loadRuntimeConfig } from '../config/env.ts';
 import { Invitation, Member, Organization, User } from '../db/entities/index.ts';
 import { readCapturedMails } from '../integrations/mail/captured-mail.ts';
 import { waitForMail } from '../integrations/mail/testing.ts';
+import { workflowIds } from '../processes/workflow-ids.ts';
 import { connectTemporal } from '../temporal/client.ts';
 import { workersOnOwnQueue } from '../temporal/testing.ts';
-import { workflowIds } from './ids.ts';
 import { invitation as invitationWorkflow } from './invitation.ts';
 
 // The in-process workers log every workflow task at INFO; only problems are worth a line.

@@ -1,27 +1,16 @@
-import { defineQuery, patched, proxyActivities, setHandler } from '@temporalio/workflow';
+import { patched, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { MaintenanceActivities } from '../activities/maintenance.ts';
+import {
+  type PurgeExpiredRecordsInput,
+  type PurgeExpiredRecordsState,
+  purgeExpiredRecordsState,
+} from '../processes/purge-expired-records.ts';
 
 const { deleteExpiredSessions, deleteExpiredVerifications, deleteAbandonedUploads } =
   proxyActivities<MaintenanceActivities>({
     startToCloseTimeout: '1 minute',
     retry: { maximumAttempts: 5 },
   });
-
-export interface PurgeExpiredRecordsInput {
-  /** ISO datetime: records that expired before it are deleted. */
-  before: string;
-}
-
-export interface PurgeExpiredRecordsState {
-  before: string;
-  stage: 'deleting-sessions' | 'deleting-verifications' | 'deleting-abandoned-uploads' | 'done';
-  sessionsDeleted: number;
-  verificationsDeleted: number;
-  /** Files whose upload was not completed within a day (commerce/files/service.ts). */
-  abandonedUploadsDeleted: number;
-}
-
-export const purgeExpiredRecordsState = defineQuery<PurgeExpiredRecordsState>('state');
 
 /**
  * Deletes the sessions and verification tokens that expired before a cut-off, and the files

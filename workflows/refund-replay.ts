@@ -2,7 +2,8 @@ import type { Client } from '@temporalio/client';
 import type { BenefitGrantActivities } from '../activities/benefit-grants.ts';
 import type { RefundActivities } from '../activities/refunds.ts';
 import { eventually } from '../devstack/eventually.ts';
-import { refund, refundOutcomeSignal } from './refund.ts';
+import { refundOutcomeSignal } from '../processes/refund.ts';
+import { refund } from './refund.ts';
 import { recordOnOwnWorkers } from './replay-recording.ts';
 
 /**

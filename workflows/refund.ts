@@ -2,37 +2,14 @@ import {
   ActivityFailure,
   ApplicationFailure,
   condition,
-  defineSignal,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
 } from '@temporalio/workflow';
 import type { BenefitGrantActivities } from '../activities/benefit-grants.ts';
 import type { RefundActivities } from '../activities/refunds.ts';
-import type { RefundStatus } from '../db/entities/refund.ts';
-
-/** A Stripe refund's status (https://docs.stripe.com/api/refunds/object#refund_object-status). */
-export type StripeRefundStatus =
-  | 'pending'
-  | 'requires_action'
-  | 'succeeded'
-  | 'failed'
-  | 'canceled';
-
-/** What Stripe said of a refund: at its creation, in a webhook event, or when asked again. */
-export interface RefundOutcome {
-  /** Stripe's refund id (`re_…`); null when Stripe refused to create it. */
-  processorId: string | null;
-  status: StripeRefundStatus;
-  /** Stripe's `failure_reason` (or the refusal's code) of a failed refund. */
-  failureReason: string | null;
-}
-
-/**
- * Stripe's word on the refund, sent by the Stripe webhook endpoint to the workflow named in the
- * refund's `metadata.workflow_id`.
- */
-export const refundOutcomeSignal = defineSignal<[RefundOutcome]>('refundOutcome');
+import type { RefundOutcome } from '../domain/refunds.ts';
+import { type RefundInput, type RefundResult, refundOutcomeSignal } from '../processes/refund.ts';
 
 type FinalOutcome = RefundOutcome & { status: 'succeeded' | 'failed' | 'canceled' };
 
@@ -69,17 +46,13 @@ const committed = proxyLocalActivities<RefundActivities>({
 /** How long the webhook's word is awaited before Stripe is asked; then asked again as often. */
 const webhookWait = '10 minutes';
 
-export interface RefundInput {
-  refundId: string;
-}
-
 /**
  * The life of one refund (`refund:<id>`): Stripe is asked to give the money back; a refund Stripe
  * has not decided yet waits for the webhook's word, asking Stripe itself when it is long in
  * coming. The outcome settles the refund and its order; a succeeded refund that asked for it
  * then revokes the benefits the order gave.
  */
-export async function refund({ refundId }: RefundInput): Promise<RefundStatus | 'never_created'> {
+export async function refund({ refundId }: RefundInput): Promise<RefundResult> {
   try {
     await committed.awaitRefundRow({ refundId });
   } catch (error) {

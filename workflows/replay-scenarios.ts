@@ -1,6 +1,7 @@
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { InvitationActivities } from '../activities/invitations.ts';
 import type { EmailMessage, MailActivities } from '../activities/mail/index.ts';
+import { answerInvitation } from '../processes/invitation.ts';
 import { taskQueues } from '../temporal/task-queues.ts';
 import {
   recordBenefitGrant,
@@ -8,7 +9,7 @@ import {
   recordBenefitGrantUpdated,
 } from './benefit-grant-replay.ts';
 import { recordPaidCheckout, recordTrialCheckout } from './checkout-replay.ts';
-import { answerInvitation, invitation } from './invitation.ts';
+import { invitation } from './invitation.ts';
 import { purgeExpiredRecords } from './purge-expired-records.ts';
 import { recordSucceededRefund } from './refund-replay.ts';
 import { recordOnOwnWorkers } from './replay-recording.ts';

@@ -9,9 +9,9 @@ import { loadRuntimeConfig } from '../config/env.ts';
 import type { CapturedMail } from '../integrations/mail/captured-mail.ts';
 import { verifyEmail } from '../integrations/mail/templates.ts';
 import { extractLinks, waitForMail } from '../integrations/mail/testing.ts';
+import { workflowIds } from '../processes/workflow-ids.ts';
 import { connectTemporal } from '../temporal/client.ts';
 import { taskQueues } from '../temporal/task-queues.ts';
-import { workflowIds } from './ids.ts';
 import { sendEmail } from './send-email.ts';
 
 describe('sending an email: workflow → activity → SMTP → capture → dev outbox', () => {

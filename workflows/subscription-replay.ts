@@ -5,16 +5,16 @@ import type { MailActivities } from '../activities/mail/index.ts';
 import type { SubscriptionChangeActivities } from '../activities/subscription-changes.ts';
 import type { SubscriptionActivities } from '../activities/subscriptions.ts';
 import type { LifecycleState } from '../commerce/subscriptions/lifecycle.ts';
+import type { SubscriptionSchedule } from '../domain/subscription-schedule.ts';
 import { refusalFromWorkflowFailure } from '../processes/activity-errors.ts';
-import { recordOnOwnWorkers } from './replay-recording.ts';
-import { subscription } from './subscription.ts';
 import {
   changeSubscriptionUpdate,
   clockAdvancedSignal,
   dunningActionUpdate,
-  type SubscriptionSchedule,
   subscriptionStateQuery,
-} from './subscription-messages.ts';
+} from '../processes/subscription-messages.ts';
+import { recordOnOwnWorkers } from './replay-recording.ts';
+import { subscription } from './subscription.ts';
 
 type ReplayActivities = Pick<
   SubscriptionActivities,

@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Subscription as SubscriptionWire } from '@polar-sh/sdk/models/components/subscription.js';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { startSubscriptionWorkflow } from '../activities/subscriptions.ts';
 import { testCards } from '../commerce/orders/testing.ts';
 import {
   advanceTestClock,
@@ -20,9 +19,10 @@ import { Order, Organization, OutboxEvent, Payment, Subscription } from '../db/e
 import { eventually } from '../devstack/eventually.ts';
 import { stripeSimulatorControl } from '../devstack/stripe-simulator.ts';
 import { waitForMail } from '../integrations/mail/testing.ts';
+import { startSubscription } from '../processes/starters.ts';
+import { subscriptionStateQuery } from '../processes/subscription-messages.ts';
+import { workflowIds } from '../processes/workflow-ids.ts';
 import { workersOnOwnQueue } from '../temporal/testing.ts';
-import { workflowIds } from './ids.ts';
-import { subscriptionStateQuery } from './subscription-messages.ts';
 
 // The in-process workers log every workflow task at INFO; only problems are worth a line.
 Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -402,7 +402,7 @@ describe('the subscription workflow, on test clocks', { concurrency: true }, () 
     // The checkout started its workflow on the test run's queue: this test's workers take over.
     const handle = api.temporal.workflow.getHandle(workflowIds.subscription(subscriptionId));
     await handle.terminate('moved to the restart test’s own workers');
-    await startSubscriptionWorkflow(api.temporal, subscriptionId, taskQueue);
+    await startSubscription(api.temporal, subscriptionId, taskQueue);
     const original = await workers.start(dyingAfterCharge.activities);
     try {
       await advance(clockId, '2027-11-10T00:00:00.000Z');

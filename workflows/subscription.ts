@@ -16,25 +16,26 @@ import type { BenefitGrantActivities } from '../activities/benefit-grants.ts';
 import type { MailActivities } from '../activities/mail/index.ts';
 import type { SubscriptionChangeActivities } from '../activities/subscription-changes.ts';
 import type {
+  LifecycleState,
   RenewalAttempt,
   RenewalPaymentOutcome,
   RenewalResult,
   SubscriptionActivities,
 } from '../activities/subscriptions.ts';
-import { commerceError } from '../commerce/errors.ts';
-import type { LifecycleState } from '../commerce/subscriptions/lifecycle.ts';
-import { refusalFailure } from '../processes/activity-errors.ts';
-import { type PaymentOutcome, paymentOutcomeSignal } from './payment-outcome.ts';
-import { mailActivityOptions } from './send-email.ts';
+import type { PaymentOutcome } from '../domain/payments.ts';
+import type { SubscriptionSchedule } from '../domain/subscription-schedule.ts';
+import { paymentOutcomeSignal } from '../processes/payment-outcome.ts';
 import {
   type BilledPeriod,
   changeSubscriptionUpdate,
   clockAdvancedSignal,
   dunningActionUpdate,
-  type SubscriptionSchedule,
+  type SubscriptionInput,
   type SubscriptionWorkflowState,
   subscriptionStateQuery,
-} from './subscription-messages.ts';
+} from '../processes/subscription-messages.ts';
+import { commerceRefusal } from '../processes/workflow-refusals.ts';
+import { mailActivityOptions } from './send-email.ts';
 
 // Each step is one transaction (or one read), short and idempotent: local activities, retried
 // until the database answers again.
@@ -81,16 +82,6 @@ const cycleOnlyGrantingProducts = 'cycle-benefits-only-when-granted';
 
 /** The periods the state query shows (and a run carries to the next). */
 const periodsKept = 24;
-
-export interface SubscriptionInput {
-  subscriptionId: string;
-  /** What a run hands the next one when it continues as new. */
-  carried?: {
-    periods: BilledPeriod[];
-    /** The test clock's time (ISO) the last run knew; null without a clock. */
-    clockTime: string | null;
-  };
-}
 
 const hasEnded = ({ status }: SubscriptionSchedule) =>
   status === 'canceled' || status === 'incomplete_expired';
@@ -334,7 +325,7 @@ export async function subscription({ subscriptionId, carried }: SubscriptionInpu
     async (change) => {
       await condition(() => loaded);
       return exclusively(async () => {
-        if (hasEnded(schedule)) throw refusalFailure(commerceError('AlreadyCanceledSubscription'));
+        if (hasEnded(schedule)) throw commerceRefusal('AlreadyCanceledSubscription');
         const result = await changes.applySubscriptionChange({
           subscriptionId,
           // The update's id names this change: a retried activity finds it applied.
@@ -349,8 +340,8 @@ export async function subscription({ subscriptionId, carried }: SubscriptionInpu
     {
       validator: (_change) => {
         if (!loaded) return;
-        if (hasEnded(schedule)) throw refusalFailure(commerceError('AlreadyCanceledSubscription'));
-        if (busy) throw refusalFailure(commerceError('SubscriptionLocked'));
+        if (hasEnded(schedule)) throw commerceRefusal('AlreadyCanceledSubscription');
+        if (busy) throw commerceRefusal('SubscriptionLocked');
       },
     },
   );
@@ -361,7 +352,7 @@ export async function subscription({ subscriptionId, carried }: SubscriptionInpu
       await condition(() => loaded);
       return exclusively(async () => {
         // Settled while this action waited for the one before it.
-        if (!isPastDue(schedule)) throw refusalFailure(commerceError('NotPastDueSubscription'));
+        if (!isPastDue(schedule)) throw commerceRefusal('NotPastDueSubscription');
         if (action === 'retry_now') await renew();
         else if (action === 'mark_resolved') await markResolved();
         else
@@ -375,8 +366,8 @@ export async function subscription({ subscriptionId, carried }: SubscriptionInpu
     {
       validator: (_action) => {
         if (!loaded) return;
-        if (!isPastDue(schedule)) throw refusalFailure(commerceError('NotPastDueSubscription'));
-        if (busy) throw refusalFailure(commerceError('SubscriptionLocked'));
+        if (!isPastDue(schedule)) throw commerceRefusal('NotPastDueSubscription');
+        if (busy) throw commerceRefusal('SubscriptionLocked');
       },
     },
   );

@@ -1,5 +1,6 @@
 import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
-import type { TestClockActivities, TestClockAdvance } from '../activities/test-clocks.ts';
+import type { TestClockActivities } from '../activities/test-clocks.ts';
+import type { TestClockAdvance } from '../processes/test-clock-advance.ts';
 
 // The advance's transaction commits right after starting this workflow: about half a minute of
 // attempts, then the workflow ends (a transaction that rolled back moved nothing).

@@ -1,11 +1,13 @@
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { MailActivities } from '../activities/mail/index.ts';
 import type { DeliveryRoundOutcome, WebhookActivities } from '../activities/webhooks.ts';
-import { retryDelayMs, type WebhookDeliverySettings } from '../commerce/webhooks/settings.ts';
+import { retryDelayMs } from '../commerce/webhooks/settings.ts';
 import { eventually } from '../devstack/eventually.ts';
-import { workflowIds } from './ids.ts';
+import type { WebhookDeliverySettings } from '../domain/webhooks.ts';
+import { webhookEventsQueued } from '../processes/webhook-endpoint.ts';
+import { workflowIds } from '../processes/workflow-ids.ts';
 import { recordOnOwnWorkers } from './replay-recording.ts';
-import { webhookEndpoint, webhookEventsQueued } from './webhook-endpoint.ts';
+import { webhookEndpoint } from './webhook-endpoint.ts';
 
 // A schedule of one short wait: the first failure is tried again after about a second, the
 // second disables the endpoint.

@@ -1,7 +1,6 @@
 import {
   condition,
   continueAsNew,
-  defineSignal,
   proxyActivities,
   setHandler,
   sleep,
@@ -9,18 +8,7 @@ import {
 } from '@temporalio/workflow';
 import type { MailActivities } from '../activities/mail/index.ts';
 import type { WebhookActivities } from '../activities/webhooks.ts';
-import type { WebhookDeliverySettings } from '../commerce/webhooks/settings.ts';
-
-export interface WebhookEndpointInput {
-  endpointId: string;
-  settings: WebhookDeliverySettings;
-  /** The task queue of the delivery activities: a queue of their own, so that endpoints that
-   * hang hold none of the business activities' slots. */
-  deliveryTaskQueue: string;
-}
-
-/** Sent (with start) by the relay whenever the endpoint has new or requeued events. */
-export const webhookEventsQueued = defineSignal('webhookEventsQueued');
+import { type WebhookEndpointInput, webhookEventsQueued } from '../processes/webhook-endpoint.ts';
 
 // A quiet endpoint's workflow ends after this long; the next event starts it again.
 const idleLifetime = '1 hour';

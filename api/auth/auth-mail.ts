@@ -8,9 +8,7 @@ import {
 import type { User } from '../../db/entities/index.ts';
 import * as templates from '../../integrations/mail/templates.ts';
 import type { MailContent } from '../../integrations/mail/transport.ts';
-import { taskQueues } from '../../temporal/task-queues.ts';
-import { workflowIds } from '../../workflows/ids.ts';
-import { sendEmail } from '../../workflows/send-email.ts';
+import { sendEmail } from '../../processes/starters.ts';
 import type { AppDependencies } from '../dependencies.ts';
 
 /**
@@ -51,11 +49,7 @@ export function authMails({ orm, temporal, config }: AppDependencies) {
     const token = issueToken(orm.em, kind, subject);
     await orm.em.flush();
     const id = `${tokenKinds[kind].prefix}:${hashToken(token).slice(0, 32)}`;
-    await temporal.workflow.start(sendEmail, {
-      workflowId: workflowIds.email(id),
-      taskQueue: taskQueues.main,
-      args: [{ id, to, ...content(token) }],
-    });
+    await sendEmail(temporal, { id, to, ...content(token) });
   }
 
   const verificationSubject = (subject: EmailVerificationSubject) => JSON.stringify(subject);

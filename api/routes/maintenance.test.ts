@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Session, User, Verification } from '../../db/entities/index.ts';
-import { workflowIds } from '../../workflows/ids.ts';
-import { purgeExpiredRecordsState } from '../../workflows/purge-expired-records.ts';
+import { purgeExpiredRecordsState } from '../../processes/purge-expired-records.ts';
+import { workflowIds } from '../../processes/workflow-ids.ts';
 import { startTestApi } from '../testing.ts';
 
 const hour = 3600_000;

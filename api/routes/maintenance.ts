@@ -1,11 +1,8 @@
 import Router from '@koa/router';
 import { z } from 'zod';
-import { taskQueues } from '../../temporal/task-queues.ts';
-import { workflowIds } from '../../workflows/ids.ts';
-import {
-  purgeExpiredRecords,
-  purgeExpiredRecordsState,
-} from '../../workflows/purge-expired-records.ts';
+import { purgeExpiredRecordsState } from '../../processes/purge-expired-records.ts';
+import { startPurgeExpiredRecords } from '../../processes/starters.ts';
+import { workflowIds } from '../../processes/workflow-ids.ts';
 import type { AppDependencies } from '../dependencies.ts';
 import { requireOpsToken } from '../middleware/ops-token.ts';
 import { parseBody, parseParams } from '../validation.ts';
@@ -25,13 +22,8 @@ export function maintenanceRoutes({ config, temporal }: AppDependencies): Router
   router.post('/purge-expired', async (ctx) => {
     const { before } = parseBody(ctx, purgeRequest);
     const cutOff = before ? new Date(before) : new Date(Math.floor(Date.now() / 1000) * 1000);
-    const handle = await temporal.workflow.start(purgeExpiredRecords, {
-      workflowId: workflowIds.purgeExpiredRecords(cutOff),
-      taskQueue: taskQueues.main,
-      args: [{ before: cutOff.toISOString() }],
-      // A retried request joins the workflow already running for the same cut-off.
-      workflowIdConflictPolicy: 'USE_EXISTING',
-    });
+    // A retried request joins the workflow already running for the same cut-off.
+    const handle = await startPurgeExpiredRecords(temporal, cutOff);
     ctx.status = 202;
     ctx.body = { workflowId: handle.workflowId, runId: handle.firstExecutionRunId };
   });

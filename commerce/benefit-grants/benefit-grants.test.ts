@@ -5,10 +5,7 @@ import type { CustomerState } from '@polar-sh/sdk/models/components/customerstat
 import { NotPermitted } from '@polar-sh/sdk/models/errors/notpermitted.js';
 import { ResourceNotFound } from '@polar-sh/sdk/models/errors/resourcenotfound.js';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import {
-  createBenefitGrantActivities,
-  requestGrantChange,
-} from '../../activities/benefit-grants.ts';
+import { createBenefitGrantActivities } from '../../activities/benefit-grants.ts';
 import {
   Benefit,
   BenefitGrant,
@@ -25,8 +22,9 @@ import { eventually } from '../../devstack/eventually.ts';
 import { type GitHubApiFake, startGitHubApiFake } from '../../devstack/github-api.ts';
 import { addLocalProviderUser } from '../../devstack/oauth-provider.ts';
 import { issueDiscordGuildToken } from '../../domain/benefit-properties.ts';
+import { requestGrantChange } from '../../processes/starters.ts';
+import { workflowIds } from '../../processes/workflow-ids.ts';
 import { workersOnOwnQueue } from '../../temporal/testing.ts';
-import { workflowIds } from '../../workflows/ids.ts';
 import { callV1, createSeller, type Seller, startCommerceApi, type TestApi } from '../testing.ts';
 import { downloadUrl, signDownload } from './downloads.ts';
 import { atTestApi, paidOrder, productWithBenefits, uploadDownloadable } from './testing.ts';

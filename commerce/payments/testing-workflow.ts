@@ -1,7 +1,8 @@
 // A workflow for payments.test.ts only (bundled by its in-test worker): it keeps every payment
 // outcome the Stripe webhook signals, until told it is done.
 import { condition, defineQuery, defineSignal, setHandler } from '@temporalio/workflow';
-import { type PaymentOutcome, paymentOutcomeSignal } from '../../workflows/payment-outcome.ts';
+import type { PaymentOutcome } from '../../domain/payments.ts';
+import { paymentOutcomeSignal } from '../../processes/payment-outcome.ts';
 
 export const receivedOutcomesQuery = defineQuery<PaymentOutcome[]>('receivedOutcomes');
 export const doneSignal = defineSignal('done');

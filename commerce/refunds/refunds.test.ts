@@ -15,8 +15,8 @@ import {
 import { eventually } from '../../devstack/eventually.ts';
 import { stripeSimulatorControl } from '../../devstack/stripe-simulator.ts';
 import { createStripeClient } from '../../integrations/stripe/client.ts';
+import { workflowIds } from '../../processes/workflow-ids.ts';
 import { workersOnOwnQueue } from '../../temporal/testing.ts';
-import { workflowIds } from '../../workflows/ids.ts';
 import { refund as refundWorkflow } from '../../workflows/refund.ts';
 import { buy, buyerDetails } from '../orders/testing.ts';
 import { callV1, createSeller, type Seller, startCommerceApi, type TestApi } from '../testing.ts';

@@ -7,8 +7,8 @@ import { ResourceNotFound } from '@polar-sh/sdk/models/errors/resourcenotfound.j
 import { Subscription } from '../../db/entities/index.ts';
 import { eventually } from '../../devstack/eventually.ts';
 import { stripeSimulatorControl } from '../../devstack/stripe-simulator.ts';
+import type { SubscriptionChange } from '../../domain/subscription-schedule.ts';
 import { createStripeClient } from '../../integrations/stripe/client.ts';
-import type { SubscriptionChange } from '../../workflows/subscription-messages.ts';
 import { callV1, createSeller, type Seller, startCommerceApi, type TestApi } from '../testing.ts';
 import { applySubscriptionChange } from './changes.ts';
 import { advanceTestClock, subscribeOnTestClock } from './testing.ts';

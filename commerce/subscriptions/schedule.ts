@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Subscription } from '../../db/entities/index.ts';
-import type { SubscriptionSchedule } from '../../workflows/subscription-messages.ts';
+import type { SubscriptionSchedule } from '../../domain/subscription-schedule.ts';
 
 const iso = (instant: Date | null | undefined) => instant?.toISOString() ?? null;
 

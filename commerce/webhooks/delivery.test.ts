@@ -13,14 +13,14 @@ import { User, WebhookEndpoint, WebhookEvent } from '../../db/entities/index.ts'
 import { migrateToLatest, openOrm } from '../../db/orm.ts';
 import { eventually } from '../../devstack/eventually.ts';
 import { dropDatabase, ensureDatabase } from '../../devstack/postgres.ts';
+import type { WebhookDeliverySettings } from '../../domain/webhooks.ts';
 import { waitForMail } from '../../integrations/mail/testing.ts';
+import { WebhookRelay } from '../../processes/webhook-relay.ts';
 import { workersOnOwnQueue } from '../../temporal/testing.ts';
 import { appendEvent } from '../outbox.ts';
 import { callV1, createSeller, type Seller } from '../testing.ts';
 import { isInternalAddress } from './address-guard.ts';
 import { postWebhook } from './post.ts';
-import { WebhookRelay } from './relay.ts';
-import type { WebhookDeliverySettings } from './settings.ts';
 import { signWebhook } from './signing.ts';
 import { type Receiver, type ReceiverHandler, startReceiver } from './testing.ts';
 

@@ -2,6 +2,12 @@ import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type { AppDependencies } from '../../api/dependencies.ts';
 import { parseParams, parseQuery } from '../../api/validation.ts';
+import {
+  kindDefinitions,
+  listWorkflows,
+  type WorkflowServices,
+  workflowInsight,
+} from '../../processes/workflow-insight.ts';
 import { callerOf, scope } from '../http/caller.ts';
 import { listResource, readPage, readQueryList } from '../http/listing.ts';
 import {
@@ -10,12 +16,6 @@ import {
   workflowListQuery,
   workflowStatusInput,
 } from './schemas.ts';
-import {
-  kindDefinitions,
-  listWorkflows,
-  type WorkflowServices,
-  workflowInsight,
-} from './service.ts';
 
 /** Reading a workflow takes the read scope of the entity it serves (`subscriptions:read`, …). */
 const kindScope =

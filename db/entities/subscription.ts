@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import type { SubscriptionPaymentError } from '../../domain/subscription-schedule.ts';
 import { cancellationReasons, subscriptionStatuses } from '../../domain/subscriptions.ts';
 import { commerceTimestampColumns, idColumn, metadataColumn } from './columns.ts';
 import { Customer } from './customer.ts';
@@ -14,11 +15,7 @@ export {
   subscriptionStatuses,
 } from '../../domain/subscriptions.ts';
 
-/** Why the last charge of a subscription failed, as Stripe said it. */
-export interface SubscriptionPaymentError {
-  code: string;
-  message: string;
-}
+export type { SubscriptionPaymentError };
 
 /**
  * An amount the next renewal order bills or credits besides its prices: the remainder of a

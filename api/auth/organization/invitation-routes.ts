@@ -8,15 +8,15 @@ import {
   type OrganizationMessage,
   organizationError,
 } from '../../../accounts/organization/errors.ts';
-import { findMember, isOwner } from '../../../accounts/organization/members.ts';
-import type { SignedIn } from '../../../accounts/sessions.ts';
-import type { AuthSettings } from '../../../accounts/settings.ts';
 import {
   applyInvitationAnswer,
   type InvitationAction,
   type InvitationAnswerResult,
   type InvitationRefusal,
-} from '../../../activities/invitations.ts';
+} from '../../../accounts/organization/invitation-answers.ts';
+import { findMember, isOwner } from '../../../accounts/organization/members.ts';
+import type { SignedIn } from '../../../accounts/sessions.ts';
+import type { AuthSettings } from '../../../accounts/settings.ts';
 import type { Refusal } from '../../../core/errors.ts';
 import { Invitation, Member, Team, TeamMember } from '../../../db/entities/index.ts';
 import { isUuid } from '../../../db/ids.ts';
@@ -27,14 +27,13 @@ import {
 } from '../../../domain/organization-permissions.ts';
 import { splitRoles } from '../../../domain/permissions.ts';
 import { readSignedToken, signToken } from '../../../domain/signed-tokens.ts';
-import { taskQueues } from '../../../temporal/task-queues.ts';
-import { workflowIds } from '../../../workflows/ids.ts';
 import {
   answerInvitation,
   invitationSettled,
-  invitation as invitationWorkflow,
   resendInvitation,
-} from '../../../workflows/invitation.ts';
+} from '../../../processes/invitation.ts';
+import { startInvitation } from '../../../processes/starters.ts';
+import { workflowIds } from '../../../processes/workflow-ids.ts';
 import type { AppDependencies } from '../../dependencies.ts';
 import { parseBody, parseQuery } from '../../validation.ts';
 import { requireSignedIn, signedInOrNull } from '../session-context.ts';
@@ -105,19 +104,13 @@ export function invitationRoutes(dependencies: AppDependencies, settings: AuthSe
   const newExpiry = () => new Date(Date.now() + settings.invitations.lifetimeSeconds * 1000);
 
   function startWorkflow(invitationId: string, expiresAt: Date) {
-    return temporal.workflow.start(invitationWorkflow, {
-      workflowId: workflowIds.invitation(invitationId),
-      taskQueue: taskQueues.main,
-      args: [
-        {
-          invitationId,
-          expiresAt: expiresAt.toISOString(),
-          remindBeforeSeconds: settings.invitations.reminderSeconds,
-          acceptUrl: `${publicUrl}/accept-invitation/${invitationId}?${new URLSearchParams({
-            token: signToken(settings.secret, invitationLinkPurpose, invitationId),
-          })}`,
-        },
-      ],
+    return startInvitation(temporal, {
+      invitationId,
+      expiresAt: expiresAt.toISOString(),
+      remindBeforeSeconds: settings.invitations.reminderSeconds,
+      acceptUrl: `${publicUrl}/accept-invitation/${invitationId}?${new URLSearchParams({
+        token: signToken(settings.secret, invitationLinkPurpose, invitationId),
+      })}`,
     });
   }
 

@@ -7,8 +7,8 @@ import { organizationMessages } from '../../../accounts/organization/errors.ts';
 import { loadRuntimeConfig } from '../../../config/env.ts';
 import { Invitation, Member, Session, Team, TeamMember, User } from '../../../db/entities/index.ts';
 import { extractLinks, waitForMail } from '../../../integrations/mail/testing.ts';
+import { workflowIds } from '../../../processes/workflow-ids.ts';
 import { connectTemporal } from '../../../temporal/client.ts';
-import { workflowIds } from '../../../workflows/ids.ts';
 import { startApiServer } from '../../server.ts';
 import { browserAuthClient } from '../testing.ts';
 

@@ -8,7 +8,7 @@ import type {
   ProrationBehavior,
   SubscriptionStatus,
 } from '../../../../domain/subscriptions.ts';
-import type { SubscriptionWorkflowState } from '../../../../workflows/subscription-messages.ts';
+import type { SubscriptionWorkflowState } from '../../../../processes/subscription-messages.ts';
 import { api, type ListResource } from '../../api/client';
 import type { PageQuery } from '../../components/DataTable';
 

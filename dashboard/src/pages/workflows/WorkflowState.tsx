@@ -1,4 +1,4 @@
-import type { SubscriptionWorkflowState } from '../../../../workflows/subscription-messages.ts';
+import type { SubscriptionWorkflowState } from '../../../../processes/subscription-messages.ts';
 import { DateTime } from '../../components/DateTime';
 import { Details } from '../../components/EntityPage';
 import { StatusBadge } from '../../components/StatusBadge';

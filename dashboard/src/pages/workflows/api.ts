@@ -8,7 +8,7 @@ import type {
   WorkflowStatus,
   WorkflowSummaryWire,
 } from '../../../../commerce/workflows/schemas.ts';
-import { workflowIds } from '../../../../workflows/ids.ts';
+import { workflowIds } from '../../../../processes/workflow-ids.ts';
 import { api, type ListResource } from '../../api/client';
 import type { PageQuery } from '../../components/DataTable';
 

@@ -1,56 +1,15 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { ProrationBehavior } from '../db/entities/organization.ts';
 import type {
-  CancellationReason,
-  SubscriptionPaymentError,
-  SubscriptionStatus,
-} from '../db/entities/subscription.ts';
+  SubscriptionChange,
+  SubscriptionChangeResult,
+  SubscriptionSchedule,
+} from '../domain/subscription-schedule.ts';
 
 /**
  * The messages of the subscription workflow (`subscription:<id>`, workflows/subscription.ts):
  * what the API, the finance actions and the test clocks send it, and what it answers. Every
  * change of a live subscription goes through the workflow, so a change never races a renewal.
  */
-
-/** What the workflow needs of the subscription's row to know what to wait for next. */
-export interface SubscriptionSchedule {
-  status: SubscriptionStatus;
-  /** ISO instants. */
-  currentPeriodStart: string;
-  currentPeriodEnd: string | null;
-  trialEnd: string | null;
-  cancelAtPeriodEnd: boolean;
-  pastDueAt: string | null;
-  dunningAttempts: number;
-  nextPaymentAttemptAt: string | null;
-  lastPaymentError: SubscriptionPaymentError | null;
-  /** The sandbox clock the subscription follows, with its frozen time; null: real time. */
-  testClock: { id: string; frozenTime: string } | null;
-}
-
-/** A change of the subscription asked through the API (PATCH or DELETE /v1/subscriptions/{id}). */
-export type SubscriptionChange =
-  | {
-      kind: 'product';
-      productId: string;
-      /** Null: the organization's subscription_settings.proration_behavior. */
-      prorationBehavior: ProrationBehavior | null;
-    }
-  | { kind: 'discount'; discountId: string | null }
-  | { kind: 'trial_end'; trialEnd: string }
-  | {
-      kind: 'cancel_at_period_end';
-      cancelAtPeriodEnd: boolean;
-      reason: CancellationReason | null;
-      comment: string | null;
-    }
-  | { kind: 'revoke'; reason: CancellationReason | null; comment: string | null };
-
-/** What a change answers: the subscription as /v1 shows it, and the schedule that follows. */
-export interface SubscriptionChangeResult {
-  subscription: Record<string, unknown>;
-  schedule: SubscriptionSchedule;
-}
 
 /**
  * Applies a change (an activity, one transaction; refusals come back as the API's error). The
@@ -94,6 +53,17 @@ export interface SubscriptionWorkflowState {
   };
   /** The most recent periods (a bounded list: it is carried across continue-as-new). */
   periods: BilledPeriod[];
+}
+
+/** The input of the subscription workflow (`subscription:<id>`). */
+export interface SubscriptionInput {
+  subscriptionId: string;
+  /** What a run hands the next one when it continues as new. */
+  carried?: {
+    periods: BilledPeriod[];
+    /** The test clock's time (ISO) the last run knew; null without a clock. */
+    clockTime: string | null;
+  };
 }
 
 export const subscriptionStateQuery = defineQuery<SubscriptionWorkflowState>('state');

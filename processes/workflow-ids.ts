@@ -14,6 +14,19 @@ export const workflowIds = {
     `test-clock:${clockId}:${frozenTime.toISOString()}`,
   /** One per customer and benefit: granting twice finds the running grant. */
   benefitGrant: (customerId: string, benefitId: string) => `grant:${customerId}:${benefitId}`,
-  /** One per webhook endpoint: the relay wakes the running one (workflows/webhook-endpoint.ts). */
+  /** One per webhook endpoint: the relay wakes the running one (processes/webhook-relay.ts). */
   webhookEndpoint: (endpointId: string) => `webhook-endpoint:${endpointId}`,
+} as const;
+
+/** The workflows' type names, as the worker registers them (workflows/index.ts exports them). */
+export const workflowTypes = {
+  benefitGrant: 'benefitGrant',
+  checkout: 'checkout',
+  invitation: 'invitation',
+  purgeExpiredRecords: 'purgeExpiredRecords',
+  refund: 'refund',
+  sendEmail: 'sendEmail',
+  subscription: 'subscription',
+  testClockAdvance: 'testClockAdvance',
+  webhookEndpoint: 'webhookEndpoint',
 } as const;

@@ -1,12 +1,13 @@
 import { type Client, type WorkflowHandle, WorkflowNotFoundError } from '@temporalio/client';
 import type Stripe from 'stripe';
-import type { Logger } from '../../config/logger.ts';
-import { ProcessedStripeEvent } from '../../db/entities/index.ts';
-import type { Orm } from '../../db/orm.ts';
-import { type PaymentOutcome, paymentOutcomeSignal } from '../../workflows/payment-outcome.ts';
-import { refundOutcomeSignal } from '../../workflows/refund.ts';
-import { refundOutcomeOf } from '../refunds/service.ts';
-import { recordPaymentOutcome } from './service.ts';
+import { recordPaymentOutcome } from '../commerce/payments/service.ts';
+import { refundOutcomeOf } from '../commerce/refunds/service.ts';
+import type { Logger } from '../config/logger.ts';
+import { ProcessedStripeEvent } from '../db/entities/index.ts';
+import type { Orm } from '../db/orm.ts';
+import type { PaymentOutcome } from '../domain/payments.ts';
+import { paymentOutcomeSignal } from './payment-outcome.ts';
+import { refundOutcomeSignal } from './refund.ts';
 
 /** The events that settle (or hold up) a payment attempt. */
 const paymentIntentEvents = new Set([

@@ -1,5 +1,4 @@
-import { defineSignal } from '@temporalio/workflow';
-
+/** What Stripe finally said of one payment attempt (see processes/payment-outcome.ts). */
 export type PaymentOutcomeStatus = 'succeeded' | 'failed' | 'requires_action';
 
 /**
@@ -18,5 +17,3 @@ export interface PaymentOutcome {
   cardBrand: string | null;
   cardLast4: string | null;
 }
-
-export const paymentOutcomeSignal = defineSignal<[PaymentOutcome]>('paymentOutcome');

@@ -8,24 +8,13 @@ import {
 import { optionalTsToDate } from '@temporalio/common';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import { workflowMetadataQuery } from '@temporalio/workflow';
-import type { Orm } from '../../db/orm.ts';
-import { placeholders } from '../../db/sql.ts';
-import { benefitGrant } from '../../workflows/benefit-grant.ts';
-import { checkout } from '../../workflows/checkout.ts';
-import { workflowIds } from '../../workflows/ids.ts';
-import { invitation } from '../../workflows/invitation.ts';
-import { refund } from '../../workflows/refund.ts';
-import { subscription } from '../../workflows/subscription.ts';
-import { subscriptionStateQuery } from '../../workflows/subscription-messages.ts';
-import { webhookEndpoint } from '../../workflows/webhook-endpoint.ts';
-import { resourceNotFound } from '../errors.ts';
-import type { Scope } from '../http/scopes.ts';
+import { resourceNotFound } from '../commerce/errors.ts';
 import {
   failureMessage,
   HistoryDigest,
   type HistoryEventJson,
   type WorkflowFailure,
-} from './history.ts';
+} from '../commerce/workflows/history.ts';
 import {
   type PendingActivityWire,
   visibilityStatusNames,
@@ -34,7 +23,12 @@ import {
   type WorkflowStatus,
   type WorkflowSummaryWire,
   workflowSummaryWire,
-} from './schemas.ts';
+} from '../commerce/workflows/schemas.ts';
+import type { Orm } from '../db/orm.ts';
+import { placeholders } from '../db/sql.ts';
+import type { Scope } from '../domain/scopes.ts';
+import { subscriptionStateQuery } from './subscription-messages.ts';
+import { workflowIds, workflowTypes } from './workflow-ids.ts';
 
 type EntityManager = Orm['em'];
 
@@ -104,7 +98,7 @@ function organizationEntityKind(
 
 /** Grant workflows run per customer and benefit (`grant:<customer>:<benefit>`): mapped to the grant. */
 const benefitGrantKind: KindDefinition = {
-  workflowType: benefitGrant.name,
+  workflowType: workflowTypes.benefitGrant,
   scope: 'benefits:read',
   async workflowIdOf(em, organizationId, entityId) {
     const [grant] = await em.getConnection().execute<{ customer_id: string; benefit_id: string }[]>(
@@ -138,28 +132,33 @@ const benefitGrantKind: KindDefinition = {
 export const kindDefinitions: Record<WorkflowKind, KindDefinition> = {
   checkout: organizationEntityKind(
     'checkouts',
-    checkout.name,
+    workflowTypes.checkout,
     'checkouts:read',
     workflowIds.checkout,
   ),
   subscription: organizationEntityKind(
     'subscriptions',
-    subscription.name,
+    workflowTypes.subscription,
     'subscriptions:read',
     workflowIds.subscription,
     subscriptionStateQuery,
   ),
-  refund: organizationEntityKind('refunds', refund.name, 'refunds:read', workflowIds.refund),
+  refund: organizationEntityKind(
+    'refunds',
+    workflowTypes.refund,
+    'refunds:read',
+    workflowIds.refund,
+  ),
   benefit_grant: benefitGrantKind,
   webhook_endpoint: organizationEntityKind(
     'webhook_endpoints',
-    webhookEndpoint.name,
+    workflowTypes.webhookEndpoint,
     'webhooks:read',
     workflowIds.webhookEndpoint,
   ),
   invitation: organizationEntityKind(
     'invitations',
-    invitation.name,
+    workflowTypes.invitation,
     'organizations:read',
     workflowIds.invitation,
   ),

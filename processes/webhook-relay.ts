@@ -1,13 +1,12 @@
 import type { Client } from '@temporalio/client';
 import pg from 'pg';
-import type { Logger } from '../../config/logger.ts';
-import type { WebhookFormat } from '../../db/entities/webhook.ts';
-import { newId } from '../../db/ids.ts';
-import { workflowIds } from '../../workflows/ids.ts';
-import { webhookEndpoint, webhookEventsQueued } from '../../workflows/webhook-endpoint.ts';
-import { webhookBody } from './payloads.ts';
-import { webhookChannels } from './queue.ts';
-import type { WebhookDeliverySettings } from './settings.ts';
+import { webhookBody } from '../commerce/webhooks/payloads.ts';
+import { webhookChannels } from '../commerce/webhooks/queue.ts';
+import type { Logger } from '../config/logger.ts';
+import type { WebhookFormat } from '../db/entities/webhook.ts';
+import { newId } from '../db/ids.ts';
+import type { WebhookDeliverySettings } from '../domain/webhooks.ts';
+import { wakeWebhookEndpoint } from './starters.ts';
 
 export interface WebhookRelayOptions {
   databaseUrl: string;
@@ -263,18 +262,14 @@ export class WebhookRelay {
     const { temporal, workflowTaskQueue, deliveryTaskQueue, settings, logger } = this.options;
     await Promise.all(
       endpointIds.map((endpointId) =>
-        temporal.workflow
-          .signalWithStart(webhookEndpoint, {
-            workflowId: workflowIds.webhookEndpoint(endpointId),
-            taskQueue: workflowTaskQueue,
-            args: [{ endpointId, settings, deliveryTaskQueue }],
-            signal: webhookEventsQueued,
-            signalArgs: [],
-          })
-          .catch((error) => {
-            // The sweep wakes it later: its events stay queued in the database.
-            logger.warn({ err: error, endpointId }, 'could not wake a webhook endpoint workflow');
-          }),
+        wakeWebhookEndpoint(
+          temporal,
+          { endpointId, settings, deliveryTaskQueue },
+          workflowTaskQueue,
+        ).catch((error) => {
+          // The sweep wakes it later: its events stay queued in the database.
+          logger.warn({ err: error, endpointId }, 'could not wake a webhook endpoint workflow');
+        }),
       ),
     );
   }

@@ -1,0 +1,52 @@
+import type { CancellationReason, ProrationBehavior, SubscriptionStatus } from './subscriptions.ts';
+
+/**
+ * What a subscription's workflow and the services that change the subscription hand each
+ * other: its schedule, the changes asked through the API, and what a change answers.
+ */
+
+/** Why the last charge of a subscription failed, as Stripe said it. */
+export interface SubscriptionPaymentError {
+  code: string;
+  message: string;
+}
+
+/** What the workflow needs of the subscription's row to know what to wait for next. */
+export interface SubscriptionSchedule {
+  status: SubscriptionStatus;
+  /** ISO instants. */
+  currentPeriodStart: string;
+  currentPeriodEnd: string | null;
+  trialEnd: string | null;
+  cancelAtPeriodEnd: boolean;
+  pastDueAt: string | null;
+  dunningAttempts: number;
+  nextPaymentAttemptAt: string | null;
+  lastPaymentError: SubscriptionPaymentError | null;
+  /** The sandbox clock the subscription follows, with its frozen time; null: real time. */
+  testClock: { id: string; frozenTime: string } | null;
+}
+
+/** A change of the subscription asked through the API (PATCH or DELETE /v1/subscriptions/{id}). */
+export type SubscriptionChange =
+  | {
+      kind: 'product';
+      productId: string;
+      /** Null: the organization's subscription_settings.proration_behavior. */
+      prorationBehavior: ProrationBehavior | null;
+    }
+  | { kind: 'discount'; discountId: string | null }
+  | { kind: 'trial_end'; trialEnd: string }
+  | {
+      kind: 'cancel_at_period_end';
+      cancelAtPeriodEnd: boolean;
+      reason: CancellationReason | null;
+      comment: string | null;
+    }
+  | { kind: 'revoke'; reason: CancellationReason | null; comment: string | null };
+
+/** What a change answers: the subscription as /v1 shows it, and the schedule that follows. */
+export interface SubscriptionChangeResult {
+  subscription: Record<string, unknown>;
+  schedule: SubscriptionSchedule;
+}
