@@ -24,47 +24,30 @@ import {
 } from '../processes/checkout.ts';
 import { paymentOutcomeSignal } from '../processes/payment-outcome.ts';
 import { commerceRefusal } from '../processes/workflow-refusals.ts';
+import { awaitingCommitOptions, callerWaitingOptions, stepOptions } from './activity-options.ts';
 
 // A confirm has a buyer waiting for its answer: a local activity (no round trip through the
 // server), a few quick attempts, then the failure.
-const confirms = proxyLocalActivities<CheckoutActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '500 milliseconds', maximumAttempts: 4 },
-});
-
-// Every later step is retried until Stripe or the database answers again; each is idempotent
-// (the charge under its attempt's idempotency key), so a retry never charges twice.
-const retryUntilDone = {
-  initialInterval: '1 second',
-  backoffCoefficient: 2,
-  maximumInterval: '1 minute',
-} as const;
+const confirms = proxyLocalActivities<CheckoutActivities>(callerWaitingOptions);
 
 /**
  * The charge (or the card's setup): a Stripe call that may hang, as an activity of its own with
- * its own timeout.
+ * its own timeout. It and every later step are retried until Stripe or the database answers
+ * again; each is idempotent (the charge under its attempt's idempotency key), so a retry never
+ * charges twice.
  */
-const payments = proxyActivities<PaymentActivities>({
-  startToCloseTimeout: '1 minute',
-  retry: retryUntilDone,
-});
+const payments = proxyActivities<PaymentActivities>(stepOptions);
 
 // The other steps are short (one transaction, or one Stripe call once per customer): local
 // activities, run within the workflow task that reaches them, with no round trip through the
 // server per step.
 const steps = proxyLocalActivities<CheckoutActivities & PaymentActivities & BenefitGrantActivities>(
-  {
-    startToCloseTimeout: '1 minute',
-    retry: retryUntilDone,
-  },
+  stepOptions,
 );
 
 // Expiry waits about half a minute for a checkout row still being committed; a workflow whose
 // checkout never committed then ends (the API answers an open checkout past its time as expired).
-const expirations = proxyLocalActivities<CheckoutActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 6 },
-});
+const expirations = proxyLocalActivities<CheckoutActivities>(awaitingCommitOptions);
 
 /** How long a payment Stripe has not decided yet (3-D Secure, processing) is waited for. */
 const paymentOutcomeTimeout = '30 minutes';

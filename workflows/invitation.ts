@@ -15,18 +15,15 @@ import {
   invitationSettled,
   resendInvitation,
 } from '../processes/invitation.ts';
-import { mailActivityOptions } from './send-email.ts';
+import { callerWaitingOptions, mailActivityOptions, retryUntilDone } from './activity-options.ts';
 
 // Mails and expiry are retried until the database is back; an answer, which a caller waits
 // for, fails after a few attempts.
 const invitations = proxyActivities<InvitationActivities>({
   startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+  retry: retryUntilDone,
 });
-const answers = proxyActivities<InvitationActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '500 milliseconds', maximumAttempts: 4 },
-});
+const answers = proxyActivities<InvitationActivities>(callerWaitingOptions);
 
 const mail = proxyActivities<MailActivities>(mailActivityOptions);
 

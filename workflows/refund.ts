@@ -10,38 +10,26 @@ import type { BenefitGrantActivities } from '../activities/benefit-grants.ts';
 import type { RefundActivities } from '../activities/refunds.ts';
 import type { RefundOutcome } from '../domain/refunds.ts';
 import { type RefundInput, type RefundResult, refundOutcomeSignal } from '../processes/refund.ts';
+import { awaitingCommitOptions, stepOptions } from './activity-options.ts';
 
 type FinalOutcome = RefundOutcome & { status: 'succeeded' | 'failed' | 'canceled' };
 
 const isFinal = (outcome: RefundOutcome | undefined): outcome is FinalOutcome =>
   outcome?.status === 'succeeded' || outcome?.status === 'failed' || outcome?.status === 'canceled';
 
-// Every step is idempotent (the Stripe call under the refund's idempotency key) and retried
-// until Stripe or the database answers again.
-const retryUntilDone = {
-  initialInterval: '1 second',
-  backoffCoefficient: 2,
-  maximumInterval: '1 minute',
-} as const;
-
-/** The Stripe calls, which may hang: activities of their own, each with its own timeout. */
-const stripeCalls = proxyActivities<RefundActivities>({
-  startToCloseTimeout: '1 minute',
-  retry: retryUntilDone,
-});
+/**
+ * The Stripe calls, which may hang: activities of their own, each with its own timeout. Every
+ * step is idempotent (the Stripe call under the refund's idempotency key) and retried until
+ * Stripe or the database answers again.
+ */
+const stripeCalls = proxyActivities<RefundActivities>(stepOptions);
 
 /** One transaction each: local activities, run within the workflow task that reaches them. */
-const steps = proxyLocalActivities<RefundActivities & BenefitGrantActivities>({
-  startToCloseTimeout: '1 minute',
-  retry: retryUntilDone,
-});
+const steps = proxyLocalActivities<RefundActivities & BenefitGrantActivities>(stepOptions);
 
 // The workflow starts just before the refund's transaction commits: its row is awaited about
 // half a minute; a refund whose transaction rolled back never appears, and the workflow ends.
-const committed = proxyLocalActivities<RefundActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 6 },
-});
+const committed = proxyLocalActivities<RefundActivities>(awaitingCommitOptions);
 
 /** How long the webhook's word is awaited before Stripe is asked; then asked again as often. */
 const webhookWait = '10 minutes';

@@ -1,19 +1,6 @@
-import { type ActivityOptions, proxyActivities } from '@temporalio/workflow';
+import { proxyActivities } from '@temporalio/workflow';
 import type { EmailMessage, MailActivities } from '../activities/mail/index.ts';
-
-/**
- * How every workflow sends mail. Ten attempts, waiting 1 s, 2 s, 4 s ... up to 5 min in between:
- * rides out about nine minutes of an unreachable or refusing SMTP server.
- */
-export const mailActivityOptions: ActivityOptions = {
-  startToCloseTimeout: '1 minute',
-  retry: {
-    initialInterval: '1 second',
-    backoffCoefficient: 2,
-    maximumInterval: '5 minutes',
-    maximumAttempts: 10,
-  },
-};
+import { mailActivityOptions } from './activity-options.ts';
 
 const mail = proxyActivities<MailActivities>(mailActivityOptions);
 

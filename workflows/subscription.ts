@@ -35,16 +35,13 @@ import {
   subscriptionStateQuery,
 } from '../processes/subscription-messages.ts';
 import { commerceRefusal } from '../processes/workflow-refusals.ts';
-import { mailActivityOptions } from './send-email.ts';
+import { mailActivityOptions, stepOptions } from './activity-options.ts';
 
 // Each step is one transaction (or one read), short and idempotent: local activities, retried
 // until the database answers again.
 const steps = proxyLocalActivities<
   SubscriptionActivities & SubscriptionChangeActivities & BenefitGrantActivities
->({
-  startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
-});
+>(stepOptions);
 
 // A renewal charges through Stripe: a few attempts (each under the same idempotency key, so a
 // retry never charges twice), then the attempt counts as declined (`processor_unavailable`) and

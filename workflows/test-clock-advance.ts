@@ -1,6 +1,7 @@
 import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { TestClockActivities } from '../activities/test-clocks.ts';
 import type { TestClockAdvance } from '../processes/test-clock-advance.ts';
+import { retryUntilDone } from './activity-options.ts';
 
 // The advance's transaction commits right after starting this workflow: about half a minute of
 // attempts, then the workflow ends (a transaction that rolled back moved nothing).
@@ -14,12 +15,12 @@ const commits = proxyLocalActivities<TestClockActivities>({
 const signals = proxyActivities<TestClockActivities>({
   startToCloseTimeout: '30 minutes',
   heartbeatTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+  retry: retryUntilDone,
 });
 
 const steps = proxyLocalActivities<TestClockActivities>({
   startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+  retry: retryUntilDone,
 });
 
 /**

@@ -9,6 +9,7 @@ import {
 import type { MailActivities } from '../activities/mail/index.ts';
 import type { WebhookActivities } from '../activities/webhooks.ts';
 import { type WebhookEndpointInput, webhookEventsQueued } from '../processes/webhook-endpoint.ts';
+import { mailActivityOptions } from './activity-options.ts';
 
 // A quiet endpoint's workflow ends after this long; the next event starts it again.
 const idleLifetime = '1 hour';
@@ -41,11 +42,8 @@ export async function webhookEndpoint(input: WebhookEndpointInput): Promise<stri
     heartbeatTimeout: '10 seconds',
     retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
   });
-  const notices = proxyActivities<WebhookActivities & MailActivities>({
-    startToCloseTimeout: '1 minute',
-    // As the sendEmail workflow: about nine minutes of an unreachable SMTP server are ridden out.
-    retry: { initialInterval: '1 second', maximumInterval: '5 minutes', maximumAttempts: 10 },
-  });
+  // As the sendEmail workflow: about nine minutes of an unreachable SMTP server are ridden out.
+  const notices = proxyActivities<WebhookActivities & MailActivities>(mailActivityOptions);
 
   let queued = false;
   setHandler(webhookEventsQueued, () => {
