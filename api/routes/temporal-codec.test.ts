@@ -17,7 +17,7 @@ import {
   PayloadEncryptionCodec,
 } from '../../temporal/payload-codec.ts';
 import { historyWithoutCodec } from '../../temporal/testing.ts';
-import { workflowIds } from '../../workflows/ids.ts';
+import { workflowIds } from '../../processes/workflow-ids.ts';
 import { browserAuthClient } from '../auth/testing.ts';
 import { startTestApi } from '../testing.ts';
 
