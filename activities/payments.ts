@@ -8,9 +8,9 @@ import {
 } from '../commerce/payments/service.ts';
 import { Checkout, Customer } from '../db/entities/index.ts';
 import type { Orm } from '../db/orm.ts';
+import type { PaymentOutcome } from '../domain/payments.ts';
 import type { StripeClient } from '../integrations/stripe/client.ts';
-import { workflowIds } from '../workflows/ids.ts';
-import type { PaymentOutcome } from '../workflows/payment-outcome.ts';
+import { workflowIds } from '../processes/workflow-ids.ts';
 
 /** What Stripe answered to a new payment attempt; `processing` waits for the webhook. */
 export type PaymentAttemptStatus = PaymentOutcome['status'] | 'processing';

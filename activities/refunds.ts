@@ -8,9 +8,9 @@ import {
 } from '../commerce/refunds/service.ts';
 import { Refund } from '../db/entities/index.ts';
 import type { Orm } from '../db/orm.ts';
+import type { RefundOutcome } from '../domain/refunds.ts';
 import type { StripeClient } from '../integrations/stripe/client.ts';
-import { workflowIds } from '../workflows/ids.ts';
-import type { RefundOutcome } from '../workflows/refund.ts';
+import { workflowIds } from '../processes/workflow-ids.ts';
 
 export type { SettledRefund };
 

@@ -1,4 +1,3 @@
-import type { Client } from '@temporalio/client';
 import {
   endSubscription,
   type LifecycleState,
@@ -15,30 +14,13 @@ import { Order, Payment, Subscription } from '../db/entities/index.ts';
 import type { SubscriptionPaymentError } from '../db/entities/subscription.ts';
 import type { Orm } from '../db/orm.ts';
 import { formatMoney } from '../domain/money.ts';
+import type { SubscriptionChangeResult } from '../domain/subscription-schedule.ts';
 import * as templates from '../integrations/mail/templates.ts';
 import type { StripeClient } from '../integrations/stripe/client.ts';
-import { taskQueues } from '../temporal/task-queues.ts';
-import { workflowIds } from '../workflows/ids.ts';
-import type { SubscriptionChangeResult } from '../workflows/subscription-messages.ts';
 import type { EmailMessage } from './mail/index.ts';
 import { chargeSubscriptionCard, createPaymentActivities } from './payments.ts';
 
-/**
- * Starts the workflow that lives the subscription's whole life (`subscription:<id>`); starting
- * it again finds the running one. Tests pass a task queue of their own to reach their worker.
- */
-export function startSubscriptionWorkflow(
-  temporal: Client,
-  subscriptionId: string,
-  taskQueue: string = taskQueues.main,
-) {
-  return temporal.workflow.start('subscription', {
-    workflowId: workflowIds.subscription(subscriptionId),
-    taskQueue,
-    args: [{ subscriptionId }],
-    workflowIdConflictPolicy: 'USE_EXISTING',
-  });
-}
+export type { LifecycleState };
 
 export interface SubscriptionActivityDependencies {
   orm: Orm;

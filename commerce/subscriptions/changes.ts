@@ -25,7 +25,7 @@ import type {
   SubscriptionChange,
   SubscriptionChangeResult,
   SubscriptionSchedule,
-} from '../../workflows/subscription-messages.ts';
+} from '../../domain/subscription-schedule.ts';
 import { announceCustomerStateChange } from '../customers/state.ts';
 import { commerceError, resourceNotFound } from '../errors.ts';
 import { nextInvoiceNumber, serializeOrders } from '../orders/service.ts';

@@ -17,7 +17,7 @@ import { nextBillingPeriod } from '../../domain/billing-periods.ts';
 import type {
   SubscriptionChangeResult,
   SubscriptionSchedule,
-} from '../../workflows/subscription-messages.ts';
+} from '../../domain/subscription-schedule.ts';
 import { announceCustomerStateChange } from '../customers/state.ts';
 import { type OrderWire, orderWire } from '../orders/schemas.ts';
 import { type InvoiceCounterRow, invoiceNumberOf, serializeOrders } from '../orders/service.ts';
