@@ -1,6 +1,4 @@
 import Router from '@koa/router';
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { authError } from '../../../accounts/errors.ts';
 import {
@@ -11,13 +9,18 @@ import {
   teamJson,
 } from '../../../accounts/organization/context.ts';
 import { organizationError } from '../../../accounts/organization/errors.ts';
-import { clearActiveOrganization, findMember } from '../../../accounts/organization/members.ts';
-import { createOrganization } from '../../../accounts/organization/organizations.ts';
+import { findMember } from '../../../accounts/organization/members.ts';
+import {
+  createOrganization,
+  deleteOrganization,
+  findOrganization,
+  isSlugTaken,
+  listUserOrganizations,
+  organizationContents,
+  updateOrganization,
+} from '../../../accounts/organization/organizations.ts';
 import type { SignedIn } from '../../../accounts/sessions.ts';
 import type { AuthSettings } from '../../../accounts/settings.ts';
-import { revokeOrganizationTokens } from '../../../commerce/access-tokens/service.ts';
-import { Invitation, Member, Organization, Team } from '../../../db/entities/index.ts';
-import { isUuid } from '../../../db/ids.ts';
 import { memberMayDo } from '../../../domain/organization-permissions.ts';
 import type { AppDependencies } from '../../dependencies.ts';
 import { parseBody, parseQuery } from '../../validation.ts';
@@ -62,12 +65,6 @@ const setActiveBody = z.object({
   organizationSlug: z.string().optional(),
 });
 
-/** An organization by id or slug; ids that are not UUIDs name none. */
-function findOrganization(em: EntityManager, by: { id: string } | { slug: string }) {
-  if ('id' in by && !isUuid(by.id)) return Promise.resolve(null);
-  return em.findOne(Organization, by);
-}
-
 /**
  * Better Auth's organization plugin (1.3.34), organizations: create, check-slug, update, delete,
  * list, get-full-organization and set-active (the session's active organization). Every route
@@ -100,8 +97,7 @@ export function organizationRoutes({ orm }: AppDependencies, settings: AuthSetti
   router.post('/organization/check-slug', async (ctx) => {
     const { slug } = parseBody(ctx, checkSlugBody);
     await requireSignedIn(ctx, orm, settings);
-    if (await orm.em.count(Organization, { slug }))
-      throw organizationError('invalid', 'SLUG_IS_TAKEN');
+    if (await isSlugTaken(orm.em, slug)) throw organizationError('invalid', 'SLUG_IS_TAKEN');
     ctx.body = { status: true };
   });
 
@@ -117,25 +113,8 @@ export function organizationRoutes({ orm }: AppDependencies, settings: AuthSetti
     if (!memberMayDo(member.role, { organization: ['update'] })) {
       throw organizationError('forbidden', 'YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_ORGANIZATION');
     }
-    const { organization } = member;
-    if (data.slug !== undefined && data.slug !== organization.slug) {
-      if (await orm.em.count(Organization, { slug: data.slug })) {
-        throw organizationError('invalid', 'ORGANIZATION_ALREADY_EXISTS');
-      }
-      organization.slug = data.slug;
-    }
-    if (data.name !== undefined) organization.name = data.name;
-    if (data.logo !== undefined) organization.logo = data.logo;
-    if (data.metadata !== undefined) organization.metadata = JSON.stringify(data.metadata);
-    try {
-      await orm.em.flush();
-    } catch (error) {
-      if (error instanceof UniqueConstraintViolationException) {
-        throw organizationError('invalid', 'ORGANIZATION_ALREADY_EXISTS');
-      }
-      throw error;
-    }
-    ctx.body = organizationJson(organization);
+    await updateOrganization(orm.em, member.organization, data);
+    ctx.body = organizationJson(member.organization);
   });
 
   router.post('/organization/delete', async (ctx) => {
@@ -154,25 +133,14 @@ export function organizationRoutes({ orm }: AppDependencies, settings: AuthSetti
       throw organizationError('forbidden', 'YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_ORGANIZATION');
     }
     const answer = organizationJson(member.organization);
-    await orm.em.transactional(async (em) => {
-      // Nobody's session keeps pointing at it, no process keeps taking its access tokens; its
-      // members, teams and invitations cascade.
-      await clearActiveOrganization(em, organizationId);
-      await revokeOrganizationTokens(em, organizationId);
-      await em.nativeDelete(Organization, { id: organizationId });
-    });
+    await deleteOrganization(orm.em, organizationId);
     if (signedIn.session.activeOrganizationId === organizationId) dropCookieCache(ctx, settings);
     ctx.body = answer;
   });
 
   router.get('/organization/list', async (ctx) => {
     const { user } = await requireSignedIn(ctx, orm, settings);
-    const memberships = await orm.em.find(
-      Member,
-      { user },
-      { populate: ['organization'], orderBy: { organization: { createdAt: 'asc' }, id: 'asc' } },
-    );
-    ctx.body = memberships.map((member) => organizationJson(member.organization));
+    ctx.body = (await listUserOrganizations(orm.em, user)).map(organizationJson);
   });
 
   router.get('/organization/get-full-organization', async (ctx) => {
@@ -197,15 +165,11 @@ export function organizationRoutes({ orm }: AppDependencies, settings: AuthSetti
       query.membersLimit && query.membersLimit > 0
         ? Math.floor(query.membersLimit)
         : settings.organizations.membershipLimit;
-    const [members, invitations, teams] = await Promise.all([
-      orm.em.find(
-        Member,
-        { organization },
-        { populate: ['user'], orderBy: { createdAt: 'asc', id: 'asc' }, limit: membersLimit },
-      ),
-      orm.em.find(Invitation, { organization }, { orderBy: { createdAt: 'asc', id: 'asc' } }),
-      orm.em.find(Team, { organization }, { orderBy: { createdAt: 'asc', id: 'asc' } }),
-    ]);
+    const { members, invitations, teams } = await organizationContents(
+      orm.em,
+      organization,
+      membersLimit,
+    );
     ctx.body = {
       ...organizationJson(organization),
       invitations: invitations.map(invitationJson),
