@@ -17,8 +17,10 @@ import { formatMoney } from '../domain/money.ts';
 import type { SubscriptionChangeResult } from '../domain/subscription-schedule.ts';
 import * as templates from '../integrations/mail/templates.ts';
 import type { StripeClient } from '../integrations/stripe/client.ts';
+import { chargeSubscriptionCard } from '../integrations/stripe/payments.ts';
+import { workflowIds } from '../processes/workflow-ids.ts';
 import type { EmailMessage } from './mail/index.ts';
-import { chargeSubscriptionCard, createPaymentActivities } from './payments.ts';
+import { createPaymentActivities } from './payments.ts';
 
 export type { LifecycleState };
 
@@ -135,7 +137,7 @@ export function createSubscriptionActivities({
       const charged = await chargeSubscriptionCard(
         { orm, stripe },
         {
-          subscriptionId,
+          workflowId: workflowIds.subscription(subscriptionId),
           organizationId: order.organizationId,
           idempotencyKey: renewalChargeKey(subscriptionId, end, attempt),
           amount: order.totalAmount,

@@ -9,15 +9,15 @@ import { ResourceNotFound } from '@polar-sh/sdk/models/errors/resourcenotfound.j
 import type { WorkflowHandle } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import type Stripe from 'stripe';
-import {
-  chargeAttempt,
-  createPaymentActivities,
-  type PaymentAttemptResult,
-  paymentIdOf,
-} from '../../activities/payments.ts';
+import { createPaymentActivities } from '../../activities/payments.ts';
 import { Checkout, Customer, Payment, ProcessedStripeEvent } from '../../db/entities/index.ts';
 import { stripeSignature, stripeSimulatorControl } from '../../devstack/stripe-simulator.ts';
 import { createStripeClient, type StripeClient } from '../../integrations/stripe/client.ts';
+import {
+  chargeAttempt,
+  type PaymentAttemptResult,
+  paymentIdOf,
+} from '../../integrations/stripe/payments.ts';
 import { temporalDataConverter } from '../../temporal/payload-codec.ts';
 import { callV1, createSeller, type Seller, startCommerceApi, type TestApi } from '../testing.ts';
 import { recordPaymentAttempt, recordPaymentOutcome } from './service.ts';

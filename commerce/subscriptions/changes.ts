@@ -1,6 +1,5 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { chargeSubscriptionCard } from '../../activities/payments.ts';
 import { invalidField } from '../../core/errors.ts';
 import {
   Discount,
@@ -20,12 +19,14 @@ import { priceAmountOf } from '../../domain/checkout-amounts.ts';
 import { discountRefusal } from '../../domain/discounts.ts';
 import { isMeteredPrice, isStaticPrice } from '../../domain/prices.ts';
 import { prorate } from '../../domain/proration.ts';
-import type { StripeClient } from '../../integrations/stripe/client.ts';
 import type {
   SubscriptionChange,
   SubscriptionChangeResult,
   SubscriptionSchedule,
 } from '../../domain/subscription-schedule.ts';
+import type { StripeClient } from '../../integrations/stripe/client.ts';
+import { chargeSubscriptionCard } from '../../integrations/stripe/payments.ts';
+import { workflowIds } from '../../processes/workflow-ids.ts';
 import { announceCustomerStateChange } from '../customers/state.ts';
 import { commerceError, resourceNotFound } from '../errors.ts';
 import { nextInvoiceNumber, serializeOrders } from '../orders/service.ts';
@@ -365,7 +366,7 @@ async function chargeDifference(
   const charged = await chargeSubscriptionCard(
     { orm, stripe },
     {
-      subscriptionId: subscription.id,
+      workflowId: workflowIds.subscription(subscription.id),
       organizationId: subscription.organization.id,
       idempotencyKey: `subscription-update:${updateId}`,
       amount,

@@ -1,6 +1,5 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { paymentIdOf } from '../../activities/payments.ts';
 import {
   Order,
   OrderItem,
@@ -18,6 +17,7 @@ import type {
   SubscriptionChangeResult,
   SubscriptionSchedule,
 } from '../../domain/subscription-schedule.ts';
+import { paymentIdOf } from '../../integrations/stripe/payments.ts';
 import { announceCustomerStateChange } from '../customers/state.ts';
 import { type OrderWire, orderWire } from '../orders/schemas.ts';
 import { type InvoiceCounterRow, invoiceNumberOf, serializeOrders } from '../orders/service.ts';

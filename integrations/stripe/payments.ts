@@ -1,0 +1,270 @@
+import { createHash } from 'node:crypto';
+import { ApplicationFailure } from '@temporalio/common';
+import Stripe from 'stripe';
+import {
+  type PaymentAttempt,
+  recordPaymentAttempt,
+  recordPaymentOutcome,
+} from '../../commerce/payments/service.ts';
+import { Customer } from '../../db/entities/index.ts';
+import type { Orm } from '../../db/orm.ts';
+import type { PaymentOutcome } from '../../domain/payments.ts';
+import type { StripeClient } from './client.ts';
+
+/** What Stripe answered to a new payment attempt; `processing` waits for the webhook. */
+export type PaymentAttemptStatus = PaymentOutcome['status'] | 'processing';
+
+export interface PaymentAttemptResult {
+  paymentId: string;
+  paymentIntentId: string;
+  status: PaymentAttemptStatus;
+  declineCode: string | null;
+  message: string | null;
+  /** The card charged (or being charged): kept on a subscription for its renewals. */
+  paymentMethodId: string | null;
+}
+
+/** What Stripe answered to saving a card for later without charging it (a trial's). */
+export interface PaymentSetupResult {
+  setupIntentId: string;
+  status: 'succeeded' | 'failed';
+  paymentMethodId: string | null;
+  declineCode: string | null;
+  message: string | null;
+}
+
+/**
+ * The same attempt always gets the same Payment id (a name-based UUID of its idempotency key),
+ * so a retried activity finds the row and the PaymentIntent of its first run.
+ */
+export function paymentIdOf(idempotencyKey: string): string {
+  const hex = createHash('sha256').update(`payment:${idempotencyKey}`).digest('hex');
+  const variant = ((Number.parseInt(hex.slice(16, 18), 16) & 0x3f) | 0x80).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(18, 20)}-${hex.slice(20, 32)}`;
+}
+
+/**
+ * Stripe refused the call itself (bad parameters, a key reused with other parameters, wrong
+ * credentials): asking again gets the same answer, so the workflow hears of it at once.
+ */
+const refusedForGood = (error: unknown) =>
+  error instanceof Stripe.errors.StripeInvalidRequestError ||
+  error instanceof Stripe.errors.StripeIdempotencyError ||
+  error instanceof Stripe.errors.StripeAuthenticationError ||
+  error instanceof Stripe.errors.StripePermissionError;
+
+/** A Stripe error that is no card's answer: non-retryable when refused for good, else as it is. */
+function rethrowStripeError(error: unknown): never {
+  if (refusedForGood(error)) {
+    throw ApplicationFailure.nonRetryable(
+      (error as Error).message,
+      (error as Error).constructor.name,
+    );
+  }
+  throw error;
+}
+
+/** `pm_…` or `ctoken_…` as the parameter a Payment- or SetupIntent takes it in. */
+const paymentSource = (paymentMethodOrToken: string) =>
+  paymentMethodOrToken.startsWith('ctoken_')
+    ? { confirmation_token: paymentMethodOrToken }
+    : { payment_method: paymentMethodOrToken };
+
+const paymentMethodIdOf = (method: string | Stripe.PaymentMethod | null) =>
+  typeof method === 'string' ? method : (method?.id ?? null);
+
+/**
+ * One charge of a saved or just-entered card: a pending Payment row, then a confirmed
+ * PaymentIntent under the attempt's idempotency key (Stripe answers a retry with the first
+ * attempt's PaymentIntent, never a second charge). The PaymentIntent's metadata names the
+ * workflow the Stripe webhook signals with the outcome. A decline is an answer, not an error;
+ * Stripe's 5xx and timeouts throw, for the activity's retry policy.
+ */
+export async function chargeAttempt(
+  { orm, stripe }: { orm: Orm; stripe: StripeClient },
+  attempt: PaymentAttempt & {
+    idempotencyKey: string;
+    stripeCustomerId: string;
+    /** `pm_…` (a payment method) or `ctoken_…` (a confirmation token from Stripe Elements). */
+    paymentMethodOrToken: string;
+    /** Keep the card for later off-session charges (renewals of recurring products). */
+    saveForOffSession: boolean;
+    /** A charge of a saved card without its holder (a renewal): no 3-D Secure step possible. */
+    offSession?: boolean;
+  },
+): Promise<PaymentAttemptResult> {
+  await recordPaymentAttempt(orm.em.fork(), attempt);
+  const source = paymentSource(attempt.paymentMethodOrToken);
+  let paymentIntent: Stripe.PaymentIntent;
+  try {
+    paymentIntent = await stripe.paymentIntents.create(
+      {
+        amount: attempt.amount,
+        currency: attempt.currency,
+        customer: attempt.stripeCustomerId,
+        ...source,
+        confirm: true,
+        off_session: attempt.offSession ?? false,
+        automatic_payment_methods: { enabled: true, allow_redirects: 'never' },
+        ...(attempt.saveForOffSession ? { setup_future_usage: 'off_session' as const } : {}),
+        metadata: {
+          workflow_id: attempt.workflowId,
+          payment_id: attempt.paymentId,
+          organization_id: attempt.organizationId,
+          ...(attempt.checkoutId ? { checkout_id: attempt.checkoutId } : {}),
+        },
+        expand: ['payment_method'],
+      },
+      { idempotencyKey: attempt.idempotencyKey },
+    );
+  } catch (error) {
+    // A declined card is a 402 carrying the PaymentIntent with its last_payment_error.
+    if (error instanceof Stripe.errors.StripeCardError && error.payment_intent) {
+      paymentIntent = error.payment_intent;
+    } else {
+      rethrowStripeError(error);
+    }
+  }
+  const recorded = await recordPaymentOutcome(orm.em.fork(), attempt.paymentId, paymentIntent);
+  const outcome = recorded?.outcome ?? null;
+  return {
+    paymentId: attempt.paymentId,
+    paymentIntentId: paymentIntent.id,
+    status: outcome?.status ?? 'processing',
+    declineCode: outcome?.declineCode ?? null,
+    message: outcome?.message ?? null,
+    paymentMethodId: paymentMethodIdOf(paymentIntent.payment_method),
+  };
+}
+
+/**
+ * A charge of a subscription's saved card off-session (a renewal, a plan change's difference)
+ * under `idempotencyKey`; the Stripe webhook signals the subscription's workflow, `workflowId`.
+ */
+export function chargeSubscriptionCard(
+  deps: { orm: Orm; stripe: StripeClient },
+  charge: {
+    workflowId: string;
+    organizationId: string;
+    idempotencyKey: string;
+    amount: number;
+    currency: string;
+    stripeCustomerId: string;
+    paymentMethodId: string;
+  },
+): Promise<PaymentAttemptResult> {
+  return chargeAttempt(deps, {
+    paymentId: paymentIdOf(charge.idempotencyKey),
+    idempotencyKey: charge.idempotencyKey,
+    organizationId: charge.organizationId,
+    checkoutId: null,
+    workflowId: charge.workflowId,
+    amount: charge.amount,
+    currency: charge.currency,
+    stripeCustomerId: charge.stripeCustomerId,
+    paymentMethodOrToken: charge.paymentMethodId,
+    saveForOffSession: false,
+    offSession: true,
+  });
+}
+
+/**
+ * The customer's Stripe customer, created once (idempotency key per customer) and kept on
+ * Customer.stripeCustomerId.
+ */
+export async function stripeCustomerFor(
+  { orm, stripe }: { orm: Orm; stripe: StripeClient },
+  customerId: string,
+): Promise<string> {
+  const em = orm.em.fork();
+  const customer = await em.findOneOrFail(Customer, { id: customerId });
+  if (customer.stripeCustomerId) return customer.stripeCustomerId;
+  const created = await stripe.customers.create(
+    {
+      email: customer.email,
+      ...(customer.name ? { name: customer.name } : {}),
+      metadata: { customer_id: customer.id, organization_id: customer.organization.id },
+    },
+    { idempotencyKey: `customer:${customer.id}` },
+  );
+  const stored = await em.nativeUpdate(
+    Customer,
+    { id: customerId, stripeCustomerId: null },
+    { stripeCustomerId: created.id },
+  );
+  if (stored === 1) return created.id;
+  // Set meanwhile (another run at once): that one is kept.
+  const kept = await em.fork().findOneOrFail(Customer, { id: customerId });
+  return kept.stripeCustomerId ?? created.id;
+}
+
+/**
+ * Saves a checkout's card for off-session charges without charging it (a trial): a SetupIntent
+ * confirmed at once under `idempotencyKey`, its metadata naming the checkout's workflow. A
+ * declined card, or one that needs its holder's authentication, fails.
+ */
+export async function setUpOffSessionCard(
+  stripe: StripeClient,
+  setup: {
+    stripeCustomerId: string;
+    /** `pm_…` or `ctoken_…`. */
+    paymentMethodOrToken: string;
+    idempotencyKey: string;
+    workflowId: string;
+    organizationId: string;
+    checkoutId: string;
+  },
+): Promise<PaymentSetupResult> {
+  let setupIntent: Stripe.SetupIntent;
+  try {
+    setupIntent = await stripe.setupIntents.create(
+      {
+        customer: setup.stripeCustomerId,
+        ...paymentSource(setup.paymentMethodOrToken),
+        confirm: true,
+        usage: 'off_session',
+        automatic_payment_methods: { enabled: true, allow_redirects: 'never' },
+        metadata: {
+          workflow_id: setup.workflowId,
+          organization_id: setup.organizationId,
+          checkout_id: setup.checkoutId,
+        },
+      },
+      { idempotencyKey: setup.idempotencyKey },
+    );
+  } catch (error) {
+    if (error instanceof Stripe.errors.StripeCardError && error.setup_intent) {
+      setupIntent = error.setup_intent;
+    } else {
+      rethrowStripeError(error);
+    }
+  }
+  const paymentMethodId = paymentMethodIdOf(setupIntent.payment_method);
+  if (setupIntent.status === 'succeeded') {
+    return {
+      setupIntentId: setupIntent.id,
+      status: 'succeeded',
+      paymentMethodId,
+      declineCode: null,
+      message: null,
+    };
+  }
+  // No 3-D Secure step on this path yet: the buyer is asked for another card.
+  if (setupIntent.status === 'requires_action') {
+    return {
+      setupIntentId: setupIntent.id,
+      status: 'failed',
+      paymentMethodId,
+      declineCode: 'authentication_required',
+      message: 'Your card requires authentication. Please use another card.',
+    };
+  }
+  const setupError = setupIntent.last_setup_error;
+  return {
+    setupIntentId: setupIntent.id,
+    status: 'failed',
+    paymentMethodId: null,
+    declineCode: setupError?.decline_code ?? setupError?.code ?? 'setup_failed',
+    message: setupError?.message ?? 'Your card could not be saved.',
+  };
+}
