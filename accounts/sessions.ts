@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Session, User } from '../db/entities/index.ts';
+import { authError, EmptyAnswer } from './errors.ts';
 import { generateSessionToken, sessionIdFromToken } from './session-token.ts';
 import type { AuthSettings } from './settings.ts';
 
@@ -274,6 +275,43 @@ export function isBanned(
   now = Date.now(),
 ): boolean {
   return user.banned && (!user.banExpires || user.banExpires.getTime() > now);
+}
+
+/** The user's live sessions, oldest first. */
+export function listOwnSessions(em: EntityManager, user: User): Promise<Session[]> {
+  return em.find(
+    Session,
+    // Impersonation sessions belong to the admin acting, not to the user: never listed.
+    { user, expiresAt: { $gt: new Date() }, impersonatedBy: null },
+    { orderBy: { createdAt: 'asc' } },
+  );
+}
+
+/** Ends one of the user's sessions, named by its token or (as listed) by its id. */
+export async function revokeOwnSession(
+  em: EntityManager,
+  user: User,
+  tokenOrId: string,
+): Promise<void> {
+  const session =
+    (await em.findOne(Session, { id: sessionIdFromToken(tokenOrId) })) ??
+    (await em.findOne(Session, { id: tokenOrId }));
+  if (!session) throw authError('invalid', 'SESSION_NOT_FOUND');
+  // Another user's session answers like a missing sign-in, as Better Auth does.
+  if (session.user.id !== user.id) throw new EmptyAnswer('unauthenticated');
+  await em.nativeDelete(Session, { id: session.id });
+}
+
+/** Ends every session of the user, or every one but the session of token `except`. */
+export async function revokeOwnSessions(
+  em: EntityManager,
+  user: User,
+  { except }: { except?: string } = {},
+): Promise<void> {
+  await em.nativeDelete(
+    Session,
+    except ? { user, id: { $ne: sessionIdFromToken(except) } } : { user },
+  );
 }
 
 export async function deleteSessionByToken(em: EntityManager, token: string): Promise<void> {

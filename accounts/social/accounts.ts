@@ -1,12 +1,13 @@
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { revokeTokensOfCreator } from '../../commerce/access-tokens/service.ts';
 import { Account, ApiKey, Session, User } from '../../db/entities/index.ts';
 import type { Orm } from '../../db/orm.ts';
+import { authError } from '../errors.ts';
 import { createSession, isBanned, type NewSession } from '../sessions.ts';
 import type { AuthSettings } from '../settings.ts';
 import { createUser } from '../users.ts';
-import type { ProviderTokens, ProviderUser, SocialProviderId } from './provider.ts';
+import type { ProviderTokens, ProviderUser, SocialProvider, SocialProviderId } from './provider.ts';
 import type { TokenCipher } from './token-cipher.ts';
 
 /** Section 5's linking rules, with Better Auth's defaults: no trusted provider, same email. */
@@ -190,4 +191,65 @@ export async function linkProviderAccount(
     if (error instanceof UniqueConstraintViolationException) return 'unable_to_link_account';
     throw error;
   }
+}
+
+/** The user's provider accounts (and password account), oldest first. */
+export function listProviderAccounts(em: EntityManager, user: User): Promise<Account[]> {
+  return em.find(Account, { user }, { orderBy: { createdAt: 'asc' } });
+}
+
+/**
+ * Unlinks the user's account of `providerId` (and `accountId`, the provider's id of it, when
+ * given); the last account a user signs in with stays.
+ */
+export async function unlinkProviderAccount(
+  em: EntityManager,
+  user: User,
+  which: { providerId: string; accountId?: string | undefined },
+): Promise<void> {
+  await em.transactional(async (tx) => {
+    // With the user's row locked, two unlinks at once cannot each leave the other's account
+    // as the last and together remove both.
+    await tx.findOneOrFail(User, { id: user.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    const accounts = await tx.find(Account, { user: user.id });
+    if (accounts.length === 1) throw authError('invalid', 'FAILED_TO_UNLINK_LAST_ACCOUNT');
+    const account = accounts.find(
+      (candidate) =>
+        candidate.providerId === which.providerId &&
+        (which.accountId === undefined || candidate.accountId === which.accountId),
+    );
+    if (!account) throw authError('invalid', 'ACCOUNT_NOT_FOUND');
+    tx.remove(account);
+  });
+}
+
+/** The user's account matching `matches`, looked up among theirs only. */
+export async function findOwnAccount(
+  em: EntityManager,
+  userId: string,
+  matches: (account: Account) => boolean,
+): Promise<Account> {
+  const accounts = await em.find(Account, { user: userId });
+  const account = accounts.find(matches);
+  if (!account) throw authError('invalid', 'ACCOUNT_NOT_FOUND');
+  return account;
+}
+
+/** Renews the account's access token with its refresh token, and keeps the new tokens. */
+export async function refreshAccountTokens(
+  em: EntityManager,
+  cipher: TokenCipher,
+  provider: SocialProvider,
+  account: Account,
+): Promise<ProviderTokens> {
+  const refreshToken = cipher.decrypt(account.refreshToken);
+  if (!refreshToken) throw new Error('the account has no usable refresh token');
+  const fresh = await provider.refreshAccessToken(refreshToken);
+  // A provider that does not rotate refresh tokens sends none: the old one stays good.
+  em.assign(account, {
+    ...accountTokenColumns(fresh, cipher),
+    accessTokenExpiresAt: fresh.accessTokenExpiresAt ?? null,
+  });
+  await em.flush();
+  return fresh;
 }

@@ -1,10 +1,16 @@
 import Router from '@koa/router';
 import { z } from 'zod';
-import { authError, EmptyAnswer } from '../../accounts/errors.ts';
+import { authError } from '../../accounts/errors.ts';
 import { sessionIdFromToken } from '../../accounts/session-token.ts';
-import { readSessionView, sessionJson, userJson } from '../../accounts/sessions.ts';
+import {
+  listOwnSessions,
+  readSessionView,
+  revokeOwnSession,
+  revokeOwnSessions,
+  sessionJson,
+  userJson,
+} from '../../accounts/sessions.ts';
 import type { AuthSettings } from '../../accounts/settings.ts';
-import { Session } from '../../db/entities/index.ts';
 import type { AppDependencies } from '../dependencies.ts';
 import { parseBody, parseQuery } from '../validation.ts';
 import { readCookieCache, writeCookieCache } from './cookie-cache.ts';
@@ -90,12 +96,7 @@ export function sessionRoutes({ orm }: AppDependencies, settings: AuthSettings):
 
   router.get('/list-sessions', async (ctx) => {
     const { user, token } = await requireSignedIn(ctx, orm, settings);
-    const sessions = await orm.em.find(
-      Session,
-      // Impersonation sessions belong to the admin acting, not to the user: never listed.
-      { user, expiresAt: { $gt: new Date() }, impersonatedBy: null },
-      { orderBy: { createdAt: 'asc' } },
-    );
+    const sessions = await listOwnSessions(orm.em, user);
     const currentId = sessionIdFromToken(token);
     ctx.body = sessions.map((session) =>
       sessionJson(session, session.id === currentId ? token : session.id),
@@ -105,25 +106,19 @@ export function sessionRoutes({ orm }: AppDependencies, settings: AuthSettings):
   router.post('/revoke-session', async (ctx) => {
     const { token } = parseBody(ctx, revokeSessionBody);
     const { user } = await requireSignedIn(ctx, orm, settings);
-    const session =
-      (await orm.em.findOne(Session, { id: sessionIdFromToken(token) })) ??
-      (await orm.em.findOne(Session, { id: token }));
-    if (!session) throw authError('invalid', 'SESSION_NOT_FOUND');
-    // Another user's session answers like a missing sign-in, as Better Auth does.
-    if (session.user.id !== user.id) throw new EmptyAnswer('unauthenticated');
-    await orm.em.nativeDelete(Session, { id: session.id });
+    await revokeOwnSession(orm.em, user, token);
     ctx.body = { status: true };
   });
 
   router.post('/revoke-sessions', async (ctx) => {
     const { user } = await requireSignedIn(ctx, orm, settings);
-    await orm.em.nativeDelete(Session, { user });
+    await revokeOwnSessions(orm.em, user);
     ctx.body = { status: true };
   });
 
   router.post('/revoke-other-sessions', async (ctx) => {
     const { user, token } = await requireSignedIn(ctx, orm, settings);
-    await orm.em.nativeDelete(Session, { user, id: { $ne: sessionIdFromToken(token) } });
+    await revokeOwnSessions(orm.em, user, { except: token });
     ctx.body = { status: true };
   });
 

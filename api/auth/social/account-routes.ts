@@ -1,11 +1,15 @@
 import Router from '@koa/router';
-import { LockMode } from '@mikro-orm/core';
 import { z } from 'zod';
 import { authError, codeFromMessage } from '../../../accounts/errors.ts';
-import { accountTokenColumns } from '../../../accounts/social/accounts.ts';
+import {
+  findOwnAccount,
+  listProviderAccounts,
+  refreshAccountTokens,
+  unlinkProviderAccount,
+} from '../../../accounts/social/accounts.ts';
 import type { ProviderTokens, SocialProvider } from '../../../accounts/social/provider.ts';
 import { AppError, type Refusal } from '../../../core/errors.ts';
-import { Account, User } from '../../../db/entities/index.ts';
+import type { Account } from '../../../db/entities/index.ts';
 import { parseBody } from '../../validation.ts';
 import { requireFreshSession, requireSignedIn } from '../session-context.ts';
 import type { SocialContext } from './context.ts';
@@ -47,7 +51,7 @@ export function providerAccountRoutes({
 
   router.get('/list-accounts', async (ctx) => {
     const { user } = await requireSignedIn(ctx, orm, settings);
-    const accounts = await orm.em.find(Account, { user }, { orderBy: { createdAt: 'asc' } });
+    const accounts = await listProviderAccounts(orm.em, user);
     ctx.body = accounts.map((account) => ({
       id: account.id,
       providerId: account.providerId,
@@ -61,44 +65,9 @@ export function providerAccountRoutes({
   router.post('/unlink-account', async (ctx) => {
     const body = parseBody(ctx, unlinkAccountBody);
     const { user } = await requireFreshSession(ctx, orm, settings);
-    await orm.em.transactional(async (em) => {
-      // With the user's row locked, two unlinks at once cannot each leave the other's account
-      // as the last and together remove both.
-      await em.findOneOrFail(User, { id: user.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-      const accounts = await em.find(Account, { user: user.id });
-      if (accounts.length === 1) throw authError('invalid', 'FAILED_TO_UNLINK_LAST_ACCOUNT');
-      const account = accounts.find(
-        (candidate) =>
-          candidate.providerId === body.providerId &&
-          (body.accountId === undefined || candidate.accountId === body.accountId),
-      );
-      if (!account) throw authError('invalid', 'ACCOUNT_NOT_FOUND');
-      em.remove(account);
-    });
+    await unlinkProviderAccount(orm.em, user, body);
     ctx.body = { status: true };
   });
-
-  /** The signed-in user's account matching `matches`, looked up among theirs only. */
-  async function ownAccount(userId: string, matches: (account: Account) => boolean) {
-    const accounts = await orm.em.find(Account, { user: userId });
-    const account = accounts.find(matches);
-    if (!account) throw authError('invalid', 'ACCOUNT_NOT_FOUND');
-    return account;
-  }
-
-  /** Renews the account's access token with its refresh token, and keeps the new tokens. */
-  async function refreshTokens(provider: SocialProvider, account: Account) {
-    const refreshToken = cipher.decrypt(account.refreshToken);
-    if (!refreshToken) throw new Error('the account has no usable refresh token');
-    const fresh = await provider.refreshAccessToken(refreshToken);
-    // A provider that does not rotate refresh tokens sends none: the old one stays good.
-    orm.em.assign(account, {
-      ...accountTokenColumns(fresh, cipher),
-      accessTokenExpiresAt: fresh.accessTokenExpiresAt ?? null,
-    });
-    await orm.em.flush();
-    return fresh;
-  }
 
   /**
    * The account's tokens, the access token renewed first when it expires within 5 seconds
@@ -110,7 +79,7 @@ export function providerAccountRoutes({
     let fresh: ProviderTokens | undefined;
     if (expiring && account.refreshToken) {
       try {
-        fresh = await refreshTokens(provider, account);
+        fresh = await refreshAccountTokens(orm.em, cipher, provider, account);
       } catch (refreshError) {
         logger.warn({ err: refreshError, provider: provider.id }, 'access token refresh failed');
         throw authError('invalid', 'FAILED_TO_GET_A_VALID_ACCESS_TOKEN');
@@ -130,19 +99,19 @@ export function providerAccountRoutes({
     const { user } = await requireSignedIn(ctx, orm, settings);
     const provider = providers.get(body.providerId);
     if (!provider) throw wordedError('invalid', `Provider ${body.providerId} is not supported.`);
-    const account = await ownAccount(user.id, tokenRequestFor(body));
+    const account = await findOwnAccount(orm.em, user.id, tokenRequestFor(body));
     ctx.body = await currentTokens(provider, account);
   });
 
   router.post('/refresh-token', async (ctx) => {
     const body = parseBody(ctx, providerTokenBody);
     const { user } = await requireSignedIn(ctx, orm, settings);
-    const account = await ownAccount(user.id, tokenRequestFor(body));
+    const account = await findOwnAccount(orm.em, user.id, tokenRequestFor(body));
     const provider = providers.get(body.providerId);
     if (!provider) throw wordedError('invalid', `Provider ${body.providerId} not found.`);
     let fresh: ProviderTokens;
     try {
-      fresh = await refreshTokens(provider, account);
+      fresh = await refreshAccountTokens(orm.em, cipher, provider, account);
     } catch (refreshError) {
       logger.warn({ err: refreshError, provider: provider.id }, 'access token refresh failed');
       throw authError('invalid', 'FAILED_TO_REFRESH_ACCESS_TOKEN');
@@ -161,7 +130,8 @@ export function providerAccountRoutes({
     const body = parseBody(ctx, accountInfoBody);
     const { user } = await requireSignedIn(ctx, orm, settings);
     // Here accountId is the provider's id of the account.
-    const account = await ownAccount(
+    const account = await findOwnAccount(
+      orm.em,
       user.id,
       (candidate) => candidate.accountId === body.accountId,
     );
