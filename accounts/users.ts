@@ -1,8 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Account, User } from '../db/entities/index.ts';
+import { Account, Session, User } from '../db/entities/index.ts';
 import { authError } from './errors.ts';
-import { hashPassword } from './passwords.ts';
+import { hashPassword, verifyPassword } from './passwords.ts';
+import { createSession, type NewSession } from './sessions.ts';
 import type { AuthSettings } from './settings.ts';
+import { consumeToken, findToken } from './verification-tokens.ts';
 
 type PasswordRules = AuthSettings['password'];
 
@@ -65,4 +67,66 @@ export async function setPassword(
   await storePassword(em, user, await hashPassword(newPassword));
   await em.flush();
   return { status: true };
+}
+
+/**
+ * reset-password: the password becomes `newPassword` with the mailed token, which is used up.
+ * Better Auth's revokeSessionsOnPasswordReset, always on: whoever knew the old password (or
+ * held a session opened with it) is signed out with the same change.
+ */
+export async function resetPassword(
+  em: EntityManager,
+  rules: PasswordRules,
+  token: string,
+  newPassword: string,
+): Promise<void> {
+  checkPasswordLength(newPassword, rules);
+  // Checked before hashing, so junk tokens cost no hash; used up below, with the change.
+  const found = await findToken(em, 'passwordReset', token);
+  if (!found || found.expired) throw authError('invalid', 'INVALID_TOKEN');
+  const passwordHash = await hashPassword(newPassword);
+  await em.transactional(async (tx) => {
+    const userId = await consumeToken(tx, 'passwordReset', token);
+    const user = userId ? await tx.findOne(User, userId) : null;
+    if (!user) throw authError('invalid', 'INVALID_TOKEN');
+    // An account made through a social provider gets its first password this way.
+    await storePassword(tx, user, passwordHash);
+    await tx.nativeDelete(Session, { user });
+  });
+}
+
+export interface PasswordChange {
+  currentPassword: string;
+  newPassword: string;
+  revokeOtherSessions?: boolean | undefined;
+}
+
+/**
+ * change-password, checking the current password. With `revokeOtherSessions`, as in Better
+ * Auth, every session ends, the caller's too, and the new session for the caller is answered.
+ */
+export async function changePassword(
+  em: EntityManager,
+  settings: AuthSettings,
+  userId: string,
+  change: PasswordChange,
+  newSessionRequest: { rememberMe: boolean; ipAddress: string | null; userAgent: string | null },
+): Promise<NewSession | null> {
+  checkPasswordLength(change.newPassword, settings.password);
+  const credential = await findCredential(em, userId);
+  if (!credential?.password) throw authError('invalid', 'CREDENTIAL_ACCOUNT_NOT_FOUND');
+  if (!(await verifyPassword(change.currentPassword, credential.password))) {
+    throw authError('invalid', 'INVALID_PASSWORD');
+  }
+  const passwordHash = await hashPassword(change.newPassword);
+  return em.transactional(async (tx) => {
+    await tx.nativeUpdate(
+      Account,
+      { id: credential.id },
+      { password: passwordHash, updatedAt: new Date() },
+    );
+    if (!change.revokeOtherSessions) return null;
+    await tx.nativeDelete(Session, { user: userId });
+    return createSession(tx, settings, tx.getReference(User, userId), newSessionRequest);
+  });
 }

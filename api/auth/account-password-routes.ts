@@ -1,12 +1,10 @@
 import Router from '@koa/router';
 import { z } from 'zod';
 import { authError } from '../../accounts/errors.ts';
-import { hashPassword, verifyPassword } from '../../accounts/passwords.ts';
-import { createSession, findUserByEmail, signedInUserJson } from '../../accounts/sessions.ts';
+import { findUserByEmail, signedInUserJson } from '../../accounts/sessions.ts';
 import type { AuthSettings } from '../../accounts/settings.ts';
-import { checkPasswordLength, findCredential, storePassword } from '../../accounts/users.ts';
-import { consumeToken, findToken } from '../../accounts/verification-tokens.ts';
-import { Account, Session, User } from '../../db/entities/index.ts';
+import { changePassword, resetPassword } from '../../accounts/users.ts';
+import { findToken } from '../../accounts/verification-tokens.ts';
 import type { AppDependencies } from '../dependencies.ts';
 import { parseBody, parseQuery } from '../validation.ts';
 import { checkCallbackURL, redirect } from './account-redirects.ts';
@@ -88,49 +86,18 @@ export function accountPasswordRoutes(
     const body = parseBody(ctx, resetPasswordBody);
     const token = body.token || parseQuery(ctx, resetPasswordQuery).token;
     if (!token) throw authError('invalid', 'INVALID_TOKEN');
-    checkPasswordLength(body.newPassword, settings.password);
-    // Checked before hashing, so junk tokens cost no hash; used up below, with the change.
-    const found = await findToken(orm.em, 'passwordReset', token);
-    if (!found || found.expired) throw authError('invalid', 'INVALID_TOKEN');
-    const passwordHash = await hashPassword(body.newPassword);
-    await orm.em.transactional(async (em) => {
-      const userId = await consumeToken(em, 'passwordReset', token);
-      const user = userId ? await em.findOne(User, userId) : null;
-      if (!user) throw authError('invalid', 'INVALID_TOKEN');
-      // An account made through a social provider gets its first password this way.
-      await storePassword(em, user, passwordHash);
-      // Better Auth's revokeSessionsOnPasswordReset, always on: whoever knew the old password
-      // (or held a session opened with it) is signed out with the same change.
-      await em.nativeDelete(Session, { user });
-    });
+    await resetPassword(orm.em, settings.password, token, body.newPassword);
     ctx.body = { status: true };
   });
 
   router.post('/change-password', async (ctx) => {
     const body = parseBody(ctx, changePasswordBody);
     const signedIn = await requireSignedIn(ctx, orm, settings);
-    checkPasswordLength(body.newPassword, settings.password);
-    const credential = await findCredential(orm.em, signedIn.user.id);
-    if (!credential?.password) throw authError('invalid', 'CREDENTIAL_ACCOUNT_NOT_FOUND');
-    if (!(await verifyPassword(body.currentPassword, credential.password))) {
-      throw authError('invalid', 'INVALID_PASSWORD');
-    }
-    const passwordHash = await hashPassword(body.newPassword);
     const rememberMe = !isShortLivedSession(ctx, settings);
-    const newSession = await orm.em.transactional(async (em) => {
-      await em.nativeUpdate(
-        Account,
-        { id: credential.id },
-        { password: passwordHash, updatedAt: new Date() },
-      );
-      if (!body.revokeOtherSessions) return null;
-      // Like Better Auth: every session ends, this one too, and this browser gets a new one.
-      await em.nativeDelete(Session, { user: signedIn.user.id });
-      return createSession(em, settings, em.getReference(User, signedIn.user.id), {
-        rememberMe,
-        ipAddress: ctx.ip || null,
-        userAgent: ctx.get('user-agent') || null,
-      });
+    const newSession = await changePassword(orm.em, settings, signedIn.user.id, body, {
+      rememberMe,
+      ipAddress: ctx.ip || null,
+      userAgent: ctx.get('user-agent') || null,
     });
     if (newSession) {
       setSessionCookies(ctx, settings, newSession.token, {

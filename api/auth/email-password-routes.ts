@@ -1,19 +1,10 @@
 import Router from '@koa/router';
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { authError, bannedUserError } from '../../accounts/errors.ts';
-import { hashPassword, verifyPassword } from '../../accounts/passwords.ts';
-import {
-  createSession,
-  deleteSessionByToken,
-  findUserByEmail,
-  isBanned,
-  signedInUserJson,
-} from '../../accounts/sessions.ts';
+import { signIn, signUp, userWithPassword } from '../../accounts/email-password.ts';
+import { authError } from '../../accounts/errors.ts';
+import { deleteSessionByToken, signedInUserJson } from '../../accounts/sessions.ts';
 import type { AuthSettings } from '../../accounts/settings.ts';
-import { checkPasswordLength, createUser, storePassword } from '../../accounts/users.ts';
-import { Account } from '../../db/entities/index.ts';
 import type { AppDependencies } from '../dependencies.ts';
 import { parseBody } from '../validation.ts';
 import { authMails } from './auth-mail.ts';
@@ -39,9 +30,6 @@ const signInBody = z.object({
   rememberMe: z.boolean().optional(),
 });
 
-/** Compared against when the account does not exist, so that answer takes as long as a real one. */
-const decoyPasswordHash = hashPassword('decoy password for accounts that do not exist');
-
 const requestOrigin = (ctx: Context) => ({
   ipAddress: ctx.ip || null,
   userAgent: ctx.get('user-agent') || null,
@@ -57,40 +45,23 @@ export function emailPasswordRoutes(dependencies: AppDependencies, settings: Aut
   router.post('/sign-up/email', async (ctx) => {
     const body = parseBody(ctx, signUpBody);
     if (!isEmail(body.email)) throw authError('invalid', 'INVALID_EMAIL');
-    checkPasswordLength(body.password, settings.password);
-    const email = body.email.toLowerCase();
-    if (await findUserByEmail(orm.em, email)) {
-      throw authError('unprocessable', 'USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL');
-    }
-    const passwordHash = await hashPassword(body.password);
     const signInNow = !settings.requireEmailVerification;
     const rememberMe = body.rememberMe ?? true;
-    try {
-      // The user, the password and the first session exist together or not at all.
-      const created = await orm.em.transactional(async (em) => {
-        const user = createUser(em, { email, name: body.name, image: body.image ?? null });
-        await storePassword(em, user, passwordHash);
-        const session = signInNow
-          ? createSession(em, settings, user, { rememberMe, ...requestOrigin(ctx) })
-          : undefined;
-        return { user, session };
+    const created = await signUp(
+      orm.em,
+      settings,
+      { email: body.email, name: body.name, password: body.password, image: body.image },
+      signInNow ? { rememberMe, ...requestOrigin(ctx) } : null,
+    );
+    if (created.session) {
+      setSessionCookies(ctx, settings, created.session.token, {
+        rememberMe,
+        maxAgeSeconds: created.session.maxAgeSeconds,
       });
-      if (created.session) {
-        setSessionCookies(ctx, settings, created.session.token, {
-          rememberMe,
-          maxAgeSeconds: created.session.maxAgeSeconds,
-        });
-      }
-      // Signed in only once verified: the link to verify goes out now.
-      if (!signInNow) await mails.verifyEmail(created.user, body.callbackURL);
-      ctx.body = { token: created.session?.token ?? null, user: signedInUserJson(created.user) };
-    } catch (error) {
-      // Two sign-ups with one email raced past the check above: the unique index decides.
-      if (error instanceof UniqueConstraintViolationException) {
-        throw authError('unprocessable', 'USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL');
-      }
-      throw error;
     }
+    // Signed in only once verified: the link to verify goes out now.
+    if (!signInNow) await mails.verifyEmail(created.user, body.callbackURL);
+    ctx.body = { token: created.session?.token ?? null, user: signedInUserJson(created.user) };
   });
 
   router.post('/sign-in/email', async (ctx) => {
@@ -98,16 +69,8 @@ export function emailPasswordRoutes(dependencies: AppDependencies, settings: Aut
     if (!isEmail(body.email)) throw authError('invalid', 'INVALID_EMAIL');
     const attempt = await throttle.admit(ctx, body.email);
     if (!attempt) return;
-    const user = await findUserByEmail(orm.em, body.email);
-    const credential = user
-      ? await orm.em.findOne(Account, { user, providerId: 'credential' })
-      : null;
-    const passwordMatches = await verifyPassword(
-      body.password,
-      credential?.password ?? (await decoyPasswordHash),
-    );
-    // One answer for an unknown email, an account without a password and a wrong password.
-    if (!user || !credential?.password || !passwordMatches) {
+    const user = await userWithPassword(orm.em, body.email, body.password);
+    if (!user) {
       await attempt.failed();
       throw authError('unauthenticated', 'INVALID_EMAIL_OR_PASSWORD');
     }
@@ -117,12 +80,8 @@ export function emailPasswordRoutes(dependencies: AppDependencies, settings: Aut
       await mails.verifyEmail(user, body.callbackURL);
       throw authError('forbidden', 'EMAIL_NOT_VERIFIED');
     }
-    if (isBanned(user)) throw bannedUserError();
-    // A ban whose time has run out is lifted at the next sign-in, as Better Auth does.
-    if (user.banned) Object.assign(user, { banned: false, banReason: null, banExpires: null });
     const rememberMe = body.rememberMe ?? true;
-    const created = createSession(orm.em, settings, user, { rememberMe, ...requestOrigin(ctx) });
-    await orm.em.flush();
+    const created = await signIn(orm.em, settings, user, { rememberMe, ...requestOrigin(ctx) });
     setSessionCookies(ctx, settings, created.token, {
       rememberMe,
       maxAgeSeconds: created.maxAgeSeconds,
