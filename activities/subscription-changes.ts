@@ -2,11 +2,12 @@ import {
   applySubscriptionChange,
   type SubscriptionChangeDependencies,
 } from '../commerce/subscriptions/changes.ts';
-import { toActivityFailure } from '../processes/activity-errors.ts';
 import type {
   SubscriptionChange,
   SubscriptionChangeResult,
 } from '../domain/subscription-schedule.ts';
+import { toActivityFailure } from '../processes/activity-errors.ts';
+import { workflowIds } from '../processes/workflow-ids.ts';
 
 /**
  * The changes of a subscription asked through the API, applied by its workflow: each one
@@ -29,7 +30,8 @@ export function createSubscriptionChangeActivities(deps: SubscriptionChangeDepen
       change: SubscriptionChange;
     }): Promise<SubscriptionChangeResult> {
       try {
-        return await applySubscriptionChange(deps, subscriptionId, updateId, change);
+        const update = { id: updateId, workflowId: workflowIds.subscription(subscriptionId) };
+        return await applySubscriptionChange(deps, subscriptionId, update, change);
       } catch (error) {
         return toActivityFailure(error);
       }

@@ -9,6 +9,7 @@ import { eventually } from '../../devstack/eventually.ts';
 import { stripeSimulatorControl } from '../../devstack/stripe-simulator.ts';
 import type { SubscriptionChange } from '../../domain/subscription-schedule.ts';
 import { createStripeClient } from '../../integrations/stripe/client.ts';
+import { workflowIds } from '../../processes/workflow-ids.ts';
 import { callV1, createSeller, type Seller, startCommerceApi, type TestApi } from '../testing.ts';
 import { applySubscriptionChange } from './changes.ts';
 import { advanceTestClock, subscribeOnTestClock } from './testing.ts';
@@ -266,8 +267,9 @@ describe('subscription changes (PATCH and DELETE /v1/subscriptions/{id})', () =>
       publicUrl: api.config.api.publicUrl,
     };
     const twice = async (updateId: string, change: SubscriptionChange) => {
-      await applySubscriptionChange(deps, subscription.id, updateId, change);
-      return applySubscriptionChange(deps, subscription.id, updateId, change);
+      const update = { id: updateId, workflowId: workflowIds.subscription(subscription.id) };
+      await applySubscriptionChange(deps, subscription.id, update, change);
+      return applySubscriptionChange(deps, subscription.id, update, change);
     };
 
     const upgrade = { kind: 'product', productId: pro.id, prorationBehavior: 'invoice' } as const;

@@ -26,7 +26,6 @@ import type {
 } from '../../domain/subscription-schedule.ts';
 import type { StripeClient } from '../../integrations/stripe/client.ts';
 import { chargeSubscriptionCard } from '../../integrations/stripe/payments.ts';
-import { workflowIds } from '../../processes/workflow-ids.ts';
 import { announceCustomerStateChange } from '../customers/state.ts';
 import { commerceError, resourceNotFound } from '../errors.ts';
 import { nextInvoiceNumber, serializeOrders } from '../orders/service.ts';
@@ -45,6 +44,14 @@ export interface SubscriptionChangeDependencies {
   publicUrl: string;
 }
 
+/** One change asked of a subscription's workflow, as its update names it. */
+export interface SubscriptionUpdate {
+  /** The update's id: a retried activity finds its own work done. */
+  id: string;
+  /** The workflow the update runs in: a charge's outcome is routed back to it. */
+  workflowId: string;
+}
+
 type Change<Kind extends SubscriptionChange['kind']> = Extract<SubscriptionChange, { kind: Kind }>;
 
 /** A subscription whose life is over: nothing changes it any more. */
@@ -58,13 +65,13 @@ export const hasEnded = (subscription: Pick<Subscription, 'status' | 'endedAt'>)
  * changeSubscription update runs it, so it never races a renewal): one transaction with the
  * subscription row locked, its events in the outbox. Run again (a retried activity), a change
  * finds the subscription already as asked and answers it unchanged; an `invoice` plan change
- * charges under an idempotency key named by `updateId`, so Stripe answers a retry with the first
+ * charges under an idempotency key named by the update's id, so Stripe answers a retry with the first
  * charge.
  */
 export async function applySubscriptionChange(
   deps: SubscriptionChangeDependencies,
   subscriptionId: string,
-  updateId: string,
+  update: SubscriptionUpdate,
   change: SubscriptionChange,
 ): Promise<SubscriptionChangeResult> {
   switch (change.kind) {
@@ -87,7 +94,7 @@ export async function applySubscriptionChange(
         changeDiscount(tx, subscription, change, now),
       );
     case 'product':
-      return changeProduct(deps, subscriptionId, updateId, change);
+      return changeProduct(deps, subscriptionId, update, change);
   }
 }
 
@@ -355,7 +362,7 @@ async function prorationItemsOf(
 async function chargeDifference(
   { orm, stripe }: SubscriptionChangeDependencies,
   subscription: Subscription,
-  updateId: string,
+  update: SubscriptionUpdate,
   amount: number,
 ): Promise<string> {
   const stripeCustomerId = subscription.customer.stripeCustomerId;
@@ -366,9 +373,9 @@ async function chargeDifference(
   const charged = await chargeSubscriptionCard(
     { orm, stripe },
     {
-      workflowId: workflowIds.subscription(subscription.id),
+      workflowId: update.workflowId,
       organizationId: subscription.organization.id,
-      idempotencyKey: `subscription-update:${updateId}`,
+      idempotencyKey: `subscription-update:${update.id}`,
       amount,
       currency: subscription.currency,
       stripeCustomerId,
@@ -399,7 +406,7 @@ async function chargeDifference(
 async function changeProduct(
   deps: SubscriptionChangeDependencies,
   subscriptionId: string,
-  updateId: string,
+  update: SubscriptionUpdate,
   change: Change<'product'>,
 ): Promise<SubscriptionChangeResult> {
   const em = deps.orm.em.fork();
@@ -433,7 +440,7 @@ async function changeProduct(
   const difference = items.reduce((sum, item) => sum + item.amount, 0);
   const invoiced = behavior === 'invoice' && difference > 0;
   const paymentId = invoiced
-    ? await chargeDifference(deps, subscription, updateId, difference)
+    ? await chargeDifference(deps, subscription, update, difference)
     : null;
 
   return em.fork().transactional(async (tx) => {
