@@ -38,24 +38,6 @@ export function listResource<T>(items: T[], totalCount: number, page: Page): Lis
   };
 }
 
-/**
- * One page of a list as the caller may see it: `read` answers the page's rows and how many
- * match, `serialize` their wire shapes. A list whose `organization_id` filter names only other
- * organizations than the caller's is empty, read from nothing (no caller: no such check). Read
- * the other query parameters first: bad input answers 422 whatever the organization filter.
- */
-export async function listPage<Row, Wire>(
-  ctx: Context,
-  caller: CommerceCaller | null,
-  page: Page,
-  read: () => Promise<[Row[], number]>,
-  serialize: (rows: Row[]) => Wire[] | Promise<Wire[]>,
-): Promise<ListResource<Wire>> {
-  if (caller && !organizationFilterMatches(ctx, caller)) return listResource([], 0, page);
-  const [rows, total] = await read();
-  return listResource(await serialize(rows), total, page);
-}
-
 export interface ListRoute<Lister, Query extends { page: Page }, Row, Wire> {
   /** Who lists, asked first: the /v1 caller unless said (the portal's session customer). */
   lister?: (ctx: Context) => Lister;
@@ -81,7 +63,9 @@ export interface ListRoute<Lister, Query extends { page: Page }, Row, Wire> {
 
 /**
  * The handler of a list route: reads the query, lists, and answers Polar's `{items, pagination}`
- * envelope. Bad input answers 422 whatever the organization filter.
+ * envelope. Bad input answers 422 whatever the organization filter: the query is read first. A
+ * list whose `organization_id` filter names only other organizations than the caller's is
+ * empty, read from nothing.
  */
 export function listRoute<Query extends { page: Page }, Row, Wire, Lister = CommerceCaller>(
   route: ListRoute<Lister, Query, Row, Wire>,
@@ -92,14 +76,13 @@ export function listRoute<Query extends { page: Page }, Row, Wire, Lister = Comm
   return async (ctx) => {
     const lister = listerOf(ctx);
     const query = read(ctx);
-    const answer = () =>
-      listPage(
-        ctx,
-        ownOrganizationOnly ? callerOf(ctx) : null,
-        query.page,
-        () => list(lister, query),
-        (rows) => serialize(rows, lister),
-      );
+    const answer = async () => {
+      if (ownOrganizationOnly && !organizationFilterMatches(ctx, callerOf(ctx))) {
+        return listResource<Wire>([], 0, query.page);
+      }
+      const [rows, total] = await list(lister, query);
+      return listResource(await serialize(rows, lister), total, query.page);
+    };
     if (cached) {
       ctx.type = 'json';
       ctx.body = await cached(ctx, lister, answer);
