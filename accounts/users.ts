@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { revokeTokensOfCreator } from '../commerce/access-tokens/service.ts';
 import { Account, Session, User } from '../db/entities/index.ts';
 import { authError } from './errors.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
@@ -47,6 +48,20 @@ export function createUser(
 /** The user's password account, or null when they only sign in through social providers. */
 export function findCredential(em: EntityManager, userId: string): Promise<Account | null> {
   return em.findOne(Account, { user: userId, providerId: 'credential' });
+}
+
+/** The user's password account, when `password` is its password; else the refusal. */
+export async function requirePassword(
+  em: EntityManager,
+  userId: string,
+  password: string,
+): Promise<Account> {
+  const credential = await findCredential(em, userId);
+  if (!credential?.password) throw authError('invalid', 'CREDENTIAL_ACCOUNT_NOT_FOUND');
+  if (!(await verifyPassword(password, credential.password))) {
+    throw authError('invalid', 'INVALID_PASSWORD');
+  }
+  return credential;
 }
 
 /**
@@ -113,11 +128,7 @@ export async function changePassword(
   newSessionRequest: { rememberMe: boolean; ipAddress: string | null; userAgent: string | null },
 ): Promise<NewSession | null> {
   checkPasswordLength(change.newPassword, settings.password);
-  const credential = await findCredential(em, userId);
-  if (!credential?.password) throw authError('invalid', 'CREDENTIAL_ACCOUNT_NOT_FOUND');
-  if (!(await verifyPassword(change.currentPassword, credential.password))) {
-    throw authError('invalid', 'INVALID_PASSWORD');
-  }
+  const credential = await requirePassword(em, userId, change.currentPassword);
   const passwordHash = await hashPassword(change.newPassword);
   return em.transactional(async (tx) => {
     await tx.nativeUpdate(
@@ -128,5 +139,24 @@ export async function changePassword(
     if (!change.revokeOtherSessions) return null;
     await tx.nativeDelete(Session, { user: userId });
     return createSession(tx, settings, tx.getReference(User, userId), newSessionRequest);
+  });
+}
+
+/**
+ * Deletes the user with their own deletion token: the access tokens they created are revoked;
+ * sessions, accounts and memberships cascade. Another user's token is refused and, rolled
+ * back, stays good for its owner.
+ */
+export async function deleteUserWithToken(
+  em: EntityManager,
+  userId: string,
+  token: string,
+): Promise<void> {
+  await em.transactional(async (tx) => {
+    if ((await consumeToken(tx, 'accountDeletion', token)) !== userId) {
+      throw authError('not_found', 'INVALID_TOKEN');
+    }
+    await revokeTokensOfCreator(tx, userId);
+    await tx.nativeDelete(User, { id: userId });
   });
 }

@@ -193,6 +193,48 @@ export async function linkProviderAccount(
   }
 }
 
+/**
+ * link-social with an id token: the signed-in user's own account of it stays as it is; else it
+ * links under the same rules, refused in Better Auth's words for this path.
+ */
+export async function linkIdTokenAccount(
+  em: EntityManager,
+  rules: LinkingRules,
+  cipher: TokenCipher,
+  link: {
+    user: User;
+    providerId: SocialProviderId;
+    profile: ProviderUser & { email: string };
+    tokens: Partial<ProviderTokens>;
+  },
+): Promise<void> {
+  const { user, providerId, profile } = link;
+  const accountId = String(profile.id);
+  if (await em.findOne(Account, { user, providerId, accountId })) return;
+  if (!rules.trustedProviders.includes(providerId) && !profile.emailVerified) {
+    throw authError('unauthenticated', 'LINKING_NOT_ALLOWED');
+  }
+  if (profile.email.toLowerCase() !== user.email && !rules.allowDifferentEmails) {
+    throw authError('unauthenticated', 'LINKING_DIFFERENT_EMAILS_NOT_ALLOWED');
+  }
+  try {
+    await em.transactional(async (tx) => {
+      tx.create(Account, {
+        user: user.id,
+        providerId,
+        accountId,
+        ...accountTokenColumns(link.tokens, cipher),
+      });
+    });
+  } catch (error) {
+    // The provider account belongs to another user already.
+    if (error instanceof UniqueConstraintViolationException) {
+      throw authError('not_linked', 'LINKING_FAILED');
+    }
+    throw error;
+  }
+}
+
 /** The user's provider accounts (and password account), oldest first. */
 export function listProviderAccounts(em: EntityManager, user: User): Promise<Account[]> {
   return em.find(Account, { user }, { orderBy: { createdAt: 'asc' } });

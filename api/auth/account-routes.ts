@@ -2,13 +2,9 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { authError } from '../../accounts/errors.ts';
-import { verifyPassword } from '../../accounts/passwords.ts';
 import type { SignedIn } from '../../accounts/sessions.ts';
 import type { AuthSettings } from '../../accounts/settings.ts';
-import { findCredential } from '../../accounts/users.ts';
-import { consumeToken } from '../../accounts/verification-tokens.ts';
-import { revokeTokensOfCreator } from '../../commerce/access-tokens/service.ts';
-import { User } from '../../db/entities/index.ts';
+import { deleteUserWithToken, requirePassword } from '../../accounts/users.ts';
 import type { AppDependencies } from '../dependencies.ts';
 import { parseBody, parseQuery } from '../validation.ts';
 import { accountEmailRoutes } from './account-email-routes.ts';
@@ -41,31 +37,16 @@ export function accountRoutes(dependencies: AppDependencies, settings: AuthSetti
   const mails = authMails(dependencies);
   const router = new Router();
 
-  /**
-   * Deletes the signed-in user with their own deletion token: the access tokens they created
-   * are revoked, sessions, accounts and memberships cascade.
-   */
+  /** Deletes the signed-in user with their own deletion token, and their cookies go. */
   async function deleteWithToken(ctx: Context, { user }: SignedIn, token: string) {
-    await orm.em.transactional(async (em) => {
-      const userId = await consumeToken(em, 'accountDeletion', token);
-      // Another user's token is refused and, rolled back, stays good for its owner.
-      if (userId !== user.id) throw authError('not_found', 'INVALID_TOKEN');
-      await revokeTokensOfCreator(em, user.id);
-      await em.nativeDelete(User, { id: user.id });
-    });
+    await deleteUserWithToken(orm.em, user.id, token);
     clearSessionCookies(ctx, settings);
   }
 
   router.post('/delete-user', async (ctx) => {
     const body = parseBody(ctx, deleteUserBody);
     const signedIn = await requireSignedIn(ctx, orm, settings);
-    if (body.password) {
-      const credential = await findCredential(orm.em, signedIn.user.id);
-      if (!credential?.password) throw authError('invalid', 'CREDENTIAL_ACCOUNT_NOT_FOUND');
-      if (!(await verifyPassword(body.password, credential.password))) {
-        throw authError('invalid', 'INVALID_PASSWORD');
-      }
-    }
+    if (body.password) await requirePassword(orm.em, signedIn.user.id, body.password);
     if (body.token) {
       await deleteWithToken(ctx, signedIn, body.token);
       ctx.body = userDeleted;

@@ -1,5 +1,4 @@
 import Router from '@koa/router';
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import {
@@ -10,14 +9,13 @@ import {
 } from '../../../accounts/errors.ts';
 import { signedInUserJson } from '../../../accounts/sessions.ts';
 import {
-  accountTokenColumns,
+  linkIdTokenAccount,
   linkProviderAccount,
   type SignInRefusal,
   signInWithProviderAccount,
 } from '../../../accounts/social/accounts.ts';
 import type { ProviderTokens, SocialProvider } from '../../../accounts/social/provider.ts';
 import { authBaseUrl } from '../../../accounts/social/providers.ts';
-import { Account } from '../../../db/entities/index.ts';
 import { parseBody } from '../../validation.ts';
 import { redirect } from '../account-redirects.ts';
 import { setSessionCookies } from '../cookies.ts';
@@ -254,40 +252,17 @@ export function socialSignInRoutes({
 
     if (body.idToken) {
       const profile = await idTokenUser(provider, body.idToken);
-      const accountId = String(profile.id);
-      const mine = await orm.em.findOne(Account, { user, providerId: provider.id, accountId });
-      if (mine) {
-        ctx.body = linked;
-        return;
-      }
-      if (!rules.trustedProviders.includes(provider.id) && !profile.emailVerified) {
-        throw authError('unauthenticated', 'LINKING_NOT_ALLOWED');
-      }
-      if (profile.email.toLowerCase() !== user.email && !rules.allowDifferentEmails) {
-        throw authError('unauthenticated', 'LINKING_DIFFERENT_EMAILS_NOT_ALLOWED');
-      }
-      const tokens = {
-        idToken: body.idToken.token,
-        accessToken: body.idToken.accessToken,
-        refreshToken: body.idToken.refreshToken,
-        scopes: body.idToken.scopes,
-      };
-      try {
-        await orm.em.transactional(async (em) => {
-          em.create(Account, {
-            user: user.id,
-            providerId: provider.id,
-            accountId,
-            ...accountTokenColumns(tokens, cipher),
-          });
-        });
-      } catch (error) {
-        // The provider account belongs to another user already.
-        if (error instanceof UniqueConstraintViolationException) {
-          throw authError('not_linked', 'LINKING_FAILED');
-        }
-        throw error;
-      }
+      await linkIdTokenAccount(orm.em, rules, cipher, {
+        user,
+        providerId: provider.id,
+        profile,
+        tokens: {
+          idToken: body.idToken.token,
+          accessToken: body.idToken.accessToken,
+          refreshToken: body.idToken.refreshToken,
+          scopes: body.idToken.scopes,
+        },
+      });
       ctx.body = linked;
       return;
     }
