@@ -15,11 +15,10 @@ import {
   customerPortalCustomerWire,
 } from '../customer-portal/schemas.ts';
 import { customerOAuthAccounts } from '../customer-portal/service.ts';
-import { customerSession, sessionCustomerOf } from '../customer-sessions/auth.ts';
+import { sessionCustomerOf } from '../customer-sessions/auth.ts';
 import { notPermitted, resourceNotFound } from '../errors.ts';
 import { partUrlLifetimeMs } from '../files/service.ts';
-import { listRoute, readPage, readQueryIds } from '../http/listing.ts';
-import { publicRateLimit } from '../http/rate-limits.ts';
+import { portalGate, readBenefitBoundQuery } from '../http/portal.ts';
 import { readIdParam } from '../http/request.ts';
 import { downloadUrl, downloadUrlLifetimeMs, readDownload, signDownload } from './downloads.ts';
 import { linkAuthorizationUrl, readLinkState, saveLinkedAccount } from './oauth-accounts.ts';
@@ -39,8 +38,7 @@ const authorizeQuery = z
 export function customerPortalGrantRoutes(dependencies: AppDependencies): Router {
   const { orm, config, temporal } = dependencies;
   const router = new Router({ prefix: '/v1/customer-portal' });
-  const session = customerSession();
-  const limit = publicRateLimit(dependencies);
+  const { session, limit, list } = portalGate(dependencies);
   const { secret, trustedOrigins } = authSettings(config);
   const { publicUrl } = config.api;
   const storage = config.files.s3
@@ -130,15 +128,8 @@ export function customerPortalGrantRoutes(dependencies: AppDependencies): Router
 
   router.get(
     '/downloadables/',
-    limit('portalRead'),
-    session,
-    listRoute({
-      lister: sessionCustomerOf,
-      read: (ctx) => ({
-        page: readPage(ctx),
-        benefitIds: readQueryIds(ctx, 'benefit_id'),
-        organizationIds: readQueryIds(ctx, 'organization_id'),
-      }),
+    ...list({
+      read: readBenefitBoundQuery,
       list: (customer, query) => listCustomerDownloadables(orm.em, customer, query),
       serialize: (downloadables) => {
         const expiresAt = Date.now() + downloadUrlLifetimeMs;

@@ -4,9 +4,9 @@ import type { AppDependencies } from '../../api/dependencies.ts';
 import { parseQuery } from '../../api/validation.ts';
 import { benefitTypes } from '../../db/entities/benefit.ts';
 import { type Customer, type Order, Organization } from '../../db/entities/index.ts';
-import { customerSession, sessionCustomerOf } from '../customer-sessions/auth.ts';
-import { listRoute, readPage, readQueryIds, readQueryList, readSorting } from '../http/listing.ts';
-import { publicRateLimit } from '../http/rate-limits.ts';
+import { sessionCustomerOf } from '../customer-sessions/auth.ts';
+import { readPage, readQueryIds, readQueryList, readSorting } from '../http/listing.ts';
+import { portalGate } from '../http/portal.ts';
 import { readIdParam } from '../http/request.ts';
 import type { OrderWire } from '../orders/schemas.ts';
 import { productBillingTypeFilter } from '../orders/schemas.ts';
@@ -39,8 +39,7 @@ const orderListQuery = z.object({ query: z.string().trim().min(1).optional() }).
 export function customerPortalRoutes(dependencies: AppDependencies): Router {
   const { orm, config } = dependencies;
   const router = new Router({ prefix: '/v1/customer-portal' });
-  const session = customerSession();
-  const limit = publicRateLimit(dependencies);
+  const { session, limit, list } = portalGate(dependencies);
 
   /** The session customer's portal profile, every grant embeds it. */
   async function portalCustomer(customer: Customer) {
@@ -53,10 +52,7 @@ export function customerPortalRoutes(dependencies: AppDependencies): Router {
 
   router.get(
     '/benefit-grants/',
-    limit('portalRead'),
-    session,
-    listRoute({
-      lister: sessionCustomerOf,
+    ...list({
       read: (ctx) => ({
         page: readPage(ctx),
         sorting: readSorting(ctx, customerBenefitGrantSortFields, '-granted_at'),
@@ -105,10 +101,7 @@ export function customerPortalRoutes(dependencies: AppDependencies): Router {
 
   router.get(
     '/orders/',
-    limit('portalRead'),
-    session,
-    listRoute({
-      lister: sessionCustomerOf,
+    ...list({
       read: (ctx) => ({
         page: readPage(ctx),
         sorting: readSorting(ctx, customerOrderSortFields, '-created_at'),

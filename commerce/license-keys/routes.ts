@@ -2,10 +2,10 @@ import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import type { AppDependencies } from '../../api/dependencies.ts';
 import { parseBody } from '../../api/validation.ts';
-import { customerSession, sessionCustomerOf } from '../customer-sessions/auth.ts';
+import { sessionCustomerOf } from '../customer-sessions/auth.ts';
 import { callerOf, scope } from '../http/caller.ts';
 import { listRoute, readPage, readQueryIds } from '../http/listing.ts';
-import { publicRateLimit } from '../http/rate-limits.ts';
+import { portalGate, readBenefitBoundQuery } from '../http/portal.ts';
 import { readIdParam } from '../http/request.ts';
 import {
   licenseKeyActivateInput,
@@ -125,8 +125,7 @@ export function licenseKeyRoutes(dependencies: AppDependencies): Router {
 export function customerPortalLicenseKeyRoutes(dependencies: AppDependencies): Router {
   const { orm } = dependencies;
   const router = new Router({ prefix: '/v1/customer-portal/license-keys' });
-  const session = customerSession();
-  const limit = publicRateLimit(dependencies);
+  const { session, limit, list } = portalGate(dependencies);
 
   keyChecks(
     router,
@@ -137,15 +136,8 @@ export function customerPortalLicenseKeyRoutes(dependencies: AppDependencies): R
 
   router.get(
     '/',
-    limit('portalRead'),
-    session,
-    listRoute({
-      lister: sessionCustomerOf,
-      read: (ctx) => ({
-        page: readPage(ctx),
-        benefitIds: readQueryIds(ctx, 'benefit_id'),
-        organizationIds: readQueryIds(ctx, 'organization_id'),
-      }),
+    ...list({
+      read: readBenefitBoundQuery,
       list: (customer, query) => listLicenseKeys(orm.em, { customerId: customer.id }, query),
       serialize: (keys) => keys.map(licenseKeyWire),
     }),
