@@ -5,6 +5,7 @@ import { sha256 } from '@oslojs/crypto/sha2';
 import { encodeHexLowerCase } from '@oslojs/encoding';
 import { AppError, type Refusal } from '../core/errors.ts';
 import { ApiKey, type User } from '../db/entities/index.ts';
+import { isUuid } from '../db/ids.ts';
 import { type AuthMessage, authError, authMessages, codeFromMessage } from './errors.ts';
 
 /** Better Auth's apiKey plugin defaults (1.3.34), metadata switched on. */
@@ -340,6 +341,21 @@ export async function verifyApiKey(
 }
 
 /** Deletes every key whose expiry has passed; answers how many. */
+/** Another user's key answers as a missing one, so keys cannot be probed across accounts. */
+export async function findOwnApiKey(em: EntityManager, id: string, owner: User): Promise<ApiKey> {
+  const apiKey = isUuid(id) ? await em.findOne(ApiKey, { id, user: owner }) : null;
+  if (!apiKey) throw authError('not_found', 'API_KEY_NOT_FOUND');
+  return apiKey;
+}
+
+export async function deleteApiKey(em: EntityManager, id: string, owner: User): Promise<void> {
+  await em.remove(await findOwnApiKey(em, id, owner)).flush();
+}
+
+export function listApiKeys(em: EntityManager, owner: User): Promise<ApiKey[]> {
+  return em.find(ApiKey, { user: owner }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+}
+
 export function deleteExpiredApiKeys(em: EntityManager): Promise<number> {
   return em.nativeDelete(ApiKey, { expiresAt: { $lt: new Date() } });
 }

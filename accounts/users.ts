@@ -1,3 +1,4 @@
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { revokeTokensOfCreator } from '../commerce/access-tokens/service.ts';
 import { Account, Session, User } from '../db/entities/index.ts';
@@ -159,4 +160,24 @@ export async function deleteUserWithToken(
     await revokeTokensOfCreator(tx, userId);
     await tx.nativeDelete(User, { id: userId });
   });
+}
+
+/** Saves a new address, which starts unverified; two accounts never share one. */
+export async function moveEmail(em: EntityManager, user: User, newEmail: string): Promise<void> {
+  user.email = newEmail;
+  user.emailVerified = false;
+  try {
+    await em.flush();
+  } catch (error) {
+    // Another account took the address since it was checked.
+    if (error instanceof UniqueConstraintViolationException) {
+      throw authError('invalid', 'COULDNT_UPDATE_YOUR_EMAIL');
+    }
+    throw error;
+  }
+}
+
+export async function markEmailVerified(em: EntityManager, user: User): Promise<void> {
+  user.emailVerified = true;
+  await em.flush();
 }

@@ -1,11 +1,10 @@
 import Router from '@koa/router';
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { z } from 'zod';
 import { type AuthMessage, authError } from '../../accounts/errors.ts';
 import { findUserByEmail, signedInUserJson } from '../../accounts/sessions.ts';
 import type { AuthSettings } from '../../accounts/settings.ts';
+import { markEmailVerified, moveEmail } from '../../accounts/users.ts';
 import { findToken } from '../../accounts/verification-tokens.ts';
-import type { User } from '../../db/entities/index.ts';
 import type { AppDependencies } from '../dependencies.ts';
 import { parseBody, parseQuery } from '../validation.ts';
 import { checkCallbackURL, redirect, withError } from './account-redirects.ts';
@@ -42,21 +41,6 @@ export function accountEmailRoutes(dependencies: AppDependencies, settings: Auth
   const { orm } = dependencies;
   const mails = authMails(dependencies);
   const router = new Router();
-
-  /** Saves a new address, which starts unverified; two accounts never share one. */
-  async function moveEmail(user: User, newEmail: string) {
-    user.email = newEmail;
-    user.emailVerified = false;
-    try {
-      await orm.em.flush();
-    } catch (error) {
-      // Another account took the address since it was checked.
-      if (error instanceof UniqueConstraintViolationException) {
-        throw authError('invalid', 'COULDNT_UPDATE_YOUR_EMAIL');
-      }
-      throw error;
-    }
-  }
 
   router.post('/send-verification-email', async (ctx) => {
     const body = parseBody(ctx, sendVerificationBody);
@@ -101,8 +85,7 @@ export function accountEmailRoutes(dependencies: AppDependencies, settings: Auth
 
     if (!subject.updateTo) {
       // Repeatable while the token lives, like Better Auth's signed tokens.
-      user.emailVerified = true;
-      await orm.em.flush();
+      await markEmailVerified(orm.em, user);
       if (callbackURL) return redirect(ctx, callbackURL);
       ctx.body = { status: true, user: null };
       return;
@@ -111,7 +94,7 @@ export function accountEmailRoutes(dependencies: AppDependencies, settings: Auth
     // Confirming a verified account's move: only its owner, signed in, may do it.
     const signedIn = await signedInOrNull(ctx, orm, settings);
     if (!signedIn || signedIn.user.id !== user.id) return fail('unauthorized');
-    await moveEmail(user, subject.updateTo);
+    await moveEmail(orm.em, user, subject.updateTo);
     await mails.verifyEmail(user, callbackURL);
     reissueSessionCookies(ctx, settings, signedIn);
     if (callbackURL) return redirect(ctx, callbackURL);
@@ -131,7 +114,7 @@ export function accountEmailRoutes(dependencies: AppDependencies, settings: Auth
       await mails.confirmEmailChange(user, newEmail, body.callbackURL);
     } else {
       // An address nobody has verified proves nothing to keep: it changes at once.
-      await moveEmail(user, newEmail);
+      await moveEmail(orm.em, user, newEmail);
       reissueSessionCookies(ctx, settings, signedIn);
       await mails.verifyEmail(user, body.callbackURL);
     }

@@ -6,15 +6,17 @@ import {
   apiKeyDefaults,
   apiKeyJson,
   createApiKey,
+  deleteApiKey,
   deleteExpiredApiKeys,
+  findOwnApiKey,
+  listApiKeys,
   sweepExpiredApiKeys,
   updateApiKey,
   verifyApiKey,
 } from '../../accounts/api-keys.ts';
 import { authError, authMessages } from '../../accounts/errors.ts';
 import type { AuthSettings } from '../../accounts/settings.ts';
-import { ApiKey, type User } from '../../db/entities/index.ts';
-import { isUuid } from '../../db/ids.ts';
+import type { User } from '../../db/entities/index.ts';
 import type { AppDependencies } from '../dependencies.ts';
 import { parseBody, parseQuery } from '../validation.ts';
 import { requireSignedIn, signedInOrNull } from './session-context.ts';
@@ -110,13 +112,6 @@ export function apiKeyRoutes({ orm }: AppDependencies, settings: AuthSettings): 
     return signedIn.user;
   };
 
-  /** Another user's key answers as a missing one, so keys cannot be probed across accounts. */
-  const ownKey = async (id: string, owner: User): Promise<ApiKey> => {
-    const apiKey = isUuid(id) ? await orm.em.findOne(ApiKey, { id, user: owner }) : null;
-    if (!apiKey) throw authError('not_found', 'API_KEY_NOT_FOUND');
-    return apiKey;
-  };
-
   router.post('/api-key/create', async (ctx) => {
     const body = parseBody(ctx, createBody);
     const owner = await keyOwner(ctx, body.userId);
@@ -150,14 +145,14 @@ export function apiKeyRoutes({ orm }: AppDependencies, settings: AuthSettings): 
   router.get('/api-key/get', async (ctx) => {
     const { id } = parseQuery(ctx, z.object({ id: z.string() }));
     const { user } = await requireSignedIn(ctx, orm, settings);
-    ctx.body = apiKeyJson(await ownKey(id, user));
+    ctx.body = apiKeyJson(await findOwnApiKey(orm.em, id, user));
   });
 
   router.post('/api-key/update', async (ctx) => {
     const { keyId, userId, ...changes } = parseBody(ctx, updateBody);
     const owner = await keyOwner(ctx, userId);
     refuseServerOnlyFields(changes);
-    const apiKey = await ownKey(keyId, owner);
+    const apiKey = await findOwnApiKey(orm.em, keyId, owner);
     await updateApiKey(orm.em, apiKey, changes);
     ctx.body = apiKeyJson(apiKey);
   });
@@ -165,18 +160,13 @@ export function apiKeyRoutes({ orm }: AppDependencies, settings: AuthSettings): 
   router.post('/api-key/delete', async (ctx) => {
     const { keyId } = parseBody(ctx, z.object({ keyId: z.string() }));
     const { user } = await requireSignedIn(ctx, orm, settings);
-    await orm.em.remove(await ownKey(keyId, user)).flush();
+    await deleteApiKey(orm.em, keyId, user);
     ctx.body = { success: true };
   });
 
   router.get('/api-key/list', async (ctx) => {
     const { user } = await requireSignedIn(ctx, orm, settings);
-    const apiKeys = await orm.em.find(
-      ApiKey,
-      { user },
-      { orderBy: { createdAt: 'asc', id: 'asc' } },
-    );
-    ctx.body = apiKeys.map(apiKeyJson);
+    ctx.body = (await listApiKeys(orm.em, user)).map(apiKeyJson);
   });
 
   router.post('/api-key/delete-all-expired-api-keys', async (ctx) => {
