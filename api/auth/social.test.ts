@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes, randomInt } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { stateIdentifier } from '../../accounts/social/oauth-flows.ts';
 import { configuredProviders } from '../../accounts/social/providers.ts';
 import { createAccessToken } from '../../commerce/access-tokens/service.ts';
 import { loadConfig, loadRuntimeConfig, type RuntimeConfig } from '../../config/env.ts';
@@ -21,7 +22,6 @@ import {
 } from '../../devstack/oauth-provider.ts';
 import { findFreePort } from '../../devstack/supervisor.ts';
 import { startApiServer } from '../server.ts';
-import { stateIdentifier } from './social/state.ts';
 import { browserAuthClient } from './testing.ts';
 
 type Api = Awaited<ReturnType<typeof startApiServer>>;
