@@ -1,10 +1,16 @@
 import Router from '@koa/router';
-import type { QBFilterQuery } from '@mikro-orm/postgresql';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { EmptyAnswer } from '../../../accounts/errors.ts';
 import { memberJson, memberWithUserJson } from '../../../accounts/organization/context.ts';
 import { organizationError } from '../../../accounts/organization/errors.ts';
+import {
+  filterOperators,
+  filterRules,
+  listMembers,
+  memberFieldNames,
+  memberRowJson,
+} from '../../../accounts/organization/member-list.ts';
 import {
   findMember,
   leaveOrganization,
@@ -14,41 +20,12 @@ import {
 } from '../../../accounts/organization/members.ts';
 import type { SignedIn } from '../../../accounts/sessions.ts';
 import type { AuthSettings } from '../../../accounts/settings.ts';
-import { Member } from '../../../db/entities/index.ts';
-import { isUuid } from '../../../db/ids.ts';
+import type { Member } from '../../../db/entities/index.ts';
 import { memberMayDo } from '../../../domain/organization-permissions.ts';
 import type { AppDependencies } from '../../dependencies.ts';
 import { parseBody, parseQuery } from '../../validation.ts';
 import { requireSignedIn } from '../session-context.ts';
 import { answerNull, dropCookieCache } from './answers.ts';
-
-const memberFields = {
-  id: 'id',
-  organizationId: 'organization',
-  userId: 'user',
-  role: 'role',
-  createdAt: 'createdAt',
-} as const;
-type MemberField = keyof typeof memberFields;
-const memberFieldNames = Object.keys(memberFields) as [MemberField, ...MemberField[]];
-
-const filterOperators = ['eq', 'ne', 'lt', 'lte', 'gt', 'gte', 'contains'] as const;
-type FilterOperator = (typeof filterOperators)[number];
-
-/** Which operators each member field can be filtered with, and what its values must look like. */
-const filterRules: Record<
-  MemberField,
-  { operators: readonly FilterOperator[]; valid(value: string): boolean }
-> = {
-  id: { operators: ['eq', 'ne'], valid: isUuid },
-  organizationId: { operators: ['eq', 'ne'], valid: isUuid },
-  userId: { operators: ['eq', 'ne'], valid: isUuid },
-  role: { operators: filterOperators, valid: () => true },
-  createdAt: {
-    operators: ['eq', 'ne', 'lt', 'lte', 'gt', 'gte'],
-    valid: (value) => !Number.isNaN(Date.parse(value)),
-  },
-};
 
 const count = z.coerce.number().int().min(0);
 
@@ -82,44 +59,6 @@ const listMembersQuery = z
       });
     }
   });
-
-type ListMembersQuery = z.infer<typeof listMembersQuery>;
-
-/** A list-members row; timestamps arrive as PostgreSQL's text, unparsed by the driver. */
-interface MemberRow {
-  id: string;
-  role: string;
-  created_at: string;
-  organization_id: string;
-  user_id: string;
-  name: string;
-  email: string;
-  image: string | null;
-}
-
-/** The same answer as memberWithUserJson, from a row. */
-const memberRowJson = (row: MemberRow) => ({
-  id: row.id,
-  organizationId: row.organization_id,
-  userId: row.user_id,
-  role: row.role,
-  createdAt: new Date(row.created_at),
-  user: { id: row.user_id, name: row.name, email: row.email, image: row.image },
-});
-
-function memberFilter(query: ListMembersQuery): Record<string, unknown> {
-  if (!query.filterField) return {};
-  const value = query.filterValue ?? '';
-  const typed = query.filterField === 'createdAt' ? new Date(value) : value;
-  const operator = query.filterOperator ?? 'eq';
-  const condition =
-    operator === 'eq'
-      ? typed
-      : operator === 'contains'
-        ? { $like: `%${value.replace(/[\\%_]/g, '\\$&')}%` }
-        : { [`$${operator}`]: typed };
-  return { [memberFields[query.filterField]]: condition };
-}
 
 const getActiveMemberRoleQuery = z.object({
   userId: z.string().optional(),
@@ -176,26 +115,12 @@ export function memberRoutes({ orm }: AppDependencies, settings: AuthSettings): 
     if (!(await findMember(orm.em, signedIn.user.id, organizationId))) {
       throw organizationError('forbidden', 'YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION');
     }
-    const where = { organization: organizationId, ...memberFilter(query) } as QBFilterQuery<Member>;
-    const direction = query.sortDirection ?? 'asc';
-    // Ties (and sorting by id itself) are settled by id, so pages never overlap.
-    const orderBy = [{ [memberFields[query.sortBy ?? 'createdAt']]: direction }, { id: direction }];
-    // Plain rows, no entities: building 100 members and users as entities cost about seven
-    // times the rest of the request (bench/organizations.ts).
-    const page = orm.em
-      .createQueryBuilder(Member, 'm')
-      .select(['m.id', 'm.role', 'm.createdAt', 'm.organization'])
-      .where(where)
-      .leftJoin('m.user', 'u')
-      .addSelect(['u.id as user_id', 'u.name', 'u.email', 'u.image'])
-      .orderBy(orderBy)
-      // Zero means "not given", as in Better Auth: the membership limit bounds a page.
-      .limit(query.limit || settings.organizations.membershipLimit)
-      .offset(query.offset || 0);
-    const [rows, total] = await Promise.all([
-      page.execute<MemberRow[]>('all', false),
-      orm.em.count(Member, where),
-    ]);
+    const { rows, total } = await listMembers(
+      orm.em,
+      organizationId,
+      query,
+      settings.organizations.membershipLimit,
+    );
     ctx.body = { members: rows.map(memberRowJson), total };
   });
 
