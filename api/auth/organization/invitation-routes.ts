@@ -14,18 +14,23 @@ import {
   type InvitationAnswerResult,
   type InvitationRefusal,
 } from '../../../accounts/organization/invitation-answers.ts';
-import { findMember, isOwner } from '../../../accounts/organization/members.ts';
+import {
+  createInvitation,
+  deleteInvitation,
+  findInvitation,
+  findPendingInvitation,
+  invitationExpiry,
+  invitedRole,
+  listInvitations,
+  listInvitationsTo,
+  renewInvitation,
+} from '../../../accounts/organization/invitations.ts';
+import { findMember } from '../../../accounts/organization/members.ts';
 import type { SignedIn } from '../../../accounts/sessions.ts';
 import type { AuthSettings } from '../../../accounts/settings.ts';
 import type { Refusal } from '../../../core/errors.ts';
-import { Invitation, Member, Team, TeamMember } from '../../../db/entities/index.ts';
-import { isUuid } from '../../../db/ids.ts';
-import {
-  creatorRole,
-  isOrganizationRole,
-  memberMayDo,
-} from '../../../domain/organization-permissions.ts';
-import { splitRoles } from '../../../domain/permissions.ts';
+import type { Invitation } from '../../../db/entities/index.ts';
+import { memberMayDo } from '../../../domain/organization-permissions.ts';
 import { readSignedToken, signToken } from '../../../domain/signed-tokens.ts';
 import {
   answerInvitation,
@@ -101,8 +106,6 @@ export function invitationRoutes(dependencies: AppDependencies, settings: AuthSe
   const workflowOf = (invitationId: string) =>
     temporal.workflow.getHandle(workflowIds.invitation(invitationId));
 
-  const newExpiry = () => new Date(Date.now() + settings.invitations.lifetimeSeconds * 1000);
-
   function startWorkflow(invitationId: string, expiresAt: Date) {
     return startInvitation(temporal, {
       invitationId,
@@ -158,7 +161,7 @@ export function invitationRoutes(dependencies: AppDependencies, settings: AuthSe
    * Null when it could not (it expired meanwhile): a new invitation is made instead.
    */
   async function resend(invitation: Invitation) {
-    const expiresAt = newExpiry();
+    const expiresAt = invitationExpiry(settings);
     try {
       const renewal = await workflowOf(invitation.id).executeUpdate(resendInvitation, {
         args: [{ expiresAt: expiresAt.toISOString() }],
@@ -168,25 +171,15 @@ export function invitationRoutes(dependencies: AppDependencies, settings: AuthSe
       if (refusedAsSettled(error)) return null;
       if (!(error instanceof WorkflowNotFoundError)) throw error;
       // Its run ended without settling it (an operator ended it): a new run takes it on.
-      const renewed = await orm.em.nativeUpdate(
-        Invitation,
-        { id: invitation.id, status: 'pending', expiresAt: { $gt: new Date() } },
-        { expiresAt },
-      );
-      if (!renewed) return null;
+      if (!(await renewInvitation(orm.em, invitation.id, expiresAt))) return null;
       await startWorkflow(invitation.id, expiresAt);
       return { ...invitationJson(invitation), expiresAt };
     }
   }
 
-  const findInvitation = (id: string) =>
-    isUuid(id)
-      ? orm.em.findOne(Invitation, { id }, { populate: ['organization', 'inviter'] })
-      : Promise.resolve(null);
-
   /** The session's user must be the one invited (and the invitation still open). */
   async function invitationFor(signedIn: SignedIn, id: string, notOpen: OrganizationMessage) {
-    const invitation = await findInvitation(id);
+    const invitation = await findInvitation(orm.em, id);
     if (!invitation || !isOpen(invitation)) throw organizationError('invalid', notOpen);
     if (invitation.email !== signedIn.user.email.toLowerCase()) {
       throw organizationError('forbidden', 'YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION');
@@ -224,27 +217,11 @@ export function invitationRoutes(dependencies: AppDependencies, settings: AuthSe
         'YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION',
       );
     }
-    const role = Array.isArray(body.role) ? body.role.join(',') : body.role;
-    const roles = splitRoles(role);
-    if (!roles.length || !roles.every(isOrganizationRole)) {
-      throw organizationError('invalid', 'ROLE_NOT_FOUND');
-    }
-    // Only an owner makes owners; every other role a member who may invite can grant.
-    if (roles.includes(creatorRole) && !isOwner(inviter.role)) {
-      throw organizationError('forbidden', 'YOU_ARE_NOT_ALLOWED_TO_INVITE_USER_WITH_THIS_ROLE');
-    }
+    const role = invitedRole(body.role, inviter.role);
     if (!isEmail(body.email)) throw authError('invalid', 'INVALID_EMAIL');
     const email = body.email.toLowerCase();
     const organization = inviter.organization;
-    if (await orm.em.count(Member, { organization, user: { email } })) {
-      throw organizationError('invalid', 'USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION');
-    }
-    const open = { organization, status: 'pending', expiresAt: { $gt: new Date() } } as const;
-    const pending = await orm.em.findOne(
-      Invitation,
-      { ...open, email },
-      { orderBy: { createdAt: 'asc' } },
-    );
+    const pending = await findPendingInvitation(orm.em, organization, email);
     if (pending && !body.resend) {
       throw organizationError('invalid', 'USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION');
     }
@@ -253,33 +230,18 @@ export function invitationRoutes(dependencies: AppDependencies, settings: AuthSe
       ctx.body = resent;
       return;
     }
-    if ((await orm.em.count(Invitation, open)) >= settings.invitations.limit) {
-      throw organizationError('forbidden', 'INVITATION_LIMIT_REACHED');
-    }
-    const teamId = Array.isArray(body.teamId) ? body.teamId[0] : body.teamId;
-    const team =
-      teamId && isUuid(teamId) ? await orm.em.findOne(Team, { id: teamId, organization }) : null;
-    if (teamId && !team) throw organizationError('invalid', 'TEAM_NOT_FOUND');
-    const { maximumMembersPerTeam } = settings.teams;
-    if (team && maximumMembersPerTeam !== undefined) {
-      if ((await orm.em.count(TeamMember, { team })) >= maximumMembersPerTeam) {
-        throw organizationError('forbidden', 'TEAM_MEMBER_LIMIT_REACHED');
-      }
-    }
-    const invitation = orm.em.create(Invitation, {
+    const invitation = await createInvitation(orm.em, settings, {
       organization,
       email,
       role,
-      team,
+      teamId: Array.isArray(body.teamId) ? body.teamId[0] : body.teamId,
       inviter: signedIn.user,
-      expiresAt: newExpiry(),
     });
-    await orm.em.flush();
     try {
       await startWorkflow(invitation.id, invitation.expiresAt);
     } catch (error) {
       // Without its workflow nobody would mail, remind or expire it: no invitation then.
-      await orm.em.remove(invitation).flush();
+      await deleteInvitation(orm.em, invitation);
       throw error;
     }
     ctx.body = invitationJson(invitation);
@@ -310,12 +272,7 @@ export function invitationRoutes(dependencies: AppDependencies, settings: AuthSe
     if (!(await findMember(orm.em, signedIn.user.id, organizationId))) {
       throw organizationError('forbidden', 'YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION');
     }
-    const invitations = await orm.em.find(
-      Invitation,
-      { organization: organizationId },
-      { orderBy: { createdAt: 'asc', id: 'asc' } },
-    );
-    ctx.body = invitations.map(invitationJson);
+    ctx.body = (await listInvitations(orm.em, organizationId)).map(invitationJson);
   });
 
   router.get('/organization/list-user-invitations', async (ctx) => {
@@ -328,11 +285,7 @@ export function invitationRoutes(dependencies: AppDependencies, settings: AuthSe
     if (!signedIn) {
       throw organizationError('invalid', 'MISSING_SESSION_HEADERS_OR_EMAIL_QUERY_PARAMETER');
     }
-    const invitations = await orm.em.find(
-      Invitation,
-      { email: signedIn.user.email.toLowerCase() },
-      { orderBy: { createdAt: 'asc', id: 'asc' } },
-    );
+    const invitations = await listInvitationsTo(orm.em, signedIn.user.email.toLowerCase());
     ctx.body = invitations.map(invitationJson);
   });
 
@@ -370,7 +323,7 @@ export function invitationRoutes(dependencies: AppDependencies, settings: AuthSe
   router.post('/organization/cancel-invitation', async (ctx) => {
     const body = parseBody(ctx, invitationIdBody);
     const signedIn = await requireSignedIn(ctx, orm, settings);
-    const invitation = await findInvitation(body.invitationId);
+    const invitation = await findInvitation(orm.em, body.invitationId);
     if (!invitation) throw organizationError('invalid', 'INVITATION_NOT_FOUND');
     const member = await findMember(orm.em, signedIn.user.id, invitation.organization.id);
     if (!member) throw organizationError('invalid', 'MEMBER_NOT_FOUND');
