@@ -12,14 +12,23 @@ ENV NODE_ENV=production
 COPY package.json package-lock.json ./
 RUN npm install --omit=dev --no-audit --no-fund
 COPY --from=build /app/dashboard/dist ./dashboard/dist
-COPY api ./api
-COPY commerce ./commerce
-COPY activities ./activities
+COPY domain ./domain
+COPY core ./core
 COPY config ./config
 COPY db ./db
-COPY domain ./domain
+COPY accounts ./accounts
+COPY commerce ./commerce
+COPY integrations ./integrations
 COPY temporal ./temporal
+COPY processes ./processes
 COPY workflows ./workflows
+COPY activities ./activities
+COPY api ./api
+# Tests and their helpers stay out of the image; scripts/import-layers.ts keeps product code
+# from importing them.
+RUN find . -path ./node_modules -prune -o \( -name '*.test.ts' -o -name '*testing*.ts' \
+      -o -name '*replay*.ts' -o -name 'adversarial-*.ts' -o -name '__fixtures__' \) -print \
+    | xargs rm -rf
 USER node
 EXPOSE 3000
 CMD ["node", "--max-semi-space-size=32", "api/server.ts"]

@@ -73,7 +73,8 @@ export interface Import {
   typeOnly: boolean;
 }
 
-const sourceFolders = [
+/** The folders of product code, each placed in a layer above. */
+export const productFolders = [
   'accounts',
   'activities',
   'api',
@@ -89,13 +90,7 @@ const sourceFolders = [
 ];
 
 function sourceFiles(folder: string): string[] {
-  const entries = (() => {
-    try {
-      return readdirSync(join(projectRoot, folder), { withFileTypes: true });
-    } catch {
-      return [];
-    }
-  })();
+  const entries = readdirSync(join(projectRoot, folder), { withFileTypes: true });
   return entries.flatMap((entry) => {
     const path = `${folder}/${entry.name}`;
     if (entry.isDirectory()) return sourceFiles(path);
@@ -145,7 +140,7 @@ function importsOf(path: string): Import[] {
 }
 
 export function productImports(): Import[] {
-  return sourceFolders
+  return productFolders
     .flatMap(sourceFiles)
     .filter((path) => !isTestSupport(path))
     .flatMap(importsOf);

@@ -15,26 +15,13 @@ import { ensureChromium } from '../devstack/chromium.ts';
 import { buildDashboard } from '../devstack/dashboard.ts';
 import { StartupError } from '../devstack/supervisor.ts';
 import { startTestStack, type TestStack } from '../devstack/test-stack.ts';
+import { productFolders } from './import-layers.ts';
 
 const say = (line: string) => console.log(`[test] ${line}`);
 const bin = (path: string) => join(projectRoot, 'node_modules', path);
 
 /** Folders that hold tests; `*.test.ts` files anywhere below them run. */
-const testRoots = [
-  'accounts',
-  'activities',
-  'api',
-  'commerce',
-  'config',
-  'core',
-  'db',
-  'devstack',
-  'domain',
-  'integrations',
-  'processes',
-  'temporal',
-  'workflows',
-];
+const testRoots = [...productFolders, 'devstack', 'scripts'];
 
 function runStep(command: string, args: string[], env: NodeJS.ProcessEnv = process.env) {
   return new Promise<number>((resolve) => {
