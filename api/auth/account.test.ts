@@ -532,7 +532,7 @@ describe('account routes through the Better Auth client', () => {
       const signIn = await browser().client.signIn.email({ email: user.email, password });
       assert.equal(signIn.error, null);
       await assert.rejects(setPassword(em, user.id, 'a different password'), {
-        status: 400,
+        refusal: 'invalid',
         code: 'USER_ALREADY_HAS_A_PASSWORD',
         message: 'user already has a password',
       });

@@ -5,6 +5,7 @@ import { authMessages } from '../../../accounts/errors.ts';
 import { organizationMessages } from '../../../accounts/organization/errors.ts';
 import { addMember } from '../../../accounts/organization/members.ts';
 import { authSettings } from '../../../accounts/settings.ts';
+import type { AppError } from '../../../core/errors.ts';
 import { Member, Session, Team, TeamMember } from '../../../db/entities/index.ts';
 import { startTestApi } from '../../testing.ts';
 import { browserAuthClient } from '../testing.ts';
@@ -169,7 +170,7 @@ describe('organization members through the Better Auth client', () => {
           (result.reason as Error).message,
           organizationMessages.ORGANIZATION_MEMBERSHIP_LIMIT_REACHED,
         );
-        assert.equal((result.reason as { status: number }).status, 403);
+        assert.equal((result.reason as AppError).refusal, 'forbidden');
       }
       assert.equal(await api.orm.em.fork().count(Member, { organization: organizationId }), 5);
     });
