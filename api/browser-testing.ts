@@ -7,11 +7,11 @@ import { join } from 'node:path';
 import { after, before } from 'node:test';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { createAccessToken } from '../commerce/access-tokens/service.ts';
-import { allScopes } from '../domain/scopes.ts';
 import { polarClient, type Seller, type TestApi } from '../commerce/testing.ts';
 import { loadRuntimeConfig, projectRoot } from '../config/env.ts';
 import { chromiumPath } from '../devstack/chromium.ts';
 import { buildDashboardIfStale } from '../devstack/dashboard.ts';
+import { allScopes } from '../domain/scopes.ts';
 import { startTestApi } from './testing.ts';
 
 /** Where browser tests write their screenshots (git-ignored, kept after the run). */

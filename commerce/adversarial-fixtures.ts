@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { eventually } from '../devstack/eventually.ts';
+import { allScopes } from '../domain/scopes.ts';
 import { createAccessToken } from './access-tokens/service.ts';
 import { signedInMember } from './access-tokens/testing.ts';
 import type { AttackerObjects, VictimObjects } from './adversarial-routes.ts';
 import { uploadDownloadable } from './benefit-grants/testing.ts';
-import { allScopes } from '../domain/scopes.ts';
 import { buy, buyerClient, buyerDetails } from './orders/testing.ts';
 import { callV1, createSeller, type Seller, type TestApi } from './testing.ts';
 import { type Receiver, startReceiver } from './webhooks/testing.ts';

@@ -3,8 +3,8 @@ import { Polar } from '@polar-sh/sdk';
 import { HTTPClient } from '@polar-sh/sdk/lib/http.js';
 import { startTestApi } from '../api/testing.ts';
 import { Member, Organization, User } from '../db/entities/index.ts';
-import { createAccessToken } from './access-tokens/service.ts';
 import { allScopes, type Scope } from '../domain/scopes.ts';
+import { createAccessToken } from './access-tokens/service.ts';
 
 export type TestApi = Awaited<ReturnType<typeof startTestApi>>;
 

@@ -1,9 +1,9 @@
 import Router from '@koa/router';
 import { hasAdminPermission } from '../../accounts/admin-permissions.ts';
+import { authSettings } from '../../accounts/settings.ts';
 import { AppError } from '../../core/errors.ts';
 import { readCapturedMails } from '../../integrations/mail/captured-mail.ts';
 import { signedInOrNull } from '../auth/session-context.ts';
-import { authSettings } from '../../accounts/settings.ts';
 import type { AppDependencies } from '../dependencies.ts';
 import { opsTokenCheck } from '../middleware/ops-token.ts';
 

@@ -11,13 +11,13 @@ import { hashToken, tokenKinds } from '../../accounts/verification-tokens.ts';
 import { loadRuntimeConfig } from '../../config/env.ts';
 import { User } from '../../db/entities/index.ts';
 import { extractLinks, waitForMail } from '../../integrations/mail/testing.ts';
+import { workflowIds } from '../../processes/workflow-ids.ts';
 import {
   encryptedEncoding,
   keyIdMetadata,
   PayloadEncryptionCodec,
 } from '../../temporal/payload-codec.ts';
 import { historyWithoutCodec } from '../../temporal/testing.ts';
-import { workflowIds } from '../../processes/workflow-ids.ts';
 import { browserAuthClient } from '../auth/testing.ts';
 import { startTestApi } from '../testing.ts';
 

@@ -1,10 +1,10 @@
 import { createAccessToken } from '../../commerce/access-tokens/service.ts';
-import { allScopes } from '../../domain/scopes.ts';
 import { Member, Organization, User } from '../../db/entities/index.ts';
 import { openOrm } from '../../db/orm.ts';
 import { startApiProcess } from '../../devstack/app-processes.ts';
 import { findFreePort, type RunningService, Supervisor } from '../../devstack/supervisor.ts';
 import { startTestStack, type TestStack } from '../../devstack/test-stack.ts';
+import { allScopes } from '../../domain/scopes.ts';
 
 /**
  * What a benchmark run starts (the test stack, an API process) and its clean-up on success,

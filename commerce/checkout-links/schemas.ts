@@ -3,8 +3,8 @@ import type { CheckoutLink } from '../../db/entities/index.ts';
 import { metadataInput } from '../../domain/metadata.ts';
 import { recurringIntervals } from '../../domain/prices.ts';
 import { discountBaseWire } from '../discounts/schemas.ts';
-import { isoDateTime, isoDateTimeOrNull } from '../wire.ts';
 import type { ProductWire } from '../products/service.ts';
+import { isoDateTime, isoDateTimeOrNull } from '../wire.ts';
 
 const successUrl = z.url({ protocol: /^https?$/ }).nullable();
 const trialFields = {

@@ -7,10 +7,10 @@ import type {
 import { visibleGrantProperties } from '../../domain/benefit-properties.ts';
 import { benefitWire } from '../benefits/schemas.ts';
 import { addressWire } from '../customers/schemas.ts';
-import { isoDateTime, isoDateTimeOrNull } from '../wire.ts';
 import type { OrderWire } from '../orders/schemas.ts';
 import { type OrganizationWire, organizationWire } from '../organizations/schemas.ts';
 import type { ProductWire } from '../products/service.ts';
+import { isoDateTime, isoDateTimeOrNull } from '../wire.ts';
 
 /** The customer as its own portal session sees it (Polar's `CustomerPortalCustomer`). */
 export function customerPortalCustomerWire(

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import type { Discount, Product } from '../../db/entities/index.ts';
 import { discountDurations, discountLimits, discountTypes } from '../../domain/discounts.ts';
 import { metadataInput } from '../../domain/metadata.ts';
-import { dateTimeInput, isoDateTime, isoDateTimeOrNull } from '../wire.ts';
 import { productBaseWire } from '../products/schemas.ts';
+import { dateTimeInput, isoDateTime, isoDateTimeOrNull } from '../wire.ts';
 
 export const discountSortFields = ['created_at', 'name', 'code', 'redemptions_count'] as const;
 
