@@ -1,6 +1,7 @@
-import { createHash, randomInt } from 'node:crypto';
+import { randomInt } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Verification } from '../db/entities/index.ts';
+import { hashToken } from '../domain/token-hashes.ts';
 
 const alphanumeric = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const lowerAlphanumeric = '0123456789abcdefghijklmnopqrstuvwxyz';
@@ -31,11 +32,6 @@ export const tokenKinds = {
 } as const;
 
 export type TokenKind = keyof typeof tokenKinds;
-
-/** Hex SHA-256 of a token: all the database ever holds of it. */
-export function hashToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
-}
 
 // The row is found by its indexed identifier: the kind, then the token's hash.
 const identifierOf = (kind: TokenKind, token: string) =>

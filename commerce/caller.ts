@@ -1,5 +1,3 @@
-import { createHash } from 'node:crypto';
-
 /** Who is calling /v1, always on behalf of exactly one organization. */
 export type CommerceCaller =
   | { kind: 'organization_token'; organizationId: string; tokenId: string; scopes: Set<string> }
@@ -15,6 +13,3 @@ export type CommerceCaller =
 
 /** What every organization access token starts with (as Polar's do). */
 export const organizationTokenPrefix = 'polar_oat_';
-
-/** Tokens are stored by hash only: the hash a presented token is looked up by. */
-export const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');

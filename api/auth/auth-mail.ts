@@ -1,11 +1,7 @@
 import { z } from 'zod';
-import {
-  hashToken,
-  issueToken,
-  type TokenKind,
-  tokenKinds,
-} from '../../accounts/verification-tokens.ts';
+import { issueToken, type TokenKind, tokenKinds } from '../../accounts/verification-tokens.ts';
 import type { User } from '../../db/entities/index.ts';
+import { hashToken } from '../../domain/token-hashes.ts';
 import * as templates from '../../integrations/mail/templates.ts';
 import type { MailContent } from '../../integrations/mail/transport.ts';
 import { sendEmail } from '../../processes/starters.ts';

@@ -7,9 +7,10 @@ import {
   JSONToPayload,
   payloadToJSON,
 } from '@temporalio/common/lib/proto-utils.js';
-import { hashToken, tokenKinds } from '../../accounts/verification-tokens.ts';
+import { tokenKinds } from '../../accounts/verification-tokens.ts';
 import { loadRuntimeConfig } from '../../config/env.ts';
 import { User } from '../../db/entities/index.ts';
+import { hashToken } from '../../domain/token-hashes.ts';
 import { extractLinks, waitForMail } from '../../integrations/mail/testing.ts';
 import { workflowIds } from '../../processes/workflow-ids.ts';
 import {

@@ -6,7 +6,8 @@ import { announceChange } from '../../db/change-notifications.ts';
 import { OrganizationAccessToken } from '../../db/entities/index.ts';
 import { findPage, type ListQuery } from '../../db/listing.ts';
 import { isCommerceWriter } from '../../domain/organization-permissions.ts';
-import { hashToken, organizationTokenPrefix } from '../caller.ts';
+import { hashToken } from '../../domain/token-hashes.ts';
+import { organizationTokenPrefix } from '../caller.ts';
 import { notPermitted, resourceNotFound } from '../errors.ts';
 import {
   type AccessTokenSortField,

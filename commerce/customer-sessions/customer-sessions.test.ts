@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { HTTPValidationError } from '@polar-sh/sdk/models/errors/httpvalidationerror.js';
 import { SDKError } from '@polar-sh/sdk/models/errors/sdkerror.js';
 import { CustomerSession } from '../../db/entities/index.ts';
-import { hashToken } from '../caller.ts';
+import { hashToken } from '../../domain/token-hashes.ts';
 import { callV1, createSeller, type Seller, startCommerceApi, type TestApi } from '../testing.ts';
 
 describe('customer sessions (/v1/customer-sessions)', () => {

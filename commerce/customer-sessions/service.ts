@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/core';
 import { Checkout, Customer, CustomerSession } from '../../db/entities/index.ts';
-import { hashToken } from '../caller.ts';
+import { hashToken } from '../../domain/token-hashes.ts';
 
 export const customerSessionTokenPrefix = 'polar_cst_';
 

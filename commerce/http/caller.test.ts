@@ -9,13 +9,13 @@ import type { AppDependencies } from '../../api/dependencies.ts';
 import { errorResponses } from '../../api/middleware/errors.ts';
 import { announceChange } from '../../db/change-notifications.ts';
 import { Organization, OrganizationAccessToken } from '../../db/entities/index.ts';
+import { hashToken } from '../../domain/token-hashes.ts';
 import {
   dashboardOrigin,
   type SignedInPerson,
   signedInOwner,
   signedInPerson,
 } from '../access-tokens/testing.ts';
-import { hashToken } from '../caller.ts';
 import { callV1, createSeller, startCommerceApi, type TestApi } from '../testing.ts';
 import { callerOf, identifyCaller, scope } from './caller.ts';
 

@@ -9,7 +9,8 @@ import { Member, OrganizationAccessToken } from '../../db/entities/index.ts';
 import type { Orm } from '../../db/orm.ts';
 import { isCommerceWriter } from '../../domain/organization-permissions.ts';
 import { allScopes, grants, type Scope } from '../../domain/scopes.ts';
-import { type CommerceCaller, hashToken, organizationTokenPrefix } from '../caller.ts';
+import { hashToken } from '../../domain/token-hashes.ts';
+import { type CommerceCaller, organizationTokenPrefix } from '../caller.ts';
 import { commerceError } from '../errors.ts';
 import { ReadCache } from './read-cache.ts';
 
