@@ -3,7 +3,7 @@ import type { SqlEntityManager } from '@mikro-orm/postgresql';
 import pg from 'pg';
 
 /**
- * What the relay (commerce/webhooks/relay.ts) listens to. Both are sent from inside the
+ * What the relay (processes/webhook-relay.ts) listens to. Both are sent from inside the
  * transaction that makes the change, so PostgreSQL delivers them only once it commits.
  */
 export const webhookChannels = {

@@ -27,7 +27,7 @@ import {
 /**
  * /v1/webhooks: the endpoints a seller's events are sent to, the log of every delivery attempt,
  * redelivery of one event and (Tollgate's) replay of a time range. Delivery itself runs in the
- * worker: commerce/webhooks/relay.ts and workflows/webhook-endpoint.ts.
+ * worker: processes/webhook-relay.ts and workflows/webhook-endpoint.ts.
  */
 export function webhookRoutes({ orm, config }: AppDependencies): Router {
   const router = new Router({ prefix: '/v1/webhooks' });
