@@ -40,6 +40,14 @@ describe('the layer rule', () => {
     assert.equal(wrongArrow(arrow('workflows/refund.ts', 'processes/ids.ts')), undefined);
   });
 
+  it('keeps HTTP in the entry points and workflows on @temporalio/workflow', () => {
+    const external = (from: string, to: string) => ({ from, to, typeOnly: false, external: true });
+    assert.ok(wrongArrow(external('commerce/orders/service.ts', 'koa')));
+    assert.equal(wrongArrow(external('commerce/orders/routes.ts', 'koa')), undefined);
+    assert.ok(wrongArrow(external('workflows/refund.ts', '@temporalio/client')));
+    assert.equal(wrongArrow(external('workflows/refund.ts', '@temporalio/workflow')), undefined);
+  });
+
   it('leaves activities to the worker and workflows to processes', () => {
     assert.ok(wrongArrow(arrow('commerce/refunds/routes.ts', 'activities/refunds.ts')));
     assert.ok(wrongArrow(arrow('commerce/refunds/routes.ts', 'workflows/refund.ts', true)));

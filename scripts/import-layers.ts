@@ -68,7 +68,10 @@ export function layerOf(path: string): Layer | undefined {
 
 export interface Import {
   from: string;
+  /** A project path, or an npm package's name. */
   to: string;
+  /** An npm package (or a node: builtin), not a project file. */
+  external?: boolean;
   /** `import type` or `export type`: erased at run time, still an arrow between layers. */
   typeOnly: boolean;
 }
@@ -104,7 +107,10 @@ function importsOf(path: string): Import[] {
   const source = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, false);
   const found: Import[] = [];
   const add = (specifier: string, typeOnly: boolean) => {
-    if (!specifier.startsWith('.')) return;
+    if (!specifier.startsWith('.')) {
+      found.push({ from: path, to: specifier, typeOnly, external: true });
+      return;
+    }
     const to = relative(projectRoot, resolve(projectRoot, dirname(path), specifier));
     found.push({ from: path, to, typeOnly });
   };
@@ -147,7 +153,8 @@ export function productImports(): Import[] {
 }
 
 /** Why an import breaks the rule, or undefined when it keeps it. */
-export function wrongArrow({ from, to, typeOnly }: Import): string | undefined {
+export function wrongArrow({ from, to, typeOnly, external }: Import): string | undefined {
+  if (external) return wrongPackage(from, to);
   if (isTestSupport(to)) return 'product code imports test support';
   const fromLayer = layerOf(from);
   const toLayer = layerOf(to);
@@ -175,10 +182,28 @@ export function wrongArrow({ from, to, typeOnly }: Import): string | undefined {
   return undefined;
 }
 
+/** The HTTP framework belongs to the entry points: below them, nothing knows a request. */
+const httpPackages = ['koa', '@koa/router', '@koa/bodyparser'];
+
+function wrongPackage(from: string, name: string): string | undefined {
+  if (from.startsWith('workflows/') && name !== '@temporalio/workflow') {
+    return `workflow code imports ${name}: only @temporalio/workflow is deterministic`;
+  }
+  const fromLayer = layerOf(from);
+  const belowEntryPoints =
+    fromLayer !== undefined && layers.indexOf(fromLayer) < layers.indexOf('entry points');
+  if (belowEntryPoints && httpPackages.includes(name)) {
+    return `${fromLayer} imports ${name}: HTTP stays in the entry points`;
+  }
+  return undefined;
+}
+
 /** Every import loop among product files, as the files on it (type imports count too). */
 export function importLoops(imports: Import[]): string[][] {
   const next = new Map<string, string[]>();
-  for (const { from, to } of imports) next.set(from, [...(next.get(from) ?? []), to]);
+  for (const { from, to, external } of imports) {
+    if (!external) next.set(from, [...(next.get(from) ?? []), to]);
+  }
   // Tarjan's strongly connected components: a component of two or more files is a loop.
   const index = new Map<string, number>();
   const lowest = new Map<string, number>();

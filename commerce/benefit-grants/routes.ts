@@ -15,7 +15,7 @@ import {
   customerPortalCustomerWire,
 } from '../customer-portal/schemas.ts';
 import { customerOAuthAccounts } from '../customer-portal/service.ts';
-import { sessionCustomerOf } from '../customer-sessions/auth.ts';
+import { sessionCustomerOf } from '../http/customer-session.ts';
 import { notPermitted, resourceNotFound } from '../errors.ts';
 import { partUrlLifetimeMs } from '../files/service.ts';
 import { portalGate, readBenefitBoundQuery } from '../http/portal.ts';

@@ -4,7 +4,7 @@ import type { AppDependencies } from '../../api/dependencies.ts';
 import { parseQuery } from '../../api/validation.ts';
 import { benefitTypes } from '../../db/entities/benefit.ts';
 import { type Customer, type Order, Organization } from '../../db/entities/index.ts';
-import { sessionCustomerOf } from '../customer-sessions/auth.ts';
+import { sessionCustomerOf } from '../http/customer-session.ts';
 import { readPage, readQueryIds, readQueryList, readSorting } from '../http/listing.ts';
 import { portalGate } from '../http/portal.ts';
 import { readIdParam } from '../http/request.ts';

@@ -2,7 +2,7 @@ import type { Middleware } from 'koa';
 import type { AppDependencies } from '../../api/dependencies.ts';
 import type { Customer } from '../../db/entities/index.ts';
 import type { Page } from '../../db/listing.ts';
-import { customerSession, sessionCustomerOf } from '../customer-sessions/auth.ts';
+import { customerSession, sessionCustomerOf } from './customer-session.ts';
 import { type ListRoute, listRoute, readPage, readQueryIds } from './listing.ts';
 import { publicRateLimit } from './rate-limits.ts';
 

@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import type { AppDependencies } from '../../api/dependencies.ts';
 import { parseBody } from '../../api/validation.ts';
-import { sessionCustomerOf } from '../customer-sessions/auth.ts';
+import { sessionCustomerOf } from '../http/customer-session.ts';
 import { callerOf, scope } from '../http/caller.ts';
 import { listRoute, readPage, readQueryIds } from '../http/listing.ts';
 import { portalGate, readBenefitBoundQuery } from '../http/portal.ts';

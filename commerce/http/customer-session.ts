@@ -3,7 +3,7 @@ import type { Context, Middleware } from 'koa';
 import { AppError } from '../../core/errors.ts';
 import type { Customer } from '../../db/entities/index.ts';
 import { commerceError } from '../errors.ts';
-import { findSessionCustomer } from './service.ts';
+import { findSessionCustomer } from '../customer-sessions/service.ts';
 
 /**
  * Admits customer-portal requests carrying `Authorization: Bearer polar_cst_…`: no credentials
