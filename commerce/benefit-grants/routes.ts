@@ -15,9 +15,9 @@ import {
   customerPortalCustomerWire,
 } from '../customer-portal/schemas.ts';
 import { customerOAuthAccounts } from '../customer-portal/service.ts';
-import { sessionCustomerOf } from '../http/customer-session.ts';
 import { notPermitted, resourceNotFound } from '../errors.ts';
 import { partUrlLifetimeMs } from '../files/service.ts';
+import { sessionCustomerOf } from '../http/customer-session.ts';
 import { portalGate, readBenefitBoundQuery } from '../http/portal.ts';
 import { readIdParam } from '../http/request.ts';
 import { downloadUrl, downloadUrlLifetimeMs, readDownload, signDownload } from './downloads.ts';

@@ -2,8 +2,8 @@ import { RequestContext } from '@mikro-orm/core';
 import type { Context, Middleware } from 'koa';
 import { AppError } from '../../core/errors.ts';
 import type { Customer } from '../../db/entities/index.ts';
-import { commerceError } from '../errors.ts';
 import { findSessionCustomer } from '../customer-sessions/service.ts';
+import { commerceError } from '../errors.ts';
 
 /**
  * Admits customer-portal requests carrying `Authorization: Bearer polar_cst_…`: no credentials
