@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { chownSync, existsSync, mkdirSync } from 'node:fs';
 import { arch, platform, userInfo } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { StartupError, type Supervisor, waitUntilReady } from './supervisor.ts';
@@ -100,6 +100,8 @@ export async function startEmbeddedPostgres(
   const user = await serverUser();
   const { directory } = options;
   if (!existsSync(join(directory, 'PG_VERSION'))) {
+    // The data folder on the way keeps its default mode: the server's user must pass through it.
+    mkdirSync(dirname(directory), { recursive: true });
     mkdirSync(directory, { recursive: true, mode: 0o700 });
     if (user) chownSync(directory, user.uid, user.gid);
     // Trust on loopback only: the cluster is a local development database.

@@ -57,6 +57,22 @@ describe('logs and captured mail are private', () => {
     }
   });
 
+  it('makes only the folder private, not the parents it makes on the way', async () => {
+    const logs = join(root, 'data', 'test-logs');
+    const supervisor = new Supervisor(() => {});
+    supervisor.spawn({
+      name: 'quiet',
+      command: process.execPath,
+      args: ['-e', ''],
+      logFile: join(logs, 'quiet.log'),
+    });
+    await supervisor.stopAll();
+    assert.equal(modeOf(logs), 0o700);
+    const plain = join(root, 'plain');
+    mkdirSync(plain);
+    assert.equal(modeOf(join(root, 'data')), modeOf(plain));
+  });
+
   it('keeps the mail folder and every captured mail to their owner', async () => {
     const folder = openFolder('mail', 'old.json');
     const capture = await startSmtpCapture({ directory: folder });
