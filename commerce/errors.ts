@@ -29,6 +29,15 @@ export const commerceErrors = {
     detail: 'Billing name and address are required.',
   },
   NotPaidOrder: { refusal: 'unprocessable', detail: 'The order is not paid.' },
+  // The customer portal's retry of a failed renewal (customerPortal.orders.confirmRetryPayment).
+  PaymentAlreadyInProgress: {
+    refusal: 'conflict',
+    detail: 'A payment for this order is already in progress.',
+  },
+  OrderNotEligibleForRetry: {
+    refusal: 'unprocessable',
+    detail: 'This order has no failed payment to retry.',
+  },
   AlreadyCanceledSubscription: {
     refusal: 'forbidden',
     detail: 'This subscription is already canceled or will be at the end of the period.',

@@ -18,6 +18,16 @@ export {
 export type { SubscriptionPaymentError };
 
 /**
+ * Who paid a failed renewal: the customer from the portal, finance (retry now, or resolved
+ * outside Tollgate), or a scheduled dunning retry.
+ */
+export const renewalRecoverers = ['customer', 'finance', 'dunning'] as const;
+export type RenewalRecoverer = (typeof renewalRecoverers)[number];
+
+/** A subscription ended by Tollgate rather than asked: its renewal could not be paid. */
+export const cancellationCauses = ['payment_failed'] as const;
+
+/**
  * An amount the next renewal order bills or credits besides its prices: the remainder of a
  * product change made with proration_behavior `prorate` (negative: a credit).
  */
@@ -77,6 +87,13 @@ const SubscriptionSchema = defineEntity({
     /** When dunning charges next; null when no retry is scheduled. */
     nextPaymentAttemptAt: p.datetime().nullable(),
     lastPaymentError: p.json<SubscriptionPaymentError>().nullable(),
+    /** When a renewal charge was last tried (by the subscription's clock), whoever asked it. */
+    lastPaymentAttemptAt: p.datetime().nullable(),
+    /** The last failed renewal was paid after all: when (by its clock), and who fixed it. */
+    recoveredAt: p.datetime().nullable(),
+    recoveredBy: p.enum(renewalRecoverers).nullable(),
+    /** Why it ended when no one asked it to: dunning gave up on the renewal's payment. */
+    cancellationCause: p.enum(cancellationCauses).nullable(),
     /** The sandbox clock the subscription's time follows (its customer's); null: real time. */
     testClock: () => p.manyToOne(TestClock).nullable().deleteRule('set null').index(),
     ...commerceTimestampColumns(),
