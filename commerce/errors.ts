@@ -38,6 +38,16 @@ export const commerceErrors = {
     refusal: 'unprocessable',
     detail: 'This order has no failed payment to retry.',
   },
+  // The customer portal's cards (customerPortal.customers.*PaymentMethod).
+  CustomerNotReady: {
+    refusal: 'invalid',
+    detail: 'Add a payment method before confirming one.',
+  },
+  PaymentMethodInUseByActiveSubscription: {
+    refusal: 'invalid',
+    detail:
+      'This payment method pays for an active subscription; make another one the default first.',
+  },
   AlreadyCanceledSubscription: {
     refusal: 'forbidden',
     detail: 'This subscription is already canceled or will be at the end of the period.',
