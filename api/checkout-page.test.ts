@@ -188,7 +188,8 @@ describe('hosted checkout page (browser)', () => {
     const portalLink = new URL(session.customerPortalUrl);
     await page.goto(`${api.url}${portalLink.pathname}${portalLink.search}`);
     await page.getByRole('heading', { name: 'Your purchases' }).waitFor();
-    await page.getByRole('cell', { name: /Desktop app/ }).waitFor();
+    await page.getByRole('region', { name: 'Overview' }).getByText('Desktop app').waitFor();
+    await page.getByRole('link', { name: 'License keys' }).click();
     assert.equal(await page.getByTestId('license-key').textContent(), issued.key);
     assert.ok(!page.url().includes('customer_session_token'), 'the token left the address bar');
     await page.screenshot({ path: join(screenshotsDir, 'customer-portal.png'), fullPage: true });

@@ -172,7 +172,8 @@ export class CheckoutApiError extends Error {
   }
 }
 
-async function call<T>(
+/** A JSON call to the API (the portal's too); answers other than 2xx throw `CheckoutApiError`. */
+export async function call<T>(
   method: string,
   path: string,
   { body, token }: { body?: unknown; token?: string } = {},
@@ -251,28 +252,6 @@ export function listGrants(token: string, checkoutId?: string) {
     { token },
   );
 }
-
-export interface PortalCustomer {
-  id: string;
-  email: string;
-  name: string | null;
-}
-
-export interface CustomerOrder {
-  id: string;
-  created_at: string;
-  status: 'pending' | 'paid' | 'refunded' | 'partially_refunded';
-  total_amount: number;
-  currency: string;
-  invoice_number: string;
-  product: { id: string; name: string; organization: { name: string } };
-}
-
-export const getPortalCustomer = (token: string) =>
-  call<PortalCustomer>('GET', '/v1/customer-portal/customers/me', { token });
-
-export const listOrders = (token: string) =>
-  call<ListResource<CustomerOrder>>('GET', '/v1/customer-portal/orders/?limit=100', { token });
 
 export const getLicenseKey = (token: string, id: string) =>
   call<LicenseKey>('GET', `/v1/customer-portal/license-keys/${encodeURIComponent(id)}`, {

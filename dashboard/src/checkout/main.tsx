@@ -1,9 +1,9 @@
 import { StrictMode, useCallback, useEffect, useState } from 'react';
 import { createRoot } from 'react-dom/client';
+import { PortalPage } from '../portal/PortalPage';
 import type { CheckoutPublic } from './api';
 import { CheckoutPage } from './CheckoutPage';
 import { ConfirmationPage } from './ConfirmationPage';
-import { PortalPage } from './PortalPage';
 import './checkout.css';
 
 /** What the server tells the page (see api/checkout-page.ts). */
@@ -23,11 +23,17 @@ function readConfig(): PageConfig {
 type Route =
   | { page: 'checkout'; clientSecret: string }
   | { page: 'confirmation'; clientSecret: string }
-  | { page: 'portal' }
+  | { page: 'portal'; organizationSlug: string | null }
   | { page: 'unknown' };
 
 function routeOf(pathname: string): Route {
-  if (/^\/portal\/?$/.test(pathname)) return { page: 'portal' };
+  // `/portal` (a session link, or where a sign-in link lands: `/portal/sign-in`) or an
+  // organization's `/portal/<slug>`, where its customers sign in.
+  const portal = /^\/portal(?:\/([^/]+))?\/?$/.exec(pathname);
+  if (portal) {
+    const slug = portal[1] && portal[1] !== 'sign-in' ? decodeURIComponent(portal[1]) : null;
+    return { page: 'portal', organizationSlug: slug };
+  }
   const match = /^\/checkout\/([^/]+)(\/confirmation)?\/?$/.exec(pathname);
   if (!match?.[1]) return { page: 'unknown' };
   const clientSecret = decodeURIComponent(match[1]);
@@ -84,7 +90,14 @@ function CheckoutApp() {
       />
     );
   }
-  if (route.page === 'portal') return <PortalPage />;
+  if (route.page === 'portal') {
+    return (
+      <PortalPage
+        organizationSlug={route.organizationSlug}
+        stripePublishableKey={config.stripePublishableKey}
+      />
+    );
+  }
   return (
     <main className="checkout-closed">
       <h1>Page not found</h1>

@@ -1,0 +1,238 @@
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { CheckoutApiError } from '../checkout/api';
+import { authenticateSignIn, getOrganization, portalApi } from './api';
+import { Benefits } from './Benefits';
+import { BillingDetails } from './BillingDetails';
+import { Downloads } from './Downloads';
+import { LicenseKeys } from './LicenseKeys';
+import { Orders } from './Orders';
+import { Overview } from './Overview';
+import { PaymentMethods } from './PaymentMethods';
+import { PortalContext, type PortalContextValue } from './resource';
+import { SignIn } from './SignIn';
+import { Subscriptions } from './Subscriptions';
+import {
+  forgetSession,
+  type PortalSession,
+  storedSession,
+  storeSession,
+  takeFromAddress,
+} from './session';
+import './portal.css';
+
+const sections = [
+  { id: 'overview', label: 'Overview' },
+  { id: 'subscriptions', label: 'Subscriptions' },
+  { id: 'orders', label: 'Orders' },
+  { id: 'payment-methods', label: 'Payment methods' },
+  { id: 'license-keys', label: 'License keys' },
+  { id: 'downloads', label: 'Downloads' },
+  { id: 'benefits', label: 'Benefits' },
+  { id: 'billing', label: 'Billing details' },
+] as const;
+
+type SectionId = (typeof sections)[number]['id'];
+
+const sectionOfHash = (hash: string): SectionId =>
+  sections.find((section) => `#${section.id}` === hash)?.id ?? 'overview';
+
+/** The section the address's hash names, following the customer's clicks and Back. */
+function useSection(initial: SectionId | null) {
+  const [section, setSection] = useState<SectionId>(
+    () => initial ?? sectionOfHash(window.location.hash),
+  );
+  useEffect(() => {
+    const onHash = () => {
+      setSection(sectionOfHash(window.location.hash));
+      window.scrollTo(0, 0);
+    };
+    window.addEventListener('hashchange', onHash);
+    return () => window.removeEventListener('hashchange', onHash);
+  }, []);
+  return section;
+}
+
+/** What the address brought: a session (seller's portal link), a sign-in link's token, a target. */
+interface Arrival {
+  session: PortalSession | null;
+  signInToken: string | null;
+  subscriptionId: string | null;
+  linkError: string | null;
+}
+
+function arrive(organizationSlug: string | null): Arrival {
+  const taken = takeFromAddress('customer_session_token', 'token', 'subscription_id', 'error');
+  const fromLink = taken.customer_session_token;
+  if (fromLink) storeSession({ token: fromLink, organizationSlug });
+  const stored = storedSession();
+  // A session of another organization's portal does not open this one.
+  const session =
+    stored &&
+    (!organizationSlug || !stored.organizationSlug || stored.organizationSlug === organizationSlug)
+      ? stored
+      : null;
+  return {
+    session,
+    signInToken: taken.token ?? null,
+    subscriptionId: taken.subscription_id ?? null,
+    linkError: taken.error ?? null,
+  };
+}
+
+interface PortalPageProps {
+  /** The organization of `/portal/<slug>`; null for `/portal` (a session link). */
+  organizationSlug: string | null;
+  stripePublishableKey: string | null;
+}
+
+/**
+ * The hosted customer portal: signing in by email link, then the customer's subscriptions,
+ * orders, cards, license keys, downloads, benefits and billing details.
+ */
+export function PortalPage({ organizationSlug, stripePublishableKey }: PortalPageProps) {
+  const [arrival] = useState(() => arrive(organizationSlug));
+  const [session, setSession] = useState<PortalSession | null>(arrival.session);
+  const [signingIn, setSigningIn] = useState(Boolean(arrival.signInToken));
+  const [reason, setReason] = useState<string | null>(null);
+
+  // A sign-in link works once: its token is posted once, even when effects run twice.
+  const posted = useRef(false);
+  useEffect(() => {
+    const { signInToken } = arrival;
+    if (!signInToken || posted.current) return;
+    posted.current = true;
+    authenticateSignIn(signInToken).then(
+      (opened) => {
+        storeSession({ token: opened.token, organizationSlug: null });
+        // On to the page the link was for (the API hands out only portal paths).
+        window.location.replace(opened.return_to);
+      },
+      (error) => {
+        setReason(
+          error instanceof CheckoutApiError && error.status < 500
+            ? 'This sign-in link has expired or was already used. Ask for a new one on the sign-in page.'
+            : 'Signing in failed. Try again later.',
+        );
+        setSigningIn(false);
+      },
+    );
+  }, [arrival]);
+
+  const signOut = useCallback((why: string | null) => {
+    forgetSession();
+    setReason(why);
+    setSession(null);
+  }, []);
+
+  if (signingIn) {
+    return (
+      <main className="portal-signin" aria-busy="true">
+        Signing you in…
+      </main>
+    );
+  }
+  if (!session) {
+    if (organizationSlug) return <SignIn organizationSlug={organizationSlug} reason={reason} />;
+    return (
+      <main className="portal-signin">
+        <h1>Your purchases</h1>
+        <p role="alert">
+          {reason ?? 'Open the sign-in link from your email to see your purchases.'}
+        </p>
+      </main>
+    );
+  }
+  return (
+    <SignedInPortal
+      session={session}
+      arrival={arrival}
+      stripePublishableKey={stripePublishableKey}
+      onSignOut={signOut}
+    />
+  );
+}
+
+interface SignedInPortalProps {
+  session: PortalSession;
+  arrival: Arrival;
+  stripePublishableKey: string | null;
+  onSignOut: (reason: string | null) => void;
+}
+
+function SignedInPortal({
+  session,
+  arrival,
+  stripePublishableKey,
+  onSignOut,
+}: SignedInPortalProps) {
+  const section = useSection(
+    arrival.subscriptionId ? 'subscriptions' : arrival.linkError ? 'benefits' : null,
+  );
+  const [header, setHeader] = useState<{ email: string; organization: string | null } | null>(null);
+  const onExpired = useCallback(
+    () => onSignOut('Your session has expired. Sign in again.'),
+    [onSignOut],
+  );
+  const context = useMemo<PortalContextValue>(
+    () => ({ api: portalApi(session.token), onExpired, stripePublishableKey }),
+    [session.token, onExpired, stripePublishableKey],
+  );
+
+  useEffect(() => {
+    const { api } = context;
+    const organization = session.organizationSlug
+      ? getOrganization(session.organizationSlug).then((found) => found.organization)
+      : // A seller's session link names no organization: the customer's orders do.
+        api.orders().then((orders) => orders.items[0]?.product.organization ?? null);
+    Promise.all([api.customer(), organization.catch(() => null)]).then(
+      ([customer, found]) => {
+        setHeader({ email: customer.email, organization: found?.name ?? null });
+        if (found && !session.organizationSlug) {
+          // Remembered, so an expired session leads to this organization's sign-in.
+          storeSession({ ...session, organizationSlug: found.slug });
+        }
+      },
+      (error) => {
+        if (error instanceof CheckoutApiError && error.status === 401) onExpired();
+      },
+    );
+  }, [context, session, onExpired]);
+
+  return (
+    <PortalContext.Provider value={context}>
+      <div className="portal">
+        <header className="portal-header">
+          <div>
+            {header?.organization && <p className="organization">{header.organization}</p>}
+            <h1>Your purchases</h1>
+            {header && <p className="muted portal-email">{header.email}</p>}
+          </div>
+          <button type="button" className="secondary" onClick={() => onSignOut(null)}>
+            Sign out
+          </button>
+        </header>
+        <nav className="portal-nav" aria-label="Portal sections">
+          <ul>
+            {sections.map(({ id, label }) => (
+              <li key={id}>
+                <a href={`#${id}`} aria-current={section === id ? 'page' : undefined}>
+                  {label}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <main className="portal-main">
+          {section === 'overview' && <Overview sectionHref={(id) => `#${id}`} />}
+          {section === 'subscriptions' && <Subscriptions focusId={arrival.subscriptionId} />}
+          {section === 'orders' && <Orders />}
+          {section === 'payment-methods' && <PaymentMethods />}
+          {section === 'license-keys' && <LicenseKeys />}
+          {section === 'downloads' && <Downloads />}
+          {section === 'benefits' && <Benefits linkError={arrival.linkError} />}
+          {section === 'billing' && <BillingDetails />}
+        </main>
+      </div>
+    </PortalContext.Provider>
+  );
+}

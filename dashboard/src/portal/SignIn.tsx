@@ -1,0 +1,124 @@
+import { type FormEvent, useEffect, useState } from 'react';
+import { getOrganization, type PortalOrganization, requestSignIn } from './api';
+import { problemOf } from './resource';
+
+interface SignInProps {
+  organizationSlug: string;
+  /** Why the customer is asked to sign in again (an expired session or link). */
+  reason: string | null;
+}
+
+/**
+ * The organization's portal sign-in: the customer types their email and is mailed a one-time
+ * link (the answer does not say whether the email is known).
+ */
+export function SignIn({ organizationSlug, reason }: SignInProps) {
+  const [organization, setOrganization] = useState<PortalOrganization | null>(null);
+  const [missing, setMissing] = useState<string | null>(null);
+  const [email, setEmail] = useState('');
+  const [sentTo, setSentTo] = useState<string | null>(null);
+  const [problem, setProblem] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    getOrganization(organizationSlug).then(
+      (found) => setOrganization(found.organization),
+      (error) =>
+        setMissing(
+          (error as { status?: number }).status === 404
+            ? 'This portal does not exist. Check the address.'
+            : problemOf(error, 'This page could not be loaded. Try again later.'),
+        ),
+    );
+  }, [organizationSlug]);
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    if (!organization) return;
+    const typed = email.trim();
+    if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(typed)) {
+      setProblem('Enter the email address you bought with.');
+      return;
+    }
+    setBusy(true);
+    setProblem(null);
+    try {
+      await requestSignIn(
+        typed,
+        organization.id,
+        `/portal/${encodeURIComponent(organizationSlug)}`,
+      );
+      setSentTo(typed);
+    } catch (error) {
+      setProblem(problemOf(error, 'The link could not be sent. Try again later.'));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  if (missing) {
+    return (
+      <main className="portal-signin">
+        <h1>Customer portal</h1>
+        <p role="alert">{missing}</p>
+      </main>
+    );
+  }
+  if (!organization) {
+    return (
+      <main className="portal-signin" aria-busy="true">
+        Loading…
+      </main>
+    );
+  }
+  return (
+    <main className="portal-signin">
+      <p className="organization">{organization.name}</p>
+      <h1>Sign in to your purchases</h1>
+      {sentTo ? (
+        <div role="status">
+          <h2>Check your mail</h2>
+          <p>
+            If <strong>{sentTo}</strong> has purchases from {organization.name}, a sign-in link is
+            on its way. It works once, for 15 minutes.
+          </p>
+          <button type="button" className="secondary" onClick={() => setSentTo(null)}>
+            Use another email
+          </button>
+        </div>
+      ) : (
+        <form className="portal-form" onSubmit={submit} noValidate>
+          {reason && (
+            <p className="banner-error" role="alert">
+              {reason}
+            </p>
+          )}
+          <div className="field">
+            <label htmlFor="signin-email">Email</label>
+            <input
+              id="signin-email"
+              type="email"
+              autoComplete="email"
+              required
+              value={email}
+              aria-invalid={Boolean(problem)}
+              aria-describedby={problem ? 'signin-email-error' : 'signin-email-hint'}
+              onChange={(event) => setEmail(event.target.value)}
+            />
+            <p className="field-hint" id="signin-email-hint">
+              We’ll email you a link to sign in; no password needed.
+            </p>
+            {problem && (
+              <p className="field-error" id="signin-email-error" role="alert">
+                {problem}
+              </p>
+            )}
+          </div>
+          <button type="submit" className="primary" disabled={busy}>
+            {busy ? 'Sending…' : 'Email me a sign-in link'}
+          </button>
+        </form>
+      )}
+    </main>
+  );
+}

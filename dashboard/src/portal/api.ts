@@ -1,0 +1,237 @@
+/**
+ * The customer portal endpoints (/v1/customer-portal, reference §4.9) the hosted portal page
+ * calls with the customer's session token, and the wire shapes it reads (snake_case, as the API
+ * answers them; only the fields the page shows).
+ */
+import {
+  type Address,
+  type CustomerBenefitGrant,
+  call,
+  type LicenseKey,
+  type ListResource,
+  type Price,
+} from '../checkout/api';
+
+export type { Address, ListResource, Price };
+
+type Interval = 'day' | 'week' | 'month' | 'year';
+
+export interface PortalOrganization {
+  id: string;
+  name: string;
+  slug: string;
+  avatar_url: string | null;
+  subscription_settings?: { allow_customer_updates: boolean };
+}
+
+export interface PortalCustomer {
+  id: string;
+  email: string;
+  name: string | null;
+  billing_name: string | null;
+  billing_address: Address | null;
+  tax_id: [string, string] | string | null;
+  oauth_accounts: Record<string, { account_id: string; account_username: string | null }>;
+  default_payment_method_id?: string | null;
+}
+
+export interface CustomerOrder {
+  id: string;
+  created_at: string;
+  status: 'pending' | 'paid' | 'refunded' | 'partially_refunded';
+  paid: boolean;
+  total_amount: number;
+  currency: string;
+  billing_reason: string;
+  invoice_number: string;
+  is_invoice_generated: boolean;
+  subscription_id: string | null;
+  product: { id: string; name: string; organization: PortalOrganization };
+  next_payment_attempt_at?: string | null;
+}
+
+export type SubscriptionStatus =
+  | 'incomplete'
+  | 'incomplete_expired'
+  | 'trialing'
+  | 'active'
+  | 'past_due'
+  | 'canceled'
+  | 'unpaid';
+
+export interface CustomerSubscription {
+  id: string;
+  amount: number;
+  currency: string;
+  recurring_interval: Interval;
+  status: SubscriptionStatus;
+  current_period_end: string | null;
+  trial_end: string | null;
+  cancel_at_period_end: boolean;
+  ends_at: string | null;
+  ended_at: string | null;
+  started_at: string | null;
+  product_id: string;
+  product: { id: string; name: string; organization: PortalOrganization };
+}
+
+export interface CustomerProduct {
+  id: string;
+  name: string;
+  is_recurring: boolean;
+  is_archived: boolean;
+  recurring_interval: Interval | null;
+  prices: Price[];
+}
+
+export interface PaymentMethod {
+  id: string;
+  type: string;
+  method_metadata?: { brand: string; last4: string; exp_month: number; exp_year: number };
+}
+
+export type PaymentMethodAdded =
+  | { status: 'succeeded'; payment_method: PaymentMethod }
+  | { status: 'requires_action'; client_secret: string };
+
+export interface PaymentConfirmation {
+  status: string;
+  client_secret?: string | null;
+  error?: string | null;
+}
+
+export type { CustomerBenefitGrant as BenefitGrant };
+
+export interface LicenseKeyActivation {
+  id: string;
+  label: string;
+  created_at: string;
+}
+
+export interface LicenseKeyWithActivations extends LicenseKey {
+  organization_id: string;
+  benefit_id: string;
+  limit_activations: number | null;
+  activations: LicenseKeyActivation[];
+}
+
+export interface Downloadable {
+  id: string;
+  benefit_id: string;
+  file: { id: string; name: string; size: number; download: { url: string; expires_at: string } };
+}
+
+export const cancellationReasons = [
+  { id: 'too_expensive', label: 'Too expensive' },
+  { id: 'missing_features', label: 'Missing features' },
+  { id: 'switched_service', label: 'Switched to another service' },
+  { id: 'unused', label: 'I don’t use it enough' },
+  { id: 'too_complex', label: 'Too complex' },
+  { id: 'low_quality', label: 'Quality was lower than expected' },
+  { id: 'customer_service', label: 'Customer service' },
+  { id: 'other', label: 'Other' },
+] as const;
+
+export type CancellationReason = (typeof cancellationReasons)[number]['id'];
+
+const portal = '/v1/customer-portal';
+const id = encodeURIComponent;
+const all = '?limit=100';
+
+/**
+ * Asks for a sign-in link to the email (the answer is the same whether it is known or not); the
+ * link opens the portal at `returnTo`.
+ */
+export const requestSignIn = (email: string, organizationId: string, returnTo: string) =>
+  call<unknown>('POST', `${portal}/customer-session/request`, {
+    body: { email, organization_id: organizationId, return_to: returnTo },
+  });
+
+/** Trades the one-time token of a sign-in link for a customer session. */
+export const authenticateSignIn = (token: string) =>
+  call<{ token: string; expires_at: string; return_to: string }>(
+    'POST',
+    `${portal}/customer-session/authenticate`,
+    { body: { token } },
+  );
+
+export const getOrganization = (slug: string) =>
+  call<{ organization: PortalOrganization; products: CustomerProduct[] }>(
+    'GET',
+    `${portal}/organizations/${id(slug)}`,
+  );
+
+/** The calls a signed-in portal makes, each with the session token. */
+export function portalApi(token: string) {
+  const read = <T>(path: string) => call<T>('GET', `${portal}${path}`, { token });
+  const write = <T>(method: string, path: string, body?: unknown) =>
+    call<T>(method, `${portal}${path}`, { token, body });
+  return {
+    customer: () => read<PortalCustomer>('/customers/me'),
+    updateCustomer: (update: {
+      billing_name: string | null;
+      billing_address: Address | null;
+      tax_id: string | null;
+    }) => write<PortalCustomer>('PATCH', '/customers/me', update),
+
+    paymentMethods: () => read<ListResource<PaymentMethod>>(`/customers/me/payment-methods${all}`),
+    addPaymentMethod: (confirmationTokenId: string, setDefault: boolean) =>
+      write<PaymentMethodAdded>('POST', '/customers/me/payment-methods', {
+        confirmation_token_id: confirmationTokenId,
+        set_default: setDefault,
+        return_url: window.location.href,
+      }),
+    setDefaultPaymentMethod: (methodId: string) =>
+      write<PaymentMethod>('PATCH', `/customers/me/payment-methods/${id(methodId)}`, {
+        default: true,
+      }),
+    deletePaymentMethod: (methodId: string) =>
+      write<null>('DELETE', `/customers/me/payment-methods/${id(methodId)}`),
+
+    orders: (subscriptionId?: string) =>
+      read<ListResource<CustomerOrder>>(
+        `/orders/${all}${subscriptionId ? `&subscription_id=${id(subscriptionId)}` : ''}`,
+      ),
+    generateInvoice: (orderId: string) => write<unknown>('POST', `/orders/${id(orderId)}/invoice`),
+    invoice: (orderId: string) => read<{ url: string }>(`/orders/${id(orderId)}/invoice`),
+    confirmPayment: (
+      orderId: string,
+      payment: { confirmation_token_id: string } | { payment_method_id: string },
+    ) =>
+      write<PaymentConfirmation>('POST', `/orders/${id(orderId)}/confirm-payment`, {
+        ...payment,
+        payment_processor: 'stripe',
+      }),
+
+    subscriptions: () => read<ListResource<CustomerSubscription>>(`/subscriptions/${all}`),
+    updateSubscription: (
+      subscriptionId: string,
+      update:
+        | { product_id: string }
+        | {
+            cancel_at_period_end: boolean;
+            cancellation_reason?: CancellationReason | null;
+            cancellation_comment?: string | null;
+          },
+    ) => write<CustomerSubscription>('PATCH', `/subscriptions/${id(subscriptionId)}`, update),
+
+    grants: () => read<ListResource<CustomerBenefitGrant>>(`/benefit-grants/${all}`),
+    /** Where to send the customer to link the Discord or GitHub account a grant waits for. */
+    linkAccount: (platform: string, returnTo: string) =>
+      read<{ url: string }>(
+        `/oauth-accounts/authorize?platform=${id(platform)}&return_to=${id(returnTo)}`,
+      ),
+
+    downloadables: () => read<ListResource<Downloadable>>(`/downloadables/${all}`),
+
+    licenseKeys: () => read<ListResource<LicenseKey>>(`/license-keys/${all}`),
+    licenseKey: (keyId: string) => read<LicenseKeyWithActivations>(`/license-keys/${id(keyId)}`),
+    /** Frees an activation's slot (public: the key itself is the credential). */
+    deactivate: (key: LicenseKeyWithActivations, activationId: string) =>
+      call<null>('POST', `${portal}/license-keys/deactivate`, {
+        body: { key: key.key, organization_id: key.organization_id, activation_id: activationId },
+      }),
+  };
+}
+
+export type PortalApi = ReturnType<typeof portalApi>;

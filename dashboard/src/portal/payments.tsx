@@ -1,0 +1,189 @@
+import { useState } from 'react';
+import { formatMoney } from '../checkout/money';
+import type { CustomerOrder, PaymentConfirmation, PaymentMethod, PortalCustomer } from './api';
+import { CardForm } from './CardForm';
+import { Dialog } from './Dialog';
+import { useAction, usePortal, useProblem } from './resource';
+
+const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+
+/** `Visa •••• 4242` (screen readers hear "Visa ending 4242"). */
+export function CardName({ method }: { method: PaymentMethod }) {
+  const card = method.method_metadata;
+  if (!card) return <>{capitalized(method.type.replace(/_/g, ' '))}</>;
+  return (
+    <>
+      {capitalized(card.brand)} <span aria-hidden="true">••••</span>
+      <span className="visually-hidden">ending</span> {card.last4}
+    </>
+  );
+}
+
+export const expiry = (method: PaymentMethod) =>
+  method.method_metadata &&
+  `${String(method.method_metadata.exp_month).padStart(2, '0')}/${method.method_metadata.exp_year}`;
+
+/** The customer's default card, else the only one. */
+export function defaultMethod(customer: PortalCustomer, methods: PaymentMethod[]) {
+  return (
+    methods.find((method) => method.id === customer.default_payment_method_id) ??
+    (methods.length === 1 ? methods[0] : undefined)
+  );
+}
+
+/** What a confirm-payment answer means for the customer; null when it was paid. */
+export function paymentOutcome(answer: PaymentConfirmation): string | null {
+  if (answer.status === 'succeeded') return null;
+  if (answer.status === 'requires_action') {
+    return 'Your bank asks you to confirm this payment. Follow its instructions, then reload this page.';
+  }
+  if (answer.error) return answer.error;
+  return answer.status === 'pending' ? null : 'The payment failed. Try another card.';
+}
+
+const retryRefusals = {
+  PaymentAlreadyInProgress: 'A payment for this order is already in progress. Check back shortly.',
+  OrderNotEligibleForRetry: 'This order cannot be paid again from here.',
+};
+
+/** An order is waiting for a payment the customer can make: a renewal whose charge failed. */
+export const awaitsPayment = (order: CustomerOrder) =>
+  order.status === 'pending' && order.subscription_id !== null;
+
+interface PayNowProps {
+  order: CustomerOrder;
+  methods: PaymentMethod[];
+  onPaid: () => void;
+}
+
+/** "Pay now" for a failed renewal: with a saved card or a new one (confirm-payment). */
+export function PayNow({ order, methods, onPaid }: PayNowProps) {
+  const { api } = usePortal();
+  const describe = useProblem();
+  const [open, setOpen] = useState(false);
+  const [newCard, setNewCard] = useState(methods.length === 0);
+  const saved = useAction();
+  const amount = formatMoney(order.total_amount, order.currency);
+
+  const settle = (answer: PaymentConfirmation) => {
+    const problem = paymentOutcome(answer);
+    if (problem === null) {
+      setOpen(false);
+      onPaid();
+    }
+    return problem;
+  };
+
+  return (
+    <>
+      <button type="button" className="primary" onClick={() => setOpen(true)}>
+        Pay {amount} now
+      </button>
+      {open && (
+        <Dialog title={`Pay ${amount} for ${order.product.name}`} onClose={() => setOpen(false)}>
+          {!newCard && (
+            <div className="portal-stack">
+              {methods.map((method) => (
+                <button
+                  key={method.id}
+                  type="button"
+                  className="primary"
+                  disabled={saved.busy}
+                  onClick={() =>
+                    saved.run(async () => {
+                      const problem = settle(
+                        await api.confirmPayment(order.id, { payment_method_id: method.id }),
+                      );
+                      if (problem) throw new Error(problem);
+                    }, retryRefusals)
+                  }
+                >
+                  Pay with <CardName method={method} />
+                </button>
+              ))}
+              {saved.problem && (
+                <p className="field-error" role="alert">
+                  {saved.problem}
+                </p>
+              )}
+              <button type="button" className="secondary" onClick={() => setNewCard(true)}>
+                Use a new card
+              </button>
+              <button type="button" className="secondary" onClick={() => setOpen(false)}>
+                Not now
+              </button>
+            </div>
+          )}
+          {newCard && (
+            <CardForm
+              label="New card"
+              submitLabel={`Pay ${amount}`}
+              amount={order.total_amount}
+              currency={order.currency}
+              onCancel={() => setOpen(false)}
+              onToken={async (confirmationTokenId) => {
+                try {
+                  return settle(
+                    await api.confirmPayment(order.id, {
+                      confirmation_token_id: confirmationTokenId,
+                    }),
+                  );
+                } catch (error) {
+                  return describe(error);
+                }
+              }}
+            />
+          )}
+        </Dialog>
+      )}
+    </>
+  );
+}
+
+const invoiceRefusals = {
+  MissingInvoiceBillingDetails:
+    'An invoice needs your billing name and address: add them under Billing details first.',
+  NotPaidOrder: 'The invoice is available once the order is paid.',
+};
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Downloads an order's invoice, asking for it to be made first when it is not yet. */
+export function InvoiceButton({ order }: { order: CustomerOrder }) {
+  const { api } = usePortal();
+  const { busy, problem, run } = useAction();
+  if (!order.paid) return null;
+  const download = () =>
+    run(async () => {
+      if (!order.is_invoice_generated) {
+        await api.generateInvoice(order.id).catch((error) => {
+          // Made since the list was read: download it.
+          if (error?.error !== 'InvoiceAlreadyExists') throw error;
+        });
+      }
+      // The invoice is made in the background: a few tries while it is.
+      for (let attempt = 0; ; attempt += 1) {
+        try {
+          const { url } = await api.invoice(order.id);
+          window.location.assign(url);
+          return;
+        } catch (error) {
+          if (attempt >= 10 || (error as { status?: number }).status !== 404) throw error;
+          await sleep(500);
+        }
+      }
+    }, invoiceRefusals);
+  return (
+    <span className="portal-inline">
+      <button type="button" className="link" onClick={download} disabled={busy}>
+        {busy ? 'Preparing invoice…' : 'Invoice'}
+        <span className="visually-hidden"> {order.invoice_number}</span>
+      </button>
+      {problem && (
+        <span className="field-error" role="alert">
+          {problem}
+        </span>
+      )}
+    </span>
+  );
+}
