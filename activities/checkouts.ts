@@ -1,6 +1,8 @@
 import type { Client } from '@temporalio/client';
 import { type ConfirmedCheckout, confirmCheckout } from '../commerce/checkouts/confirm.ts';
 import {
+  awaitCheckoutAuthentication,
+  type CheckoutAuthentication,
   type CompletedCheckout,
   completeCheckout,
   expireCheckout,
@@ -33,6 +35,12 @@ export interface CompleteCheckoutInput {
   paymentId: string | null;
   /** Absent from histories recorded before cards were kept. */
   paymentMethodId?: string | null;
+}
+
+/** The checkout whose payment (or card setup) waits for the buyer's 3-D Secure step. */
+export interface AwaitCheckoutAuthenticationInput {
+  checkoutId: string;
+  authentication: CheckoutAuthentication;
 }
 
 /** The checkout whose payment was declined, with the processor's reason. */
@@ -104,6 +112,14 @@ export function createCheckoutActivities(
       taskQueue,
     }: StartCheckoutSubscriptionInput): Promise<void> {
       await startSubscription(temporal, subscriptionId, taskQueue);
+    },
+
+    /** The buyer's page is told to run the 3-D Secure step (see awaitCheckoutAuthentication). */
+    awaitCheckoutAuthentication({
+      checkoutId,
+      authentication,
+    }: AwaitCheckoutAuthenticationInput): Promise<void> {
+      return awaitCheckoutAuthentication(orm.em.fork(), checkoutId, authentication, publicUrl);
     },
 
     /** The checkout failed with the processor's reason; its buyer may confirm again. */

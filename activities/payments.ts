@@ -1,7 +1,10 @@
 import { Checkout } from '../db/entities/index.ts';
 import type { Orm } from '../db/orm.ts';
+import type { PaymentOutcome } from '../domain/payments.ts';
 import type { StripeClient } from '../integrations/stripe/client.ts';
 import {
+  cancelWaitingPayment,
+  cancelWaitingSetup,
   chargeAttempt,
   type PaymentAttemptResult,
   type PaymentSetupResult,
@@ -13,6 +16,19 @@ import { workflowIds } from '../processes/workflow-ids.ts';
 
 // The workflows know these answers' types through their activities.
 export type { PaymentAttemptResult, PaymentSetupResult };
+
+/** A checkout's PaymentIntent that waited for its buyer's 3-D Secure step for too long. */
+export interface CancelCheckoutPaymentInput {
+  checkoutId: string;
+  paymentId: string;
+  paymentIntentId: string;
+}
+
+/** A checkout's SetupIntent that waited for its card holder's 3-D Secure step for too long. */
+export interface CancelCheckoutSetupInput {
+  checkoutId: string;
+  setupIntentId: string;
+}
 
 /** The card a checkout's buyer confirmed with, for attempt `attempt` (its idempotency key). */
 interface CheckoutCardAttempt {
@@ -88,6 +104,39 @@ export function createPaymentActivities({ orm, stripe }: { orm: Orm; stripe: Str
         workflowId: workflowIds.checkout(checkoutId),
         organizationId: checkout.organization.id,
         checkoutId,
+      });
+    },
+
+    /**
+     * Cancels the checkout's PaymentIntent whose 3-D Secure step was not done in time, its
+     * Payment failed; answers its outcome (succeeded, when it was paid meanwhile).
+     */
+    cancelCheckoutPayment({
+      checkoutId,
+      paymentId,
+      paymentIntentId,
+    }: CancelCheckoutPaymentInput): Promise<PaymentOutcome | null> {
+      return cancelWaitingPayment(
+        { orm, stripe },
+        {
+          paymentId,
+          paymentIntentId,
+          idempotencyKey: `checkout:${checkoutId}:cancel:${paymentId}`,
+        },
+      );
+    },
+
+    /**
+     * Cancels the checkout's SetupIntent whose 3-D Secure step was not done in time; answers
+     * the card saved when it was authenticated meanwhile.
+     */
+    cancelCheckoutSetup({
+      checkoutId,
+      setupIntentId,
+    }: CancelCheckoutSetupInput): Promise<PaymentSetupResult> {
+      return cancelWaitingSetup(stripe, {
+        setupIntentId,
+        idempotencyKey: `checkout:${checkoutId}:cancel:${setupIntentId}`,
       });
     },
   };

@@ -293,6 +293,12 @@ const environmentSchema = z.object({
     .int('a whole number of seconds, 1 or more')
     .min(1, 'a whole number of seconds, 1 or more')
     .default(3600),
+  /** How long a confirmed checkout waits for its buyer's 3-D Secure step. */
+  TOLLGATE_CHECKOUT_AUTHENTICATION_TIMEOUT_SECONDS: z.coerce
+    .number({ message: 'a whole number of seconds, 1 or more' })
+    .int('a whole number of seconds, 1 or more')
+    .min(1, 'a whole number of seconds, 1 or more')
+    .default(1800),
   /** Seconds between a failed webhook delivery and its retries; one more failure disables. */
   TOLLGATE_WEBHOOK_RETRY_DELAYS: z
     .string()
@@ -408,8 +414,11 @@ export interface Config {
   webhooks: { retryDelaysSeconds: number[] };
   /** The APIs discord and github_repository grants call: the bot's and the app's credentials. */
   benefitIntegrations: BenefitIntegrationsConfig;
-  /** How long a checkout stays open before it expires (Polar: one hour). */
-  checkouts: { ttlSeconds: number };
+  /**
+   * How long a checkout stays open before it expires (Polar: one hour), and how long a confirmed
+   * one waits for its buyer's 3-D Secure step (the checkout workflow's default when unset).
+   */
+  checkouts: { ttlSeconds: number; authenticationTimeoutSeconds?: number };
   /**
    * Sandbox test clocks: off, every /v1/test-clocks route answers 403 TestClockNotAvailable and
    * customers cannot be attached to one. Subscriptions without a clock never look at it.
@@ -502,7 +511,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       },
       github: { apiBaseUrl: env.TOLLGATE_GITHUB_API_BASE_URL, token: env.TOLLGATE_GITHUB_TOKEN },
     },
-    checkouts: { ttlSeconds: env.TOLLGATE_CHECKOUT_TTL_SECONDS },
+    checkouts: {
+      ttlSeconds: env.TOLLGATE_CHECKOUT_TTL_SECONDS,
+      authenticationTimeoutSeconds: env.TOLLGATE_CHECKOUT_AUTHENTICATION_TIMEOUT_SECONDS,
+    },
     testClocks: {
       enabled:
         (env.TOLLGATE_TEST_CLOCKS ?? (env.NODE_ENV === 'production' ? 'off' : 'on')) === 'on',

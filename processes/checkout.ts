@@ -7,6 +7,11 @@ export interface CheckoutInput {
   checkoutId: string;
   /** ISO instant; the checkout row holds the same one. */
   expiresAt: string;
+  /**
+   * How long a payment (or card setup) waits for its buyer's 3-D Secure step before it is
+   * canceled; the workflow's default when absent (and in checkouts started before it was set).
+   */
+  authenticationTimeoutSeconds?: number;
 }
 
 export type CheckoutOutcome = 'succeeded' | 'expired';

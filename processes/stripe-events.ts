@@ -1,12 +1,14 @@
 import { type Client, type WorkflowHandle, WorkflowNotFoundError } from '@temporalio/client';
 import type Stripe from 'stripe';
+import { awaitsAuthenticationOf } from '../commerce/checkouts/outcomes.ts';
 import { recordPaymentOutcome } from '../commerce/payments/service.ts';
 import { refundOutcomeOf } from '../commerce/refunds/service.ts';
 import type { Logger } from '../config/logger.ts';
 import { ProcessedStripeEvent } from '../db/entities/index.ts';
 import type { Orm } from '../db/orm.ts';
 import type { PaymentOutcome } from '../domain/payments.ts';
-import { paymentOutcomeSignal } from './payment-outcome.ts';
+import { setupResultOf } from '../integrations/stripe/payments.ts';
+import { paymentOutcomeSignal, setupOutcomeSignal } from './payment-outcome.ts';
 import { refundOutcomeSignal } from './refund.ts';
 
 /** The events that settle (or hold up) a payment attempt. */
@@ -15,6 +17,9 @@ const paymentIntentEvents = new Set([
   'payment_intent.payment_failed',
   'payment_intent.requires_action',
 ]);
+
+/** The events that end a SetupIntent's wait for its card holder's 3-D Secure step. */
+const setupIntentEvents = new Set(['setup_intent.succeeded', 'setup_intent.setup_failed']);
 
 /** The events that tell how a refund ended (their object is the Refund). */
 const refundEvents = new Set(['refund.updated', 'refund.failed', 'charge.refund.updated']);
@@ -38,6 +43,34 @@ async function signalRefundOutcome(
   }
   await signalRunning(temporal, logger, event, workflowId, (handle) =>
     handle.signal(refundOutcomeSignal, refundOutcomeOf(refund)),
+  );
+  return 'applied';
+}
+
+/**
+ * How a checkout's card setup that waited for its holder's 3-D Secure step ended, signalled to
+ * the checkout's workflow (`metadata.workflow_id`). A SetupIntent that never waited (saved or
+ * declined at once, the workflow had the answer of its own call) is no news: nothing is sent.
+ */
+async function signalSetupOutcome(
+  { orm, temporal, logger }: { orm: Orm; temporal: Client; logger: Logger },
+  event: Stripe.Event,
+): Promise<StripeEventResult> {
+  const intent = event.data.object as Stripe.SetupIntent;
+  const { workflow_id: workflowId, checkout_id: checkoutId } = intent.metadata ?? {};
+  if (!workflowId || !checkoutId) return 'ignored';
+  if (!(await awaitsAuthenticationOf(orm.em.fork(), checkoutId, intent.id))) return 'ignored';
+  const result = setupResultOf(intent);
+  if (result.status === 'requires_action') return 'ignored';
+  const { setupIntentId, status, paymentMethodId, declineCode, message } = result;
+  await signalRunning(temporal, logger, event, workflowId, (handle) =>
+    handle.signal(setupOutcomeSignal, {
+      setupIntentId,
+      status,
+      paymentMethodId,
+      declineCode,
+      message,
+    }),
   );
   return 'applied';
 }
@@ -79,6 +112,9 @@ export async function applyStripeEvent(
       .execute('run');
     if (!claimed.affectedRows) return 'duplicate';
     if (refundEvents.has(event.type)) return signalRefundOutcome(temporal, logger, event);
+    if (setupIntentEvents.has(event.type)) {
+      return signalSetupOutcome({ orm, temporal, logger }, event);
+    }
     if (!paymentIntentEvents.has(event.type)) return 'ignored';
     const intent = event.data.object as Stripe.PaymentIntent;
     const { workflow_id: workflowId, payment_id: paymentId } = intent.metadata ?? {};

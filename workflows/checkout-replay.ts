@@ -7,7 +7,7 @@ import type {
   PaymentSetupResult,
 } from '../activities/payments.ts';
 import { confirmCheckoutUpdate } from '../processes/checkout.ts';
-import { paymentOutcomeSignal } from '../processes/payment-outcome.ts';
+import { paymentOutcomeSignal, setupOutcomeSignal } from '../processes/payment-outcome.ts';
 import { checkout } from './checkout.ts';
 import { recordOnOwnWorkers } from './replay-recording.ts';
 
@@ -60,7 +60,11 @@ const setup = (attempt: number, status: PaymentSetupResult['status']): PaymentSe
 type ReplayCheckoutActivities = CheckoutActivities &
   Pick<
     PaymentActivities,
-    'ensureStripeCustomer' | 'createCheckoutPayment' | 'setUpCheckoutPaymentMethod'
+    | 'ensureStripeCustomer'
+    | 'createCheckoutPayment'
+    | 'setUpCheckoutPaymentMethod'
+    | 'cancelCheckoutPayment'
+    | 'cancelCheckoutSetup'
   > &
   Pick<BenefitGrantActivities, 'requestBenefitGrants'>;
 
@@ -73,6 +77,7 @@ async function recordCheckout(
   name: string,
   activities: Omit<ReplayCheckoutActivities, 'failCheckoutPayment'>,
   drive: (handle: WorkflowHandle<typeof checkout>, declinedOnce: Promise<void>) => Promise<void>,
+  authenticationTimeoutSeconds?: number,
 ): Promise<string> {
   const workflowId = `replay:${name}`;
   const taskQueue = `replay-${name}`;
@@ -87,7 +92,13 @@ async function recordCheckout(
       const handle = await client.workflow.start(checkout, {
         workflowId,
         taskQueue,
-        args: [{ checkoutId, expiresAt: new Date(Date.now() + 3600_000).toISOString() }],
+        args: [
+          {
+            checkoutId,
+            expiresAt: new Date(Date.now() + 3600_000).toISOString(),
+            authenticationTimeoutSeconds,
+          },
+        ],
       });
       await drive(handle, declinedOnce);
       await handle.result();
@@ -103,7 +114,17 @@ const commonActivities = {
   expireCheckout: async () => undefined,
   ensureStripeCustomer: async () => 'cus_replay',
   requestBenefitGrants: async () => undefined,
+  awaitCheckoutAuthentication: async () => undefined,
+  cancelCheckoutPayment: async () => null,
+  cancelCheckoutSetup: async () => setup(0, 'failed'),
 };
+
+/** What a card that asks for 3-D Secure answers: the step the buyer's page runs. */
+const authentication = (intentId: string) => ({
+  intentId,
+  clientSecret: `${intentId}_secret_replay`,
+  nextActionUrl: `http://127.0.0.1/_simulator/3ds/${intentId}`,
+});
 
 /**
  * A paid checkout's whole path: a confirm whose card is declined at once, a second confirm whose
@@ -173,6 +194,95 @@ export function recordTrialCheckout(client: Client): Promise<string> {
       await handle.executeUpdate(confirmCheckoutUpdate, { args: [confirmBody] });
       await declinedOnce;
       await handle.executeUpdate(confirmCheckoutUpdate, { args: [confirmBody] });
+    },
+  );
+}
+
+/**
+ * A checkout paid after 3-D Secure: the first card's step is never done, so its PaymentIntent is
+ * canceled at the deadline and the checkout fails; the buyer confirms again, passes the step, and
+ * the webhook's outcome (a signal) settles the order.
+ */
+export function recordAuthenticatedCheckout(client: Client): Promise<string> {
+  return recordCheckout(
+    client,
+    'checkout-authenticated',
+    {
+      ...commonActivities,
+      confirmCheckout: async () => confirmed,
+      completeCheckout: async () => ({
+        organizationId: confirmed.organizationId,
+        customerId: confirmed.customerId,
+        productId: confirmed.productId,
+        orderId: 'replay-order',
+        subscriptionId: null,
+      }),
+      createCheckoutPayment: async ({ attempt }) => ({
+        ...charge(attempt, 'requires_action'),
+        authentication: authentication(`pi_replay_${attempt}`),
+      }),
+      setUpCheckoutPaymentMethod: async ({ attempt }) => setup(attempt, 'succeeded'),
+      startCheckoutSubscription: async () => undefined,
+    },
+    async (handle, declinedOnce) => {
+      await handle.executeUpdate(confirmCheckoutUpdate, { args: [confirmBody] });
+      await declinedOnce;
+      await handle.executeUpdate(confirmCheckoutUpdate, { args: [confirmBody] });
+      const { paymentId, paymentIntentId } = charge(2, 'succeeded');
+      await handle.signal(paymentOutcomeSignal, {
+        paymentId,
+        paymentIntentId,
+        status: 'succeeded',
+        declineCode: null,
+        message: null,
+        cardBrand: 'visa',
+        cardLast4: '3220',
+      });
+    },
+    1,
+  );
+}
+
+/**
+ * A trial whose card asks for 3-D Secure: the first setup's step fails (the webhook's outcome,
+ * a signal), the second passes, and the subscription starts.
+ */
+export function recordAuthenticatedTrialCheckout(client: Client): Promise<string> {
+  const waiting = (attempt: number): PaymentSetupResult => ({
+    ...setup(attempt, 'requires_action'),
+    authentication: authentication(`seti_replay_${attempt}`),
+  });
+  return recordCheckout(
+    client,
+    'checkout-authenticated-trial',
+    {
+      ...commonActivities,
+      confirmCheckout: async () => trialConfirmed,
+      completeCheckout: async () => ({
+        organizationId: trialConfirmed.organizationId,
+        customerId: trialConfirmed.customerId,
+        productId: trialConfirmed.productId,
+        orderId: 'replay-order',
+        subscriptionId: 'replay-subscription',
+      }),
+      createCheckoutPayment: async ({ attempt }) => charge(attempt, 'succeeded'),
+      setUpCheckoutPaymentMethod: async ({ attempt }) => waiting(attempt),
+      startCheckoutSubscription: async () => undefined,
+    },
+    async (handle, declinedOnce) => {
+      const outcome = (attempt: number, status: 'succeeded' | 'failed') =>
+        handle.signal(setupOutcomeSignal, {
+          setupIntentId: `seti_replay_${attempt}`,
+          status,
+          paymentMethodId: status === 'succeeded' ? 'pm_card_threeDSecure2Required' : null,
+          declineCode: status === 'failed' ? 'setup_intent_authentication_failure' : null,
+          message: status === 'failed' ? 'Authentication failed.' : null,
+        });
+      await handle.executeUpdate(confirmCheckoutUpdate, { args: [confirmBody] });
+      await outcome(1, 'failed');
+      await declinedOnce;
+      await handle.executeUpdate(confirmCheckoutUpdate, { args: [confirmBody] });
+      await outcome(2, 'succeeded');
     },
   );
 }

@@ -15,14 +15,22 @@ import type {
   CompletedCheckout,
   ConfirmedCheckout,
 } from '../activities/checkouts.ts';
-import type { PaymentActivities, PaymentAttemptResult } from '../activities/payments.ts';
+import type {
+  PaymentActivities,
+  PaymentAttemptResult,
+  PaymentSetupResult,
+} from '../activities/payments.ts';
 import type { PaymentOutcome } from '../domain/payments.ts';
 import {
   type CheckoutInput,
   type CheckoutOutcome,
   confirmCheckoutUpdate,
 } from '../processes/checkout.ts';
-import { paymentOutcomeSignal } from '../processes/payment-outcome.ts';
+import {
+  paymentOutcomeSignal,
+  type SetupOutcome,
+  setupOutcomeSignal,
+} from '../processes/payment-outcome.ts';
 import { commerceRefusal } from '../processes/workflow-refusals.ts';
 import { awaitingCommitOptions, callerWaitingOptions, stepOptions } from './activity-options.ts';
 
@@ -49,8 +57,17 @@ const steps = proxyLocalActivities<CheckoutActivities & PaymentActivities & Bene
 // checkout never committed then ends (the API answers an open checkout past its time as expired).
 const expirations = proxyLocalActivities<CheckoutActivities>(awaitingCommitOptions);
 
-/** How long a payment Stripe has not decided yet (3-D Secure, processing) is waited for. */
+/**
+ * How long a payment Stripe has not decided yet (processing) is waited for; also the default
+ * wait for a buyer's 3-D Secure step.
+ */
 const paymentOutcomeTimeout = '30 minutes';
+
+/** What the buyer reads when they did not pass the 3-D Secure step in time. */
+const authenticationTimedOut = {
+  declineCode: 'authentication_timeout',
+  message: 'The card was not authenticated in time. Please try again.',
+};
 
 /** What a confirmed checkout was settled with: its payment, and the card kept for renewals. */
 interface Settlement {
@@ -65,9 +82,17 @@ interface Settlement {
  * confirm again with another card until it expires. Paid (or free), it becomes an order in one
  * transaction; its subscription's workflow starts, and the product's benefits are granted.
  */
-export async function checkout({ checkoutId, expiresAt }: CheckoutInput): Promise<CheckoutOutcome> {
+export async function checkout({
+  checkoutId,
+  expiresAt,
+  authenticationTimeoutSeconds,
+}: CheckoutInput): Promise<CheckoutOutcome> {
   const confirmations: ConfirmedCheckout[] = [];
   const outcomes = new Map<string, PaymentOutcome>();
+  const setupOutcomes = new Map<string, SetupOutcome>();
+  const authenticationTimeout = authenticationTimeoutSeconds
+    ? authenticationTimeoutSeconds * 1000
+    : paymentOutcomeTimeout;
   /** Expiry began or the checkout succeeded: confirms are refused before reaching the history. */
   let closed = false;
 
@@ -93,10 +118,47 @@ export async function checkout({ checkoutId, expiresAt }: CheckoutInput): Promis
   setHandler(paymentOutcomeSignal, (outcome) => {
     outcomes.set(outcome.paymentId, outcome);
   });
+  // The same for a card being saved that waited for its holder's 3-D Secure step.
+  setHandler(setupOutcomeSignal, (outcome) => {
+    setupOutcomes.set(outcome.setupIntentId, outcome);
+  });
+
+  /**
+   * A charge waiting for its buyer's 3-D Secure step: the buyer's page is told how to run it,
+   * then the webhook's outcome is waited for until the deadline; past it the PaymentIntent is
+   * canceled (one paid meanwhile, its event not heard of yet, counts as paid).
+   */
+  async function authenticatedOutcome(
+    charge: PaymentAttemptResult,
+    authentication: NonNullable<PaymentAttemptResult['authentication']>,
+  ) {
+    await steps.awaitCheckoutAuthentication({ checkoutId, authentication });
+    const decided = () => {
+      const status = outcomes.get(charge.paymentId)?.status;
+      return status === 'succeeded' || status === 'failed';
+    };
+    if (await condition(decided, authenticationTimeout)) {
+      return outcomes.get(charge.paymentId) as PaymentOutcome;
+    }
+    const canceled = await payments.cancelCheckoutPayment({
+      checkoutId,
+      paymentId: charge.paymentId,
+      paymentIntentId: charge.paymentIntentId,
+    });
+    if (canceled?.status === 'succeeded') return canceled;
+    return { status: 'failed' as const, paymentId: charge.paymentId, ...authenticationTimedOut };
+  }
 
   /** Stripe's final answer on a charge: at once, or from the webhook within the timeout. */
   async function paymentOutcome(charge: PaymentAttemptResult) {
     if (charge.status === 'succeeded' || charge.status === 'failed') return charge;
+    if (
+      charge.status === 'requires_action' &&
+      charge.authentication &&
+      patched('checkout-authentication')
+    ) {
+      return authenticatedOutcome(charge, charge.authentication);
+    }
     const decided = () => {
       const status = outcomes.get(charge.paymentId)?.status;
       return status === 'succeeded' || status === 'failed';
@@ -172,8 +234,32 @@ export async function checkout({ checkoutId, expiresAt }: CheckoutInput): Promis
       paymentMethodOrToken: confirmed.confirmationTokenId ?? '',
       attempt,
     });
-    if (setup.status !== 'succeeded') return declined(setup, 'Your card could not be saved.');
-    return { paymentId: null, paymentMethodId: setup.paymentMethodId };
+    const saved = await setupOutcome(setup);
+    if (saved.status !== 'succeeded') return declined(saved, 'Your card could not be saved.');
+    return { paymentId: null, paymentMethodId: saved.paymentMethodId };
+  }
+
+  /**
+   * How saving the card ended: at once, or (a card that asks for 3-D Secure) once the buyer's
+   * page ran the step and the webhook said so, until the deadline; past it the SetupIntent is
+   * canceled (one authenticated meanwhile counts as saved).
+   */
+  async function setupOutcome(
+    setup: PaymentSetupResult,
+  ): Promise<SetupOutcome | PaymentSetupResult> {
+    const { authentication } = setup;
+    // No patch needed: no recorded setup answered requires_action before this step existed.
+    if (setup.status !== 'requires_action' || !authentication) return setup;
+    await steps.awaitCheckoutAuthentication({ checkoutId, authentication });
+    const decided = () => setupOutcomes.has(setup.setupIntentId);
+    if (await condition(decided, authenticationTimeout)) {
+      return setupOutcomes.get(setup.setupIntentId) as SetupOutcome;
+    }
+    const canceled = await payments.cancelCheckoutSetup({
+      checkoutId,
+      setupIntentId: setup.setupIntentId,
+    });
+    return canceled.status === 'succeeded' ? canceled : { ...canceled, ...authenticationTimedOut };
   }
 
   let attempts = 0;

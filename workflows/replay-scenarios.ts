@@ -8,7 +8,12 @@ import {
   recordBenefitGrantCycled,
   recordBenefitGrantUpdated,
 } from './benefit-grant-replay.ts';
-import { recordPaidCheckout, recordTrialCheckout } from './checkout-replay.ts';
+import {
+  recordAuthenticatedCheckout,
+  recordAuthenticatedTrialCheckout,
+  recordPaidCheckout,
+  recordTrialCheckout,
+} from './checkout-replay.ts';
 import { invitation } from './invitation.ts';
 import { purgeExpiredRecords } from './purge-expired-records.ts';
 import { recordSucceededRefund } from './refund-replay.ts';
@@ -141,6 +146,8 @@ export const replayScenarios: Record<string, (client: Client) => Promise<string>
     recordInvitation(client, 'invitation-expired', 4, async () => undefined),
   'checkout-paid': recordPaidCheckout,
   'checkout-trial-subscription': recordTrialCheckout,
+  'checkout-authenticated': recordAuthenticatedCheckout,
+  'checkout-authenticated-trial': recordAuthenticatedTrialCheckout,
   'refund-succeeded': recordSucceededRefund,
   'benefit-grant': recordBenefitGrant,
   'benefit-grant-cycled': recordBenefitGrantCycled,

@@ -124,6 +124,7 @@ export function completeCheckout(
     checkout.order = order;
     checkout.subscription = subscription;
     checkout.paymentError = null;
+    withoutAuthentication(checkout);
     await tx.flush();
     if (paymentId) {
       await tx.nativeUpdate(Payment, { id: paymentId }, { order: order.id, status: 'succeeded' });
@@ -140,6 +141,63 @@ export function completeCheckout(
     if (subscription) await announceCustomerStateChange(tx, organizationId, checkout.customer.id);
     return completed(order);
   });
+}
+
+/** The 3-D Secure step a confirmed checkout's payment (or card setup) waits for. */
+export interface CheckoutAuthentication {
+  clientSecret: string;
+  nextActionUrl: string | null;
+}
+
+/** The keys of `payment_processor_metadata` that tell the buyer's page to run a 3-D Secure step. */
+const intentKeys = ['intent_status', 'intent_client_secret', 'intent_next_action_url'];
+
+/** The checkout's processor metadata without a 3-D Secure step to run (it ended). */
+function withoutAuthentication(checkout: Checkout) {
+  const kept = Object.entries(checkout.paymentProcessorMetadata).filter(
+    ([key]) => !intentKeys.includes(key),
+  );
+  checkout.paymentProcessorMetadata = Object.fromEntries(kept);
+}
+
+/**
+ * The confirmed checkout's payment (or card setup) waits for its buyer's 3-D Secure step: its
+ * `payment_processor_metadata` tells the buyer's page `intent_status: requires_action`, the
+ * intent's `intent_client_secret` (for Stripe.js) and, when Stripe names one, the challenge's
+ * address (`intent_next_action_url`). Records checkout.updated; a checkout no longer confirmed
+ * is left as it is.
+ */
+export function awaitCheckoutAuthentication(
+  em: EntityManager,
+  checkoutId: string,
+  { clientSecret, nextActionUrl }: CheckoutAuthentication,
+  publicUrl: string,
+): Promise<void> {
+  return em.transactional(async (tx) => {
+    const checkout = await lockedCheckout(tx, checkoutId);
+    if (checkout.status !== 'confirmed') return;
+    checkout.paymentProcessorMetadata = {
+      ...checkout.paymentProcessorMetadata,
+      intent_status: 'requires_action',
+      intent_client_secret: clientSecret,
+      ...(nextActionUrl ? { intent_next_action_url: nextActionUrl } : {}),
+    };
+    await recordChange(tx, checkout, 'checkout.updated', publicUrl);
+  });
+}
+
+/**
+ * Whether the checkout still waits for the 3-D Secure step of `intentId` (its page was told to
+ * run it): only then is the intent's outcome news to the checkout's workflow.
+ */
+export async function awaitsAuthenticationOf(
+  em: EntityManager,
+  checkoutId: string,
+  intentId: string,
+): Promise<boolean> {
+  const checkout = await em.findOne(Checkout, { id: checkoutId, status: 'confirmed' });
+  const clientSecret = checkout?.paymentProcessorMetadata.intent_client_secret;
+  return Boolean(clientSecret?.startsWith(`${intentId}_secret_`));
 }
 
 /**
@@ -159,6 +217,7 @@ export function failCheckoutPayment(
     if (checkout.status !== 'confirmed') return;
     checkout.status = 'failed';
     checkout.paymentError = paymentError;
+    withoutAuthentication(checkout);
     await releaseDiscountRedemption(tx, checkoutId);
     await tx.flush();
     appendEvent(

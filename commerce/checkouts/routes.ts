@@ -55,7 +55,11 @@ export function checkoutRoutes(dependencies: AppDependencies): Router {
     publicUrl,
     ttlSeconds: config.checkouts.ttlSeconds,
     startWorkflow: ({ id, expiresAt }) =>
-      startCheckout(temporal, { checkoutId: id, expiresAt: expiresAt.toISOString() }),
+      startCheckout(temporal, {
+        checkoutId: id,
+        expiresAt: expiresAt.toISOString(),
+        authenticationTimeoutSeconds: config.checkouts.authenticationTimeoutSeconds,
+      }),
   };
   router.get(
     ['/v1/checkouts/', '/v1/checkouts'],

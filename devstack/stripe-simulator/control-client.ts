@@ -87,6 +87,11 @@ export function stripeSimulatorControl(simulatorUrl: string) {
         `/_simulator/payment_intents/${encodeURIComponent(paymentIntentId)}/authenticate`,
         { succeed },
       ).then(() => undefined),
+    /** Completes the 3-D Secure step of a `requires_action` SetupIntent, as its card holder would. */
+    authenticateSetup: (setupIntentId: string, { succeed = true } = {}) =>
+      call('POST', `/_simulator/setup_intents/${encodeURIComponent(setupIntentId)}/authenticate`, {
+        succeed,
+      }).then(() => undefined),
     /** Delivers an event again, same id and payload (a redelivery, as Stripe does). */
     resendEvent: (eventId: string) =>
       call('POST', `/_simulator/events/${encodeURIComponent(eventId)}/resend`).then(

@@ -1,6 +1,7 @@
 import type { StripeFault } from './control-client.ts';
 import { deliver, deliverAll } from './events.ts';
 import { addFault } from './faults.ts';
+import { setupAuthenticated } from './intents.ts';
 import { authenticated } from './payment-intents.ts';
 import type { SimulatorState } from './state.ts';
 import { type Answer, type Json, type Request, stripeError } from './wire.ts';
@@ -29,10 +30,15 @@ export async function control(state: SimulatorState, request: Request): Promise<
     state.faults = [];
     return { status: 200, body: { faults: state.faults } };
   }
-  const authentication = /^\/_simulator\/payment_intents\/([^/]+)\/authenticate$/.exec(path);
-  if (authentication?.[1] && method === 'POST') {
-    return authenticate(state, authentication[1], body.succeed !== false, request);
+  const authentication = /^\/_simulator\/(payment|setup)_intents\/([^/]+)\/authenticate$/.exec(
+    path,
+  );
+  if (authentication?.[2] && method === 'POST') {
+    return authenticate(state, authentication[2], body.succeed !== false, request);
   }
+  const challenge = /^\/_simulator\/3ds\/([^/]+)$/.exec(path);
+  if (challenge?.[1] && method === 'GET') return challengePage(state, challenge[1], request);
+  if (challenge?.[1] && method === 'POST') return challengeAnswered(state, challenge[1], request);
   const resend = /^\/_simulator\/events\/([^/]+)\/resend$/.exec(path);
   const known = resend?.[1] ? state.events.get(resend[1]) : undefined;
   if (known && method === 'POST') {
@@ -43,20 +49,102 @@ export async function control(state: SimulatorState, request: Request): Promise<
   return stripeError(404, { type: 'invalid_request_error', message: `No control ${path}` });
 }
 
-/** The buyer's 3-D Secure step on a PaymentIntent that awaits it; its events go out at once. */
+/** The Payment- or SetupIntent `id` names, when it awaits its holder's 3-D Secure step. */
+const awaitingAuthentication = (state: SimulatorState, id: string) => {
+  const intent = (id.startsWith('seti_') ? state.setupIntents : state.paymentIntents).get(id);
+  return intent?.status === 'requires_action' ? intent : undefined;
+};
+
+/** The buyer's 3-D Secure step on an intent that awaits it; its events go out at once. */
 function authenticate(
   state: SimulatorState,
-  paymentIntentId: string,
+  intentId: string,
   succeed: boolean,
   request: Request,
 ): Answer {
-  const waiting = state.paymentIntents.get(paymentIntentId);
-  if (waiting?.status !== 'requires_action') {
+  const waiting = awaitingAuthentication(state, intentId);
+  if (!waiting) {
     return stripeError(400, { type: 'invalid_request_error', message: 'Nothing to authenticate.' });
   }
-  const answer = authenticated(state, waiting, succeed, request);
+  const answer =
+    waiting.object === 'setup_intent'
+      ? setupAuthenticated(state, waiting, succeed, request)
+      : authenticated(state, waiting, succeed, request);
   deliverAll(state, answer.events ?? []);
   return answer;
+}
+
+const escapeHtml = (text: string) =>
+  text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
+
+/** Where the challenge sends its buyer back to: an http(s) address, or nowhere. */
+function returnUrlOf(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : null;
+  } catch {
+    return null;
+  }
+}
+
+const page = (title: string, body: string): string =>
+  `<!doctype html><html lang="en"><head><meta charset="utf-8">` +
+  `<meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title>` +
+  `<style>body{font-family:system-ui,sans-serif;max-width:28rem;margin:3rem auto;padding:0 1rem}` +
+  `button{font-size:1rem;padding:.6rem 1.2rem;margin-right:.5rem}</style></head>` +
+  `<body>${body}</body></html>`;
+
+/**
+ * GET /_simulator/3ds/:intent?return_url=…: the test stand-in for the bank's 3-D Secure
+ * challenge (what `next_action.use_stripe_sdk.stripe_js` points to). "Complete" and "Fail"
+ * authenticate the intent as the control call does, then send the buyer back to `return_url`.
+ */
+function challengePage(state: SimulatorState, intentId: string, request: Request): Answer {
+  const waiting = awaitingAuthentication(state, intentId);
+  const returnUrl = returnUrlOf(request.query.return_url);
+  const back = returnUrl
+    ? `<p><a href="${escapeHtml(returnUrl)}">Back to the merchant</a></p>`
+    : '';
+  if (!waiting) {
+    return {
+      status: 404,
+      body: {},
+      html: page('Nothing to authenticate', `<h1>Nothing to authenticate</h1>${back}`),
+    };
+  }
+  const amount = typeof waiting.amount === 'number' ? waiting.amount : null;
+  const what =
+    amount === null
+      ? 'Save this card for future payments?'
+      : `Pay ${(amount / 100).toFixed(2)} ${String(waiting.currency).toUpperCase()}?`;
+  const hidden = returnUrl
+    ? `<input type="hidden" name="return_url" value="${escapeHtml(returnUrl)}">`
+    : '';
+  const form =
+    `<form method="post" action="/_simulator/3ds/${escapeHtml(intentId)}">${hidden}` +
+    `<button name="result" value="complete">Complete</button>` +
+    `<button name="result" value="fail">Fail</button></form>`;
+  return {
+    status: 200,
+    body: {},
+    html: page(
+      '3-D Secure test challenge',
+      `<h1>3-D Secure test challenge</h1><p>${escapeHtml(what)}</p>` +
+        `<p>Test mode: choose how the authentication ends.</p>${form}`,
+    ),
+  };
+}
+
+/** The challenge's answer: the intent authenticated (or not), the buyer sent back. */
+function challengeAnswered(state: SimulatorState, intentId: string, request: Request): Answer {
+  const answer = authenticate(state, intentId, request.form.result === 'complete', request);
+  const returnUrl = returnUrlOf(request.form.return_url);
+  if (answer.status === 200 && returnUrl) {
+    return { status: 303, body: {}, html: '', headers: { location: returnUrl } };
+  }
+  const done = answer.status === 200 ? 'Authentication finished' : 'Nothing to authenticate';
+  return { status: answer.status, body: {}, html: page(done, `<h1>${done}</h1>`) };
 }
 
 /** The events kept (of one PaymentIntent when asked), oldest first: id and type. */

@@ -3,7 +3,7 @@ import { recordEvent } from './events.ts';
 import { paymentMethod } from './payment-methods.ts';
 import type { SimulatorState } from './state.ts';
 import type { Decline } from './test-cards.ts';
-import { type Answer, type Json, type Request, stripeError, stripeId } from './wire.ts';
+import { type Answer, type Json, now, type Request, stripeError, stripeId } from './wire.ts';
 
 // What PaymentIntents and SetupIntents share: they are made, confirmed and answered alike.
 
@@ -137,18 +137,51 @@ export const withEvent = (
   events: [recordEvent(state, type, intent, request)],
 });
 
-/** The intent waits for its card holder's 3-D Secure step. */
+/**
+ * The intent waits for its card holder's 3-D Secure step. As Stripe's, `use_stripe_sdk.stripe_js`
+ * is the address of the challenge: here the simulator's own page (see challengePage), on the
+ * host the call came to.
+ */
 export function awaitingAuthentication(
   state: SimulatorState,
   intent: Json,
   request: Request,
 ): Answer {
   intent.status = 'requires_action';
+  const host = request.headers.host ?? '127.0.0.1';
   intent.next_action = {
     type: 'use_stripe_sdk',
-    use_stripe_sdk: { type: 'three_d_secure_redirect', source: stripeId('src') },
+    use_stripe_sdk: {
+      type: 'three_d_secure_redirect',
+      source: stripeId('src'),
+      stripe_js: `http://${host}/_simulator/3ds/${intent.id}`,
+    },
   };
   return withEvent(state, intent, `${intent.object}.requires_action`, request);
+}
+
+/** The card holder passed (or failed) the 3-D Secure step a `requires_action` SetupIntent awaits. */
+export function setupAuthenticated(
+  state: SimulatorState,
+  intent: Json,
+  succeeded: boolean,
+  request: Request,
+): Answer {
+  intent.next_action = null;
+  if (succeeded) {
+    intent.status = 'succeeded';
+    return withEvent(state, intent, 'setup_intent.succeeded', request);
+  }
+  intent.status = 'requires_payment_method';
+  intent.last_setup_error = {
+    type: 'invalid_request_error',
+    code: 'setup_intent_authentication_failure',
+    message:
+      'The latest attempt to set up the payment method has failed because authentication failed.',
+    payment_method: state.paymentMethods.get(String(intent.payment_method)) ?? null,
+  };
+  intent.payment_method = null;
+  return withEvent(state, intent, 'setup_intent.setup_failed', request);
 }
 
 /** The card_error of a declined confirmation (a PaymentIntent's or a SetupIntent's). */
@@ -186,4 +219,21 @@ export function cardDeclined(
     },
     events: [recordEvent(state, intentWords[object].failed, intent, request)],
   };
+}
+
+/** Cancels a Payment- or SetupIntent not settled yet, with its `.canceled` event. */
+export function cancelIntent(state: SimulatorState, intent: Json, request: Request): Answer {
+  const object = intent.object as IntentObject;
+  if (intent.status === 'succeeded' || intent.status === 'canceled') {
+    return stripeError(400, {
+      type: 'invalid_request_error',
+      code: `${object}_unexpected_state`,
+      message: `You cannot cancel this ${intentWords[object].name} because it has a status of ${intent.status}.`,
+    });
+  }
+  intent.status = 'canceled';
+  intent.next_action = null;
+  if (object === 'payment_intent') intent.canceled_at = now();
+  intent.cancellation_reason = request.form.cancellation_reason ?? null;
+  return withEvent(state, intent, `${object}.canceled`, request);
 }

@@ -1,7 +1,7 @@
 import * as intents from './intents.ts';
 import { forward, type SimulatorState } from './state.ts';
 import { cardOf, declined } from './test-cards.ts';
-import { type Answer, type Json, now, type Request, stripeError, stripeId } from './wire.ts';
+import { type Answer, type Json, now, type Request, stripeId } from './wire.ts';
 
 /** A card confirmation: POST /v1/payment_intents with confirm=true, or …/confirm. */
 export const isPaymentConfirmation = (request: Request) =>
@@ -140,18 +140,4 @@ export function listPaymentIntents(state: SimulatorState, request: Request): Ans
       data: data.slice(0, limit).map((intent) => intents.shown(state, intent, request)),
     },
   };
-}
-
-export function cancelPaymentIntent(state: SimulatorState, intent: Json, request: Request): Answer {
-  if (intent.status === 'succeeded' || intent.status === 'canceled') {
-    return stripeError(400, {
-      type: 'invalid_request_error',
-      code: 'payment_intent_unexpected_state',
-      message: `You cannot cancel this PaymentIntent because it has a status of ${intent.status}.`,
-    });
-  }
-  intent.status = 'canceled';
-  intent.canceled_at = now();
-  intent.cancellation_reason = request.form.cancellation_reason ?? null;
-  return intents.withEvent(state, intent, 'payment_intent.canceled', request);
 }

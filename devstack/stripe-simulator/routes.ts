@@ -1,10 +1,5 @@
-import { type Confirm, confirmIntent, type IntentObject, shown } from './intents.ts';
-import {
-  cancelPaymentIntent,
-  confirmPayment,
-  createPaymentIntent,
-  listPaymentIntents,
-} from './payment-intents.ts';
+import { type Confirm, cancelIntent, confirmIntent, type IntentObject, shown } from './intents.ts';
+import { confirmPayment, createPaymentIntent, listPaymentIntents } from './payment-intents.ts';
 import { routeRefund } from './refunds.ts';
 import { confirmSetup, createSetupIntent } from './setup-intents.ts';
 import { forward, type SimulatorState } from './state.ts';
@@ -30,7 +25,7 @@ const confirmers: Record<IntentObject, Confirm> = {
   setup_intent: confirmSetup,
 };
 
-/** A kept Payment- or SetupIntent: retrieved, confirmed, or (a PaymentIntent) canceled here. */
+/** A kept Payment- or SetupIntent: retrieved, confirmed, or canceled here. */
 async function routeKeptIntent(state: SimulatorState, request: Request): Promise<Answer> {
   const { method, path } = request;
   const match = /^\/v1\/(payment|setup)_intents\/([^/]+)(\/confirm|\/cancel)?$/.exec(path);
@@ -43,8 +38,6 @@ async function routeKeptIntent(state: SimulatorState, request: Request): Promise
   if (method === 'POST' && match[3] === '/confirm') {
     return confirmIntent(state, intent, request, confirmers[intent.object as IntentObject]);
   }
-  if (method === 'POST' && match[3] === '/cancel' && match[1] === 'payment') {
-    return cancelPaymentIntent(state, intent, request);
-  }
+  if (method === 'POST' && match[3] === '/cancel') return cancelIntent(state, intent, request);
   return forward(state, request);
 }

@@ -64,6 +64,8 @@ const testCards: Record<string, TestCard> = {
     'An error occurred while processing your card. Try again in a little bit.',
   ),
   pm_card_authenticationRequired: { outcome: 'requires_action', brand: 'visa', last4: '3184' },
+  // "3D Secure 2 authentication must be completed for the payment to be successful."
+  pm_card_threeDSecure2Required: { outcome: 'requires_action', brand: 'visa', last4: '3220' },
   // "Attaching this card to a Customer object succeeds, but attempts to charge the customer fail."
   pm_card_chargeCustomerFail: {
     ...declined('0341', 'card_declined', 'generic_decline', 'Your card was declined.'),

@@ -10,6 +10,10 @@ export interface Answer {
   body: Json;
   /** Stripe events the call caused, sent once it is answered. */
   events?: StripeEvent[];
+  /** A page instead of the JSON body (the control API's 3-D Secure challenge). */
+  html?: string;
+  /** Headers of the answer besides its content type (a redirect's Location). */
+  headers?: Record<string, string>;
 }
 
 export interface StripeEvent {
@@ -92,9 +96,10 @@ export function sendAnswer(
   extraHeaders: Record<string, string> = {},
 ): void {
   response.writeHead(answer.status, {
-    'content-type': 'application/json',
+    'content-type': answer.html === undefined ? 'application/json' : 'text/html; charset=utf-8',
     'request-id': request.requestId,
+    ...answer.headers,
     ...extraHeaders,
   });
-  response.end(JSON.stringify(answer.body, null, 2));
+  response.end(answer.html ?? JSON.stringify(answer.body, null, 2));
 }

@@ -22,15 +22,40 @@ export interface PaymentAttemptResult {
   message: string | null;
   /** The card charged (or being charged): kept on a subscription for its renewals. */
   paymentMethodId: string | null;
+  /** `requires_action`: what the buyer's page needs to run the 3-D Secure step (absent before). */
+  authentication?: IntentAuthentication | null;
 }
 
 /** What Stripe answered to saving a card for later without charging it (a trial's). */
 export interface PaymentSetupResult {
   setupIntentId: string;
-  status: 'succeeded' | 'failed';
+  /** `requires_action`: the card holder must pass 3-D Secure first (see `authentication`). */
+  status: 'succeeded' | 'failed' | 'requires_action';
   paymentMethodId: string | null;
   declineCode: string | null;
   message: string | null;
+  authentication?: IntentAuthentication | null;
+}
+
+/**
+ * A Payment- or SetupIntent waiting for its holder's 3-D Secure step: its client secret (Stripe.js
+ * `handleNextAction` runs the step with it), and the address of the challenge when Stripe names
+ * one (a redirect, or the Stripe simulator's test page).
+ */
+export interface IntentAuthentication {
+  intentId: string;
+  clientSecret: string;
+  nextActionUrl: string | null;
+}
+
+/** The 3-D Secure step an intent waits for; null when it waits for none. */
+function authenticationOf(intent: Stripe.PaymentIntent | Stripe.SetupIntent) {
+  if (intent.status !== 'requires_action' || !intent.client_secret) return null;
+  const action = intent.next_action;
+  const sdkUrl = (action?.use_stripe_sdk as { stripe_js?: unknown } | undefined)?.stripe_js;
+  const nextActionUrl =
+    action?.redirect_to_url?.url ?? (typeof sdkUrl === 'string' ? sdkUrl : null);
+  return { intentId: intent.id, clientSecret: intent.client_secret, nextActionUrl };
 }
 
 /**
@@ -134,7 +159,70 @@ export async function chargeAttempt(
     declineCode: outcome?.declineCode ?? null,
     message: outcome?.message ?? null,
     paymentMethodId: paymentMethodIdOf(paymentIntent.payment_method),
+    authentication: outcome?.status === 'requires_action' ? authenticationOf(paymentIntent) : null,
   };
+}
+
+/**
+ * Gives up on a PaymentIntent still waiting for its buyer (3-D Secure not done in time): canceled
+ * under `idempotencyKey`, its outcome recorded on the Payment. One that succeeded meanwhile (an
+ * event not heard of yet) cannot be canceled: its success is recorded and answered instead.
+ */
+export async function cancelWaitingPayment(
+  { orm, stripe }: { orm: Orm; stripe: StripeClient },
+  {
+    paymentId,
+    paymentIntentId,
+    idempotencyKey,
+  }: {
+    paymentId: string;
+    paymentIntentId: string;
+    idempotencyKey: string;
+  },
+): Promise<PaymentOutcome | null> {
+  let paymentIntent: Stripe.PaymentIntent;
+  try {
+    paymentIntent = await stripe.paymentIntents.cancel(
+      paymentIntentId,
+      { cancellation_reason: 'abandoned' },
+      { idempotencyKey },
+    );
+  } catch (error) {
+    const unexpectedState =
+      error instanceof Stripe.errors.StripeInvalidRequestError &&
+      error.code === 'payment_intent_unexpected_state';
+    if (!unexpectedState) rethrowStripeError(error);
+    paymentIntent = await stripe.paymentIntents.retrieve(paymentIntentId, {
+      expand: ['payment_method'],
+    });
+  }
+  const recorded = await recordPaymentOutcome(orm.em.fork(), paymentId, paymentIntent);
+  return recorded?.outcome ?? null;
+}
+
+/**
+ * Gives up on a SetupIntent still waiting for its card holder: canceled under `idempotencyKey`.
+ * One that succeeded meanwhile is answered as saved.
+ */
+export async function cancelWaitingSetup(
+  stripe: StripeClient,
+  { setupIntentId, idempotencyKey }: { setupIntentId: string; idempotencyKey: string },
+): Promise<PaymentSetupResult> {
+  let setupIntent: Stripe.SetupIntent;
+  try {
+    setupIntent = await stripe.setupIntents.cancel(
+      setupIntentId,
+      { cancellation_reason: 'abandoned' },
+      { idempotencyKey },
+    );
+  } catch (error) {
+    const unexpectedState =
+      error instanceof Stripe.errors.StripeInvalidRequestError &&
+      error.code === 'setup_intent_unexpected_state';
+    if (!unexpectedState) rethrowStripeError(error);
+    setupIntent = await stripe.setupIntents.retrieve(setupIntentId);
+  }
+  return setupResultOf(setupIntent);
 }
 
 /**
@@ -201,7 +289,7 @@ export async function stripeCustomerFor(
 /**
  * Saves a checkout's card for off-session charges without charging it (a trial): a SetupIntent
  * confirmed at once under `idempotencyKey`, its metadata naming the checkout's workflow. A
- * declined card, or one that needs its holder's authentication, fails.
+ * declined card fails; one that needs its holder's authentication answers `requires_action`.
  */
 export async function setUpOffSessionCard(
   stripe: StripeClient,
@@ -239,29 +327,35 @@ export async function setUpOffSessionCard(
       rethrowStripeError(error);
     }
   }
+  return setupResultOf(setupIntent);
+}
+
+/**
+ * What a SetupIntent's state means for the card: saved, waiting for its holder's 3-D Secure step
+ * (the SetupIntent's webhook event tells how that ends), or failed with Stripe's reason.
+ */
+export function setupResultOf(setupIntent: Stripe.SetupIntent): PaymentSetupResult {
   const paymentMethodId = paymentMethodIdOf(setupIntent.payment_method);
+  const answered = { setupIntentId: setupIntent.id, declineCode: null, message: null };
   if (setupIntent.status === 'succeeded') {
-    return {
-      setupIntentId: setupIntent.id,
-      status: 'succeeded',
-      paymentMethodId,
-      declineCode: null,
-      message: null,
-    };
+    return { ...answered, status: 'succeeded', paymentMethodId };
   }
-  // No 3-D Secure step on this path yet: the buyer is asked for another card.
-  if (setupIntent.status === 'requires_action') {
+  const authentication = authenticationOf(setupIntent);
+  if (authentication) {
+    return { ...answered, status: 'requires_action', paymentMethodId, authentication };
+  }
+  if (setupIntent.status === 'canceled') {
     return {
-      setupIntentId: setupIntent.id,
+      ...answered,
       status: 'failed',
-      paymentMethodId,
-      declineCode: 'authentication_required',
-      message: 'Your card requires authentication. Please use another card.',
+      paymentMethodId: null,
+      declineCode: 'canceled',
+      message: 'The card was not authenticated in time.',
     };
   }
   const setupError = setupIntent.last_setup_error;
   return {
-    setupIntentId: setupIntent.id,
+    ...answered,
     status: 'failed',
     paymentMethodId: null,
     declineCode: setupError?.decline_code ?? setupError?.code ?? 'setup_failed',

@@ -16,9 +16,9 @@ export const testPaymentMethods = [
     outcome: 'is declined: insufficient funds',
   },
   {
-    id: 'pm_card_authenticationRequired',
-    label: 'Visa ending 3184',
-    outcome: 'needs 3-D Secure authentication',
+    id: 'pm_card_threeDSecure2Required',
+    label: 'Visa ending 3220',
+    outcome: 'asks for 3-D Secure: you complete or fail the check',
   },
 ] as const;
 
@@ -70,6 +70,7 @@ interface StripeJs {
   createConfirmationToken(options: {
     elements: StripeElements;
   }): Promise<{ error?: { message?: string }; confirmationToken?: { id: string } }>;
+  handleNextAction(options: { clientSecret: string }): Promise<{ error?: { message?: string } }>;
 }
 declare global {
   interface Window {
@@ -86,6 +87,41 @@ function loadStripeJs(): Promise<NonNullable<Window['Stripe']>> {
     script.onerror = () => reject(new Error('Stripe.js could not be loaded.'));
     document.head.append(script);
   });
+}
+
+/** The page's Stripe.js once the card element started loading it: 3-D Secure runs on it. */
+let pageStripe: Promise<StripeJs> | null = null;
+
+/**
+ * What the checkout's `payment_processor_metadata` says while its payment (or card setup) waits
+ * for the buyer's 3-D Secure step (see commerce/checkouts/outcomes.ts).
+ */
+export interface PendingAuthentication {
+  intent_status?: string;
+  intent_client_secret?: string;
+  intent_next_action_url?: string;
+}
+
+/**
+ * Runs the 3-D Secure step: with Stripe, Stripe.js shows the bank's challenge over the page;
+ * in test mode the buyer goes to the Stripe simulator's challenge page, which sends them back
+ * here. Its end is heard of through the checkout (the webhook settles the payment); answers
+ * Stripe.js's error message, if any.
+ */
+export async function runAuthentication(pending: PendingAuthentication): Promise<string | null> {
+  const clientSecret = pending.intent_client_secret;
+  if (pageStripe && clientSecret) {
+    const stripe = await pageStripe;
+    const { error } = await stripe.handleNextAction({ clientSecret });
+    return error ? (error.message ?? 'The card could not be authenticated.') : null;
+  }
+  if (pending.intent_next_action_url) {
+    const challenge = new URL(pending.intent_next_action_url);
+    challenge.searchParams.set('return_url', window.location.href);
+    window.location.assign(challenge.href);
+    return null;
+  }
+  return 'Your bank asks to confirm this payment, and this page cannot show its check.';
 }
 
 /** Makes the confirmation token of what the buyer entered, or throws its error message. */
@@ -107,9 +143,10 @@ export function StripeCard({ publishableKey, amount, currency, error, onReady }:
 
   useEffect(() => {
     let destroy: (() => void) | undefined;
-    loadStripeJs()
-      .then((Stripe) => {
-        const stripe = Stripe(publishableKey);
+    const loading = loadStripeJs().then((Stripe) => Stripe(publishableKey));
+    pageStripe = loading;
+    loading
+      .then((stripe) => {
         const elements = stripe.elements({ mode: 'payment', ...initial.current });
         const element = elements.create('payment');
         if (mountPoint.current) element.mount(mountPoint.current);

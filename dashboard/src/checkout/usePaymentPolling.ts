@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { CheckoutApiError, type CheckoutPublic, getCheckout } from './api';
 import type { FieldErrors } from './fields';
 import { expiredMessage, type Phase } from './form';
+import { type PendingAuthentication, runAuthentication } from './payment';
 
 interface PollingTargets {
   received: (next: CheckoutPublic) => void;
@@ -10,10 +11,23 @@ interface PollingTargets {
   setClosed: (message: string) => void;
 }
 
+/** The 3-D Secure step the checkout waits for, if any (by its intent's id, never its secret). */
+function pendingAuthenticationOf(checkout: CheckoutPublic) {
+  const pending = (checkout as { payment_processor_metadata?: PendingAuthentication })
+    .payment_processor_metadata;
+  if (checkout.status !== 'confirmed' || pending?.intent_status !== 'requires_action') return null;
+  const intentId = pending.intent_client_secret?.split('_secret_')[0];
+  return intentId ? { pending, intentId } : null;
+}
+
+// The steps begun in this tab: coming back from the challenge page, it is not shown again.
+const begunKey = (intentId: string) => `tollgate-3ds:${intentId}`;
+
 /**
  * While the payment is decided (`processing`), the checkout is read again each second; a failed
- * payment returns the form to editing with its error. True once the payment has been undecided
- * for long: it waits on the bank (3-D Secure), and the buyer is told.
+ * payment returns the form to editing with its error. A payment that waits for the buyer's
+ * 3-D Secure step runs it once (see runAuthentication). True once the payment has been undecided
+ * for long: it waits on the bank, and the buyer is told.
  */
 export function usePaymentPolling(
   clientSecret: string,
@@ -26,6 +40,15 @@ export function usePaymentPolling(
     let stopped = false;
     let timer: ReturnType<typeof setTimeout>;
     const slow = setTimeout(() => setSlowPayment(true), 15_000);
+    const authenticate = async (next: CheckoutPublic) => {
+      const waiting = pendingAuthenticationOf(next);
+      if (!waiting || sessionStorage.getItem(begunKey(waiting.intentId))) return;
+      sessionStorage.setItem(begunKey(waiting.intentId), 'begun');
+      setSlowPayment(true);
+      const problem = await runAuthentication(waiting.pending);
+      // A failed check fails the payment: the checkout read next says so.
+      if (problem && !stopped) setErrors({ confirmation_token_id: problem });
+    };
     const poll = async () => {
       try {
         const next = await getCheckout(clientSecret);
@@ -39,6 +62,7 @@ export function usePaymentPolling(
           return;
         }
         if (next.status !== 'confirmed') return;
+        await authenticate(next);
       } catch (error) {
         if (stopped) return;
         if (error instanceof CheckoutApiError && error.status === 410) {
