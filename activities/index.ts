@@ -6,6 +6,7 @@ import type { Mailer } from '../integrations/mail/transport.ts';
 import type { StripeClient } from '../integrations/stripe/client.ts';
 import { createBenefitGrantActivities } from './benefit-grants.ts';
 import { createCheckoutActivities } from './checkouts.ts';
+import { createCustomerMailActivities } from './customer-mails.ts';
 import { createInvitationActivities } from './invitations.ts';
 import { createMailActivities } from './mail/index.ts';
 import { createMaintenanceActivities } from './maintenance.ts';
@@ -39,5 +40,6 @@ export function createActivities({ config, orm, mailer, stripe, temporal }: Acti
     ...createTestClockActivities({ orm, temporal }),
     ...createSubscriptionChangeActivities({ orm, stripe, publicUrl: config.api.publicUrl }),
     ...createSubscriptionActivities({ orm, stripe, publicUrl: config.api.publicUrl }),
+    ...createCustomerMailActivities({ orm }, config.api.publicUrl),
   };
 }

@@ -339,6 +339,25 @@ export const routeCases: Record<string, RouteCase> = {
     access: { customerSession: true },
     request: ({ victim }) => ({ path: `/v1/customer-portal/license-keys/${victim.licenseKey.id}` }),
   },
+  // Getting into the portal by a mailed link: the mailbox is the credential, so asking needs
+  // none, and the answer is the same 202 for every address (a customer's address would make the
+  // worker issue a link row meanwhile: the suite asks for one nobody has).
+  'POST /v1/customer-portal/customer-session/request': {
+    access: { anonymous: 'customers ask for a sign-in link mailed to their own address' },
+    request: ({ victim }) => ({
+      path: '/v1/customer-portal/customer-session/request',
+      body: { organization_id: victim.organizationId, email: 'nobody-here@example.com' },
+    }),
+    stranger: 'own',
+  },
+  'POST /v1/customer-portal/customer-session/authenticate': {
+    access: { anonymous: 'the token of the mailed link is the credential' },
+    request: () => ({
+      path: '/v1/customer-portal/customer-session/authenticate',
+      body: { token: 'tollgate_csl_guessed' },
+    }),
+    stranger: 'refused',
+  },
   // Apps check the key a customer typed in: the key and its organization are the credential.
   'POST /v1/customer-portal/license-keys/validate': {
     access: { anonymous: 'apps validate keys their users typed in' },

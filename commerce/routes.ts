@@ -8,7 +8,7 @@ import { checkoutRoutes } from './checkouts/routes.ts';
 import { customFieldRoutes } from './custom-fields/routes.ts';
 import { customerMeterRoutes } from './customer-meters/routes.ts';
 import { customerPortalRoutes } from './customer-portal/routes.ts';
-import { customerSessionRoutes } from './customer-sessions/routes.ts';
+import { customerPortalSignInRoutes, customerSessionRoutes } from './customer-sessions/routes.ts';
 import { customerRoutes } from './customers/routes.ts';
 import { discountRoutes } from './discounts/routes.ts';
 import { eventRoutes } from './events/routes.ts';
@@ -17,7 +17,7 @@ import { identifyCaller } from './http/caller.ts';
 import { customerPortalLicenseKeyRoutes, licenseKeyRoutes } from './license-keys/routes.ts';
 import { meterRoutes } from './meters/routes.ts';
 import { metricRoutes } from './metrics/routes.ts';
-import { orderRoutes } from './orders/routes.ts';
+import { customerPortalOrderRoutes, orderRoutes } from './orders/routes.ts';
 import { organizationRoutes } from './organizations/routes.ts';
 import { paymentRoutes, stripeWebhookRoutes } from './payments/routes.ts';
 import { productRoutes } from './products/routes.ts';
@@ -40,6 +40,7 @@ export function commerceRoutes(dependencies: AppDependencies): Router {
     accessTokenRoutes,
     customerRoutes,
     customerSessionRoutes,
+    customerPortalSignInRoutes,
     customerPortalRoutes,
     productRoutes,
     meterRoutes,
@@ -48,6 +49,7 @@ export function commerceRoutes(dependencies: AppDependencies): Router {
     checkoutLinkRoutes,
     checkoutRoutes,
     orderRoutes,
+    customerPortalOrderRoutes,
     refundRoutes,
     subscriptionRoutes,
     testClockRoutes,

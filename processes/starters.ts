@@ -10,6 +10,7 @@ import { taskQueues } from '../temporal/task-queues.ts';
 import type { BenefitGrantInput, BenefitGrantRequest } from './benefit-grant.ts';
 import { benefitGrantRequest } from './benefit-grant.ts';
 import type { CheckoutInput, CheckoutOutcome } from './checkout.ts';
+import type { CustomerSignInInput } from './customer-mails.ts';
 import type { InvitationInput, InvitationOutcome } from './invitation.ts';
 import type {
   PurgeExpiredRecordsInput,
@@ -33,6 +34,7 @@ type SubscriptionWorkflow = (input: SubscriptionInput) => Promise<void>;
 type TestClockAdvanceWorkflow = (advance: TestClockAdvance) => Promise<void>;
 type InvitationWorkflow = (input: InvitationInput) => Promise<InvitationOutcome>;
 type SendEmailWorkflow = (message: EmailMessage) => Promise<{ messageId: string }>;
+type CustomerSignInWorkflow = (input: CustomerSignInInput) => Promise<void>;
 type PurgeExpiredRecordsWorkflow = (
   input: PurgeExpiredRecordsInput,
 ) => Promise<PurgeExpiredRecordsState>;
@@ -152,6 +154,18 @@ export function sendEmail(temporal: Client, message: EmailMessage) {
     workflowId: workflowIds.email(message.id),
     taskQueue: taskQueues.main,
     args: [message],
+  });
+}
+
+/**
+ * Mails a sign-in link to the customer at `input.email`, if there is one: the request's caller
+ * learns nothing either way (the lookup happens in the workflow).
+ */
+export function startCustomerSignIn(temporal: Client, input: CustomerSignInInput) {
+  return temporal.workflow.start<CustomerSignInWorkflow>(workflowTypes.customerSignIn, {
+    workflowId: workflowIds.customerSignIn(input.requestId),
+    taskQueue: taskQueues.main,
+    args: [input],
   });
 }
 

@@ -5,6 +5,8 @@
 export const workflowIds = {
   purgeExpiredRecords: (before: Date) => `purge-expired:${before.toISOString()}`,
   email: (id: string) => `email:${id}`,
+  /** One per sign-in request of a customer (a random id: requests are never merged). */
+  customerSignIn: (requestId: string) => `customer-sign-in:${requestId}`,
   invitation: (id: string) => `invitation:${id}`,
   checkout: (id: string) => `checkout:${id}`,
   subscription: (id: string) => `subscription:${id}`,
@@ -22,6 +24,7 @@ export const workflowIds = {
 export const workflowTypes = {
   benefitGrant: 'benefitGrant',
   checkout: 'checkout',
+  customerSignIn: 'customerSignIn',
   invitation: 'invitation',
   purgeExpiredRecords: 'purgeExpiredRecords',
   refund: 'refund',

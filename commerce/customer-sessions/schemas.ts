@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Customer } from '../../db/entities/index.ts';
+import { portalPath } from '../../domain/portal-paths.ts';
 import { customerWire } from '../customers/schemas.ts';
 import { isoDateTime } from '../wire.ts';
 
@@ -29,5 +30,47 @@ export function customerSessionWire(
     customer_portal_url: customerPortalUrl(publicUrl, created.token),
     customer_id: customer.id,
     customer: customerWire(customer),
+  };
+}
+
+/** The page a mailed sign-in link opens: the portal's landing step, which posts the token. */
+export const portalSignInLinkUrl = (publicUrl: string, token: string) =>
+  `${publicUrl}/portal/sign-in?token=${encodeURIComponent(token)}`;
+
+const signInEmail = z.email().max(255);
+const signInReturnTo = z
+  .string()
+  .max(2000)
+  .refine((path) => portalPath(path) !== null, 'Must be a path of the customer portal.')
+  .optional();
+
+/**
+ * `POST /v1/customer-portal/customer-session/request`: mail a sign-in link to the customer of an
+ * organization (named by id or slug) with this address.
+ */
+export const signInRequestInput = z.union([
+  z.strictObject({ organization_id: z.uuid(), email: signInEmail, return_to: signInReturnTo }),
+  z.strictObject({
+    organization_slug: z.string().min(1).max(255),
+    email: signInEmail,
+    return_to: signInReturnTo,
+  }),
+]);
+export type SignInRequestInput = z.infer<typeof signInRequestInput>;
+
+/** `POST /v1/customer-portal/customer-session/authenticate`: the token of the mailed link. */
+export const signInAuthenticateInput = z.strictObject({ token: z.string().min(1).max(200) });
+
+/** A session opened by a sign-in link: the portal keeps the token and goes to `return_to`. */
+export function signInSessionWire(
+  opened: { token: string; expiresAt: Date; returnTo: string | null; customer: Customer },
+  publicUrl: string,
+) {
+  return {
+    token: opened.token,
+    expires_at: isoDateTime(opened.expiresAt),
+    customer_id: opened.customer.id,
+    return_to: opened.returnTo ?? '/portal',
+    customer_portal_url: customerPortalUrl(publicUrl, opened.token),
   };
 }

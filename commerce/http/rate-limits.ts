@@ -19,6 +19,8 @@ const productionLimits = {
   // The checkout page's field edits, and discount codes tried.
   checkoutUpdate: { max: 60, windowSeconds: minute },
   checkoutRead: { max: 120, windowSeconds: minute },
+  // The hosted checkout page itself, which reads whose checkout (or link) its address names.
+  checkoutPage: { max: 120, windowSeconds: minute },
   // Apps validate a key when they start; Polar allows 3 a second per IP.
   licenseKeyValidate: { max: 180, windowSeconds: minute },
   licenseKeyActivation: { max: 30, windowSeconds: 10 * minute },
@@ -31,6 +33,12 @@ const productionLimits = {
   download: { max: 300, windowSeconds: minute },
   // The platform sending a customer back after linking a Discord or GitHub account.
   oauthCallback: { max: 30, windowSeconds: 10 * minute },
+  // Portal sign-in links asked for: each may mail someone. Per IP, and per address
+  // (`portalSignInEmail`, whoever asks) so that nobody's inbox is flooded.
+  portalSignInRequest: { max: 10, windowSeconds: 10 * minute },
+  portalSignInEmail: { max: 5, windowSeconds: 60 * minute },
+  // Mailed links opened: guessing a token is hopeless, but nobody gets to try a lot.
+  portalSignInAuthenticate: { max: 30, windowSeconds: 10 * minute },
 } satisfies Record<string, Limit>;
 
 export type PublicLimitName = keyof typeof productionLimits;
@@ -44,8 +52,57 @@ export const publicLimits = (scale: number): PublicLimits =>
 
 type PublicRateLimit = (name: PublicLimitName) => Middleware;
 
+/**
+ * Counts one request of `ctx` against limit `name` for `subject` (an address, an account) rather
+ * than the IP; over the limit it throws 429 `TooManyRequests` with Retry-After.
+ */
+type PublicSubjectLimit = (
+  ctx: Parameters<Middleware>[0],
+  name: PublicLimitName,
+  subject: string,
+) => Promise<void>;
+
+interface PublicCounters {
+  limit: PublicRateLimit;
+  limitSubject: PublicSubjectLimit;
+}
+
 // One counter per app, whichever area's router asks first.
-const limitsByApp = new WeakMap<AppDependencies, PublicRateLimit>();
+const countersByApp = new WeakMap<AppDependencies, PublicCounters>();
+
+function publicCounters(dependencies: AppDependencies): PublicCounters {
+  const known = countersByApp.get(dependencies);
+  if (known) return known;
+  const { enabled, scale } = dependencies.config.auth.rateLimit;
+  const limits = publicLimits(scale);
+  const longestWindow = Math.max(...Object.values(limits).map((limit) => limit.windowSeconds));
+  const counter = enabled ? rateLimitCounter(dependencies, longestWindow) : null;
+  const count = async (
+    ctx: Parameters<Middleware>[0],
+    name: PublicLimitName,
+    scope: string,
+    subject: string,
+  ) => {
+    if (!counter) return;
+    const wait = await counter.count(counterKey(`v1.${name}`, scope, subject), limits[name]);
+    if (wait === null) return;
+    dependencies.logger.info(
+      { rule: name, limitedBy: scope, ip: ctx.ip },
+      'public rate limit reached',
+    );
+    ctx.set('Retry-After', String(wait));
+    throw commerceError('TooManyRequests');
+  };
+  const counters: PublicCounters = {
+    limit: (name) => async (ctx, next) => {
+      if (ctx.ip) await count(ctx, name, 'ip', ctx.ip);
+      return next();
+    },
+    limitSubject: (ctx, name, subject) => count(ctx, name, 'subject', subject),
+  };
+  countersByApp.set(dependencies, counters);
+  return counters;
+}
 
 /**
  * `limit(name)` is a route's middleware counting the client's IP against that limit, in the
@@ -54,20 +111,10 @@ const limitsByApp = new WeakMap<AppDependencies, PublicRateLimit>();
  * (`TooManyRequests`) with Retry-After. TOLLGATE_AUTH_RATE_LIMIT turns it off or scales it.
  */
 export function publicRateLimit(dependencies: AppDependencies): PublicRateLimit {
-  const known = limitsByApp.get(dependencies);
-  if (known) return known;
-  const { enabled, scale } = dependencies.config.auth.rateLimit;
-  const limits = publicLimits(scale);
-  const longestWindow = Math.max(...Object.values(limits).map((limit) => limit.windowSeconds));
-  const counter = enabled ? rateLimitCounter(dependencies, longestWindow) : null;
-  const limit: PublicRateLimit = (name) => async (ctx, next) => {
-    if (!counter || !ctx.ip) return next();
-    const wait = await counter.count(counterKey(`v1.${name}`, 'ip', ctx.ip), limits[name]);
-    if (wait === null) return next();
-    dependencies.logger.info({ rule: name, ip: ctx.ip }, 'public rate limit reached');
-    ctx.set('Retry-After', String(wait));
-    throw commerceError('TooManyRequests');
-  };
-  limitsByApp.set(dependencies, limit);
-  return limit;
+  return publicCounters(dependencies).limit;
+}
+
+/** The same limits counted per subject (an email address) instead of per IP, inside a route. */
+export function publicSubjectRateLimit(dependencies: AppDependencies): PublicSubjectLimit {
+  return publicCounters(dependencies).limitSubject;
 }

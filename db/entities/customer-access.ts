@@ -49,3 +49,28 @@ const CustomerSessionSchema = defineEntity({
 
 export class CustomerSession extends CustomerSessionSchema.class {}
 CustomerSessionSchema.setClass(CustomerSession);
+
+/**
+ * A one-time link that opens a portal session for `customer`: mailed to the customer's address,
+ * so opening it proves the holder reads that mail. Only its SHA-256 is stored; `usedAt` makes it
+ * single use. `returnTo` is the portal path the session opens on.
+ */
+const CustomerSignInLinkSchema = defineEntity({
+  name: 'CustomerSignInLink',
+  tableName: 'customer_sign_in_links',
+  properties: {
+    id: idColumn(),
+    customer: () => p.manyToOne(Customer).deleteRule('cascade').index(),
+    /** Hex SHA-256 of the whole token. */
+    tokenHash: p.string().unique(),
+    /** The address the link was mailed to: it opens nothing once the customer's address changed. */
+    email: p.string(),
+    returnTo: p.text().nullable(),
+    expiresAt: p.datetime(),
+    usedAt: p.datetime().nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  },
+});
+
+export class CustomerSignInLink extends CustomerSignInLinkSchema.class {}
+CustomerSignInLinkSchema.setClass(CustomerSignInLink);

@@ -5,7 +5,7 @@ import { Checkout, DiscountRedemption, ProcessedStripeEvent } from './checkout.t
 import { CheckoutLink, CheckoutLinkProduct } from './checkout-link.ts';
 import { CustomField } from './custom-field.ts';
 import { Customer } from './customer.ts';
-import { CustomerOAuthAccount, CustomerSession } from './customer-access.ts';
+import { CustomerOAuthAccount, CustomerSession, CustomerSignInLink } from './customer-access.ts';
 import { Discount, DiscountProduct } from './discount.ts';
 import { Downloadable } from './downloadable.ts';
 import { Invitation } from './invitation.ts';
@@ -47,6 +47,7 @@ export {
   CustomerMeter,
   CustomerOAuthAccount,
   CustomerSession,
+  CustomerSignInLink,
   CustomField,
   Discount,
   DiscountProduct,
@@ -140,4 +141,5 @@ export const entities = [
   Downloadable,
   CustomerOAuthAccount,
   CustomerSession,
+  CustomerSignInLink,
 ];

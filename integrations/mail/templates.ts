@@ -12,7 +12,7 @@ const htmlEntities: Record<string, string> = {
 export const escapeHtml = (text: string) =>
   text.replace(/[&<>"']/g, (character) => htmlEntities[character] ?? character);
 
-interface ActionMail {
+export interface ActionMail {
   subject: string;
   /** What happened and what the link does, one paragraph each. */
   paragraphs: string[];
@@ -22,7 +22,7 @@ interface ActionMail {
 }
 
 /** The one shape every account mail has: a few sentences, a link, a note; as text and as HTML. */
-function actionMail({ subject, paragraphs, action, ignoreNote }: ActionMail): MailContent {
+export function actionMail({ subject, paragraphs, action, ignoreNote }: ActionMail): MailContent {
   const text = [...paragraphs, `${action.label}:\n${action.url}`, ignoreNote].join('\n\n');
   const html = `<!doctype html>
 <html>
@@ -86,7 +86,7 @@ export function confirmEmailChange({
 }
 
 /** A mail that only tells something: a few sentences, as text and as HTML. */
-function noticeMail({ subject, paragraphs }: { subject: string; paragraphs: string[] }) {
+export function noticeMail({ subject, paragraphs }: { subject: string; paragraphs: string[] }) {
   const html = `<!doctype html>
 <html>
 <body style="font-family: sans-serif; line-height: 1.5; color: #1f2328">
