@@ -40,6 +40,8 @@ describe('hosted checkout page (serving)', () => {
         '/checkout/polar_c_abc',
         '/checkout/polar_c_abc/confirmation',
         '/portal',
+        '/portal/some-shop',
+        '/portal/sign-in',
       ]) {
         const response = await fetch(`${base}${path}`);
         assert.equal(response.status, 200, path);

@@ -20,7 +20,14 @@ export function checkoutPageRoutes(config: RuntimeConfig, distDir: string): Rout
     '<!-- tollgate-checkout-config -->',
     `<script id="tollgate-checkout-config" type="application/json">${settingsJson}</script>`,
   );
-  const paths = ['/checkout/:clientSecret', '/checkout/:clientSecret/confirmation', '/portal'];
+  const paths = [
+    '/checkout/:clientSecret',
+    '/checkout/:clientSecret/confirmation',
+    // The portal of a session link, an organization's portal (sign-in by email) and where its
+    // sign-in links land (`/portal/sign-in`).
+    '/portal',
+    '/portal/:organizationSlug',
+  ];
   router.get(paths, (ctx) => {
     ctx.type = 'html';
     // A client secret or session token is in the address: never cached, never a referrer.

@@ -9,7 +9,8 @@ const stripeSources = {
 };
 
 /** The hosted checkout and the customer portal (api/checkout-page.ts): the pages taking cards. */
-const isCheckoutPage = (path: string) => path.startsWith('/checkout/') || path === '/portal';
+const isCheckoutPage = (path: string) =>
+  path.startsWith('/checkout/') || path === '/portal' || path.startsWith('/portal/');
 
 /**
  * The Content-Security-Policy of every answer. The built dashboard and checkout need only their

@@ -1,5 +1,5 @@
 import { type FormEvent, useEffect, useState } from 'react';
-import { getOrganization, type PortalOrganization, requestSignIn } from './api';
+import { getOrganization, requestSignIn } from './api';
 import { problemOf } from './resource';
 
 interface SignInProps {
@@ -13,8 +13,8 @@ interface SignInProps {
  * link (the answer does not say whether the email is known).
  */
 export function SignIn({ organizationSlug, reason }: SignInProps) {
-  const [organization, setOrganization] = useState<PortalOrganization | null>(null);
-  const [missing, setMissing] = useState<string | null>(null);
+  // The name is shown when the storefront answers; signing in needs only the slug.
+  const [organizationName, setOrganizationName] = useState<string | null>(null);
   const [email, setEmail] = useState('');
   const [sentTo, setSentTo] = useState<string | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
@@ -22,19 +22,13 @@ export function SignIn({ organizationSlug, reason }: SignInProps) {
 
   useEffect(() => {
     getOrganization(organizationSlug).then(
-      (found) => setOrganization(found.organization),
-      (error) =>
-        setMissing(
-          (error as { status?: number }).status === 404
-            ? 'This portal does not exist. Check the address.'
-            : problemOf(error, 'This page could not be loaded. Try again later.'),
-        ),
+      (found) => setOrganizationName(found.organization.name),
+      () => setOrganizationName(null),
     );
   }, [organizationSlug]);
 
   async function submit(event: FormEvent) {
     event.preventDefault();
-    if (!organization) return;
     const typed = email.trim();
     if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(typed)) {
       setProblem('Enter the email address you bought with.');
@@ -45,42 +39,32 @@ export function SignIn({ organizationSlug, reason }: SignInProps) {
     try {
       await requestSignIn(
         typed,
-        organization.id,
+        organizationSlug,
         `/portal/${encodeURIComponent(organizationSlug)}`,
       );
       setSentTo(typed);
     } catch (error) {
-      setProblem(problemOf(error, 'The link could not be sent. Try again later.'));
+      setProblem(
+        (error as { status?: number }).status === 404
+          ? 'This portal does not exist. Check the address.'
+          : problemOf(error, 'The link could not be sent. Try again later.'),
+      );
     } finally {
       setBusy(false);
     }
   }
 
-  if (missing) {
-    return (
-      <main className="portal-signin">
-        <h1>Customer portal</h1>
-        <p role="alert">{missing}</p>
-      </main>
-    );
-  }
-  if (!organization) {
-    return (
-      <main className="portal-signin" aria-busy="true">
-        Loading…
-      </main>
-    );
-  }
+  const seller = organizationName ?? 'this shop';
   return (
     <main className="portal-signin">
-      <p className="organization">{organization.name}</p>
+      {organizationName && <p className="organization">{organizationName}</p>}
       <h1>Sign in to your purchases</h1>
       {sentTo ? (
         <div role="status">
           <h2>Check your mail</h2>
           <p>
-            If <strong>{sentTo}</strong> has purchases from {organization.name}, a sign-in link is
-            on its way. It works once, for 15 minutes.
+            If <strong>{sentTo}</strong> has purchases from {seller}, a sign-in link is on its way.
+            It works once, for 15 minutes.
           </p>
           <button type="button" className="secondary" onClick={() => setSentTo(null)}>
             Use another email

@@ -142,9 +142,9 @@ const all = '?limit=100';
  * Asks for a sign-in link to the email (the answer is the same whether it is known or not); the
  * link opens the portal at `returnTo`.
  */
-export const requestSignIn = (email: string, organizationId: string, returnTo: string) =>
+export const requestSignIn = (email: string, organizationSlug: string, returnTo: string) =>
   call<unknown>('POST', `${portal}/customer-session/request`, {
-    body: { email, organization_id: organizationId, return_to: returnTo },
+    body: { email, organization_slug: organizationSlug, return_to: returnTo },
   });
 
 /** Trades the one-time token of a sign-in link for a customer session. */
