@@ -1,23 +1,34 @@
 import {
+  attachRenewalPayment,
   endSubscription,
   type LifecycleState,
   openRenewalOrder,
   recordRenewalDecline,
+  recordRetryDecline,
   renewalChargeKey,
   renewalOrderIdOf,
+  retryableRenewalOrder,
   type SubscriptionEnding,
   settleRenewalPaid,
   subscriptionLifecycleState,
   subscriptionResult,
 } from '../commerce/subscriptions/lifecycle.ts';
-import { Order, Payment, Subscription } from '../db/entities/index.ts';
+import { failedRenewalNotice } from '../commerce/subscriptions/recovery.ts';
+import { Payment } from '../db/entities/index.ts';
 import type { SubscriptionPaymentError } from '../db/entities/subscription.ts';
 import type { Orm } from '../db/orm.ts';
-import { formatMoney } from '../domain/money.ts';
-import type { SubscriptionChangeResult } from '../domain/subscription-schedule.ts';
+import type {
+  RenewalRetryOutcome,
+  SubscriptionChangeResult,
+} from '../domain/subscription-schedule.ts';
 import * as templates from '../integrations/mail/templates.ts';
 import type { StripeClient } from '../integrations/stripe/client.ts';
-import { chargeSubscriptionCard } from '../integrations/stripe/payments.ts';
+import {
+  chargeAttempt,
+  chargeSubscriptionCard,
+  paymentIdOf,
+} from '../integrations/stripe/payments.ts';
+import { toActivityFailure } from '../processes/activity-errors.ts';
 import { workflowIds } from '../processes/workflow-ids.ts';
 import type { EmailMessage } from './mail/index.ts';
 import { createPaymentActivities } from './payments.ts';
@@ -58,6 +69,33 @@ export interface RenewalPaymentOutcome {
   error: SubscriptionPaymentError | null;
 }
 
+/**
+ * A charge of the failed renewal of the period ending `periodEnd` asked outside the dunning
+ * schedule: a customer's retry from the portal (on-session: the card holder can authenticate),
+ * or finance's "retry now" (off-session).
+ */
+export interface RenewalRetry {
+  subscriptionId: string;
+  periodEnd: string;
+  /** The update that asked it: its charge's key, so a step run again charges once. */
+  retryId: string;
+  by: 'customer' | 'finance';
+  /** The order the customer retries (refused unless it is the open renewal order). */
+  orderId: string | null;
+  /** `pm_…` or `ctoken_…`; null: the saved card. */
+  paymentMethod: string | null;
+}
+
+/** How a retry went, the Payment it made and the card it charged. */
+export interface RenewalRetryResult {
+  outcome: RenewalRetryOutcome;
+  orderId: string;
+  paymentId: string | null;
+  /** The card charged: the customer's becomes the subscription's once it paid. */
+  paymentMethodId: string | null;
+  state: LifecycleState;
+}
+
 /** The steps of the subscription workflow, each one transaction (or one charge), each safe to run again. */
 export function createSubscriptionActivities({
   orm,
@@ -94,6 +132,98 @@ export function createSubscriptionActivities({
       publicUrl,
     );
     return { outcome: 'declined', orderId, paymentId, paymentError, state };
+  }
+
+  /** Writes a decided retry (see RenewalRetry): paid (recovered by its payer), or declined. */
+  async function settleRetry(
+    retry: RenewalRetry,
+    { status, paymentId, error }: RenewalPaymentOutcome,
+    paymentMethodId: string | null,
+  ): Promise<RenewalRetryResult> {
+    const { subscriptionId, by } = retry;
+    const end = new Date(retry.periodEnd);
+    const orderId = renewalOrderIdOf(subscriptionId, end);
+    const charged = { orderId, paymentId, paymentMethodId };
+    if (status === 'succeeded') {
+      const recovery = { by, paymentMethodId: by === 'customer' ? paymentMethodId : null };
+      const state = await settleRenewalPaid(
+        orm.em.fork(),
+        subscriptionId,
+        end,
+        paymentId,
+        publicUrl,
+        recovery,
+      );
+      return { outcome: { status, clientSecret: null, error: null }, ...charged, state };
+    }
+    const paymentError = error ?? { code: 'payment_failed', message: 'The payment failed.' };
+    const state = await recordRetryDecline(
+      orm.em.fork(),
+      subscriptionId,
+      end,
+      paymentId,
+      paymentError,
+      publicUrl,
+    );
+    return {
+      outcome: { status: 'failed', clientSecret: null, error: paymentError },
+      ...charged,
+      state,
+    };
+  }
+
+  /** Charges a retry once (its own idempotency key); refusals come back as the API's errors. */
+  async function chargeRetry(retry: RenewalRetry): Promise<RenewalRetryResult> {
+    const { subscriptionId, retryId } = retry;
+    const end = new Date(retry.periodEnd);
+    const order = await retryableRenewalOrder(orm.em.fork(), subscriptionId, end, retry.orderId);
+    const paymentMethod = retry.paymentMethod ?? order.stripePaymentMethodId;
+    if (!paymentMethod) {
+      const error = { code: 'no_payment_method', message: 'No payment method is saved.' };
+      return settleRetry(retry, { status: 'failed', paymentId: null, error }, null);
+    }
+    const stripeCustomerId =
+      order.stripeCustomerId ??
+      (await payments.ensureStripeCustomer({ customerId: order.customerId }));
+    const idempotencyKey = `renewal:${subscriptionId}:${end.toISOString()}:retry:${retryId}`;
+    const charged = await chargeAttempt(
+      { orm, stripe },
+      {
+        paymentId: paymentIdOf(idempotencyKey),
+        idempotencyKey,
+        organizationId: order.organizationId,
+        checkoutId: null,
+        workflowId: workflowIds.subscription(subscriptionId),
+        amount: order.totalAmount,
+        currency: order.currency,
+        stripeCustomerId,
+        paymentMethodOrToken: paymentMethod,
+        // The customer's card is kept for the renewals that follow; finance's runs off-session.
+        saveForOffSession: retry.by === 'customer',
+        offSession: retry.by === 'finance',
+      },
+    );
+    const { paymentId, paymentMethodId } = charged;
+    if (charged.status === 'succeeded' || charged.status === 'failed') {
+      const error = {
+        code: charged.declineCode ?? 'payment_failed',
+        message: charged.message ?? 'The payment failed.',
+      };
+      return settleRetry(retry, { status: charged.status, paymentId, error }, paymentMethodId);
+    }
+    // Undecided: the Payment shows on the order meanwhile (the portal's payment status).
+    await attachRenewalPayment(orm.em.fork(), subscriptionId, end, paymentId);
+    const clientSecret =
+      charged.status === 'requires_action'
+        ? (await stripe.paymentIntents.retrieve(charged.paymentIntentId)).client_secret
+        : null;
+    return {
+      outcome: { status: charged.status, clientSecret, error: null },
+      orderId: order.orderId,
+      paymentId,
+      paymentMethodId,
+      state: await subscriptionLifecycleState(orm.em.fork(), subscriptionId),
+    };
   }
 
   return {
@@ -179,6 +309,32 @@ export function createSubscriptionActivities({
       return settle(renewal, outcome);
     },
 
+    /**
+     * Charges the open renewal order at once, outside the dunning schedule (see RenewalRetry):
+     * decided at once (paid: recovered, the customer's card kept; declined: dunning unchanged),
+     * or waiting for the card holder (`requires_action`, with the PaymentIntent's client secret)
+     * or for Stripe (`processing`); settleRenewalRetry then writes the outcome.
+     */
+    async retryRenewalPayment(retry: RenewalRetry): Promise<RenewalRetryResult> {
+      try {
+        return await chargeRetry(retry);
+      } catch (error) {
+        return toActivityFailure(error);
+      }
+    },
+
+    /** Writes the outcome of a retry decided after retryRenewalPayment answered. */
+    settleRenewalRetry({
+      outcome,
+      paymentMethodId,
+      ...retry
+    }: RenewalRetry & {
+      outcome: RenewalPaymentOutcome;
+      paymentMethodId: string | null;
+    }): Promise<RenewalRetryResult> {
+      return settleRetry(retry, outcome, paymentMethodId);
+    },
+
     /** The subscription as /v1 shows it, and its schedule: a finance action's answer. */
     describeSubscription({
       subscriptionId,
@@ -199,7 +355,10 @@ export function createSubscriptionActivities({
       return endSubscription(orm.em.fork(), subscriptionId, ending, publicUrl);
     },
 
-    /** The mail telling the customer their renewal charge failed (`mailId`: one per attempt). */
+    /**
+     * The mail telling the customer their renewal charge failed (`mailId`: one per attempt),
+     * with the link that opens their portal on the subscription to fix it.
+     */
     async paymentFailedMail({
       subscriptionId,
       orderId,
@@ -209,21 +368,13 @@ export function createSubscriptionActivities({
       orderId: string;
       mailId: string;
     }): Promise<EmailMessage> {
-      const em = orm.em.fork();
-      const subscription = await em.findOneOrFail(
-        Subscription,
-        { id: subscriptionId },
-        { populate: ['customer', 'product', 'organization'] },
+      const { to, ...facts } = await failedRenewalNotice(
+        orm.em.fork(),
+        subscriptionId,
+        publicUrl,
+        orderId,
       );
-      const order = await em.findOneOrFail(Order, { id: orderId });
-      const content = templates.subscriptionPaymentFailed({
-        organizationName: subscription.organization.name,
-        productName: subscription.product.name,
-        amount: formatMoney(order.totalAmount, order.currency),
-        reason: subscription.lastPaymentError?.message ?? 'The payment failed.',
-        nextAttemptAt: subscription.nextPaymentAttemptAt ?? null,
-      });
-      return { id: mailId, to: subscription.customer.email, ...content };
+      return { id: mailId, to, ...templates.subscriptionPaymentFailed(facts) };
     },
   };
 }

@@ -304,6 +304,34 @@ export const routeCases: Record<string, RouteCase> = {
     access: { customerSession: true },
     request: ({ victim }) => ({ path: `/v1/customer-portal/orders/${victim.orderId}` }),
   },
+  'PATCH /v1/customer-portal/orders/:id': {
+    access: { customerSession: true },
+    request: ({ victim }) => ({
+      path: `/v1/customer-portal/orders/${victim.orderId}`,
+      body: { billing_name: 'Taken over', billing_address: null },
+    }),
+  },
+  'POST /v1/customer-portal/orders/:id/invoice': {
+    access: { customerSession: true },
+    request: ({ victim }) => ({ path: `/v1/customer-portal/orders/${victim.orderId}/invoice` }),
+  },
+  'GET /v1/customer-portal/orders/:id/invoice': {
+    access: { customerSession: true },
+    request: ({ victim }) => ({ path: `/v1/customer-portal/orders/${victim.orderId}/invoice` }),
+  },
+  'GET /v1/customer-portal/orders/:id/payment-status': {
+    access: { customerSession: true },
+    request: ({ victim }) => ({
+      path: `/v1/customer-portal/orders/${victim.orderId}/payment-status`,
+    }),
+  },
+  'POST /v1/customer-portal/orders/:id/confirm-payment': {
+    access: { customerSession: true },
+    request: ({ victim }) => ({
+      path: `/v1/customer-portal/orders/${victim.orderId}/confirm-payment`,
+      body: { payment_method_id: 'pm_card_visa' },
+    }),
+  },
   'GET /v1/customer-portal/oauth-accounts/authorize': {
     access: { customerSession: true },
     request: () => ({ path: '/v1/customer-portal/oauth-accounts/authorize?platform=github' }),

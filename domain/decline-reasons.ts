@@ -1,3 +1,5 @@
+import type { RenewalRetryOutcome } from './subscription-schedule.ts';
+
 /**
  * Why a card payment failed, in a sentence finance (and the customer) can act on, instead of
  * Stripe's code (`generic_decline`, `insufficient_funds`…). One place: the failed-renewals wire,
@@ -31,6 +33,18 @@ const declineReasons: Record<string, string> = {
 export function declineReasonOf(code: string | null | undefined): string | null {
   if (!code) return null;
   return declineReasons[code] ?? `The card was declined (${code.replaceAll('_', ' ')}).`;
+}
+
+/**
+ * A retry's outcome as Tollgate's API answers it (finance's "retry now" adds it to the
+ * subscription as `retry_result`): the status, Stripe's code and its readable reason.
+ */
+export function retryResultWire(outcome: RenewalRetryOutcome) {
+  return {
+    status: outcome.status,
+    decline_code: outcome.error?.code ?? null,
+    decline_reason: declineReasonOf(outcome.error?.code),
+  };
 }
 
 /** The decline asks the card holder to authenticate (3-D Secure) rather than for another card. */

@@ -45,6 +45,17 @@ export type SubscriptionChange =
     }
   | { kind: 'revoke'; reason: CancellationReason | null; comment: string | null };
 
+/**
+ * How a charge of the failed renewal asked outside the dunning schedule went (a customer's
+ * retry from the portal, finance's "retry now"): paid, declined (`error`), waiting for the card
+ * holder's 3-D Secure step (`clientSecret` confirms it on-session), or still processing.
+ */
+export interface RenewalRetryOutcome {
+  status: 'succeeded' | 'failed' | 'requires_action' | 'processing';
+  clientSecret: string | null;
+  error: SubscriptionPaymentError | null;
+}
+
 /** What a change answers: the subscription as /v1 shows it, and the schedule that follows. */
 export interface SubscriptionChangeResult {
   subscription: Record<string, unknown>;

@@ -82,12 +82,12 @@ export function startSubscription(
  * Sends the subscription's workflow an update, starting the workflow when it does not run, and
  * answers what the update returns.
  */
-export function updateSubscription<Arg>(
+export function updateSubscription<Arg, Result = SubscriptionChangeResult>(
   temporal: Client,
   subscriptionId: string,
-  update: UpdateDefinition<SubscriptionChangeResult, [Arg]>,
+  update: UpdateDefinition<Result, [Arg]>,
   arg: Arg,
-): Promise<SubscriptionChangeResult> {
+): Promise<Result> {
   return temporal.workflow.executeUpdateWithStart(update, {
     args: [arg],
     startWorkflowOperation: new WithStartWorkflowOperation<SubscriptionWorkflow>(

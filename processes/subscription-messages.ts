@@ -1,5 +1,6 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type {
+  RenewalRetryOutcome,
   SubscriptionChange,
   SubscriptionChangeResult,
   SubscriptionSchedule,
@@ -29,6 +30,24 @@ export type DunningAction = 'retry_now' | 'cancel' | 'mark_resolved';
 
 export const dunningActionUpdate = defineUpdate<SubscriptionChangeResult, [DunningAction]>(
   'dunningAction',
+);
+
+/**
+ * The customer's retry of the failed renewal from the portal (customerPortal.orders
+ * .confirmRetryPayment): the open renewal order `orderId` charged at once, on-session, with
+ * `paymentMethod` (`pm_…` or `ctoken_…`; null: the saved card), which becomes the card later
+ * renewals charge once it pays. Paid, dunning stops; declined, the dunning schedule stays as it
+ * was (a retry asked outside it never takes the place of the next scheduled one). The
+ * validator refuses it with 409 PaymentAlreadyInProgress while another charge runs or awaits
+ * the card holder, 422 OrderNotEligibleForRetry when nothing is past due.
+ */
+export interface RenewalRetryRequest {
+  orderId: string;
+  paymentMethod: string | null;
+}
+
+export const retryRenewalUpdate = defineUpdate<RenewalRetryOutcome, [RenewalRetryRequest]>(
+  'retryRenewal',
 );
 
 /** The subscription's test clock moved to `frozenTime` (ISO): timers due by then fire. */

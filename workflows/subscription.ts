@@ -20,16 +20,20 @@ import type {
   RenewalAttempt,
   RenewalPaymentOutcome,
   RenewalResult,
+  RenewalRetry,
+  RenewalRetryResult,
   SubscriptionActivities,
 } from '../activities/subscriptions.ts';
+import { retryResultWire } from '../domain/decline-reasons.ts';
 import type { PaymentOutcome } from '../domain/payments.ts';
-import type { SubscriptionSchedule } from '../domain/subscription-schedule.ts';
+import type { RenewalRetryOutcome, SubscriptionSchedule } from '../domain/subscription-schedule.ts';
 import { paymentOutcomeSignal } from '../processes/payment-outcome.ts';
 import {
   type BilledPeriod,
   changeSubscriptionUpdate,
   clockAdvancedSignal,
   dunningActionUpdate,
+  retryRenewalUpdate,
   type SubscriptionInput,
   type SubscriptionWorkflowState,
   subscriptionStateQuery,
@@ -76,6 +80,13 @@ const renewalsPerRun = 12;
  * before this change ask for the cycle regardless (their histories replay so).
  */
 const cycleOnlyGrantingProducts = 'cycle-benefits-only-when-granted';
+
+/**
+ * A retry asked outside the dunning schedule (finance's "retry now", the customer's from the
+ * portal) charges under its own key and leaves the schedule as it was; runs begun before this
+ * change retry finance's as the next scheduled attempt (their histories replay so).
+ */
+const retriesKeepSchedule = 'retries-outside-schedule-keep-it';
 
 /** The periods the state query shows (and a run carries to the next). */
 const periodsKept = 24;
@@ -300,6 +311,34 @@ export async function subscription({ subscriptionId, carried }: SubscriptionInpu
     await afterPaid(result.state, wasUnpaid);
   }
 
+  /**
+   * Charges the failed renewal now, outside the dunning schedule (see RenewalRetry); `answer`
+   * hears the first outcome at once, even one that waits for the card holder's 3-D Secure step
+   * or for Stripe, which this then waits for (the lock held: no scheduled retry charges
+   * meanwhile). Resolves to the final outcome.
+   */
+  async function retryOutsideSchedule(
+    retry: RenewalRetry,
+    answer: (outcome: RenewalRetryOutcome) => void = () => {},
+  ): Promise<RenewalRetryOutcome> {
+    const periodStart = schedule.currentPeriodStart;
+    const wasUnpaid = schedule.status === 'unpaid';
+    let result: RenewalRetryResult = await renewals.retryRenewalPayment(retry);
+    const { paymentId, paymentMethodId } = result;
+    const undecided = result.outcome.status !== 'succeeded' && result.outcome.status !== 'failed';
+    if (undecided && paymentId) {
+      answer(result.outcome);
+      const outcome = await decidedOutcome(paymentId);
+      result = await steps.settleRenewalRetry({ ...retry, paymentMethodId, outcome });
+    }
+    adopt(result.state.schedule);
+    const paid = result.outcome.status === 'succeeded';
+    recordPeriod(periodStart, retry.periodEnd, result.orderId, paid ? 'paid' : 'failed');
+    if (paid) await afterPaid(result.state, wasUnpaid);
+    woken = true;
+    return result.outcome;
+  }
+
   /** Clock signals heard before the load: applied, in order, once the schedule is known. */
   const earlyClockSignals: { testClockId: string; frozenTime: string }[] = [];
   function hearClock({ testClockId, frozenTime }: { testClockId: string; frozenTime: string }) {
@@ -350,14 +389,28 @@ export async function subscription({ subscriptionId, carried }: SubscriptionInpu
       return exclusively(async () => {
         // Settled while this action waited for the one before it.
         if (!isPastDue(schedule)) throw commerceRefusal('NotPastDueSubscription');
-        if (action === 'retry_now') await renew();
+        let retry: RenewalRetryOutcome | undefined;
+        if (action === 'retry_now' && patched(retriesKeepSchedule)) {
+          retry = await retryOutsideSchedule({
+            subscriptionId,
+            periodEnd: billedPeriodEnd(schedule) ?? schedule.currentPeriodStart,
+            retryId: currentUpdateInfo()?.id ?? '',
+            by: 'finance',
+            orderId: null,
+            paymentMethod: null,
+          });
+        } else if (action === 'retry_now') await renew();
         else if (action === 'mark_resolved') await markResolved();
         else
           adopt(
             (await steps.endSubscription({ subscriptionId, ending: 'finance_cancel' })).schedule,
           );
         woken = true;
-        return steps.describeSubscription({ subscriptionId });
+        const described = await steps.describeSubscription({ subscriptionId });
+        if (!retry) return described;
+        // The charge's outcome, said plainly beside the subscription it left.
+        const retried = { ...described.subscription, retry_result: retryResultWire(retry) };
+        return { ...described, subscription: retried };
       });
     },
     {
@@ -365,6 +418,41 @@ export async function subscription({ subscriptionId, carried }: SubscriptionInpu
         if (!loaded) return;
         if (!isPastDue(schedule)) throw commerceRefusal('NotPastDueSubscription');
         if (busy) throw commerceRefusal('SubscriptionLocked');
+      },
+    },
+  );
+
+  setHandler(
+    retryRenewalUpdate,
+    async ({ orderId, paymentMethod }) => {
+      const retryId = currentUpdateInfo()?.id ?? '';
+      patched(retriesKeepSchedule);
+      await condition(() => loaded);
+      // Answered once the charge is decided, or as soon as it waits for the card holder.
+      return new Promise<RenewalRetryOutcome>((resolve, reject) => {
+        let answered = false;
+        const answer = (outcome: RenewalRetryOutcome) => {
+          if (!answered) resolve(outcome);
+          answered = true;
+        };
+        exclusively(async () => {
+          // Settled while this retry waited for the step before it.
+          if (!isPastDue(schedule)) throw commerceRefusal('OrderNotEligibleForRetry');
+          const periodEnd = billedPeriodEnd(schedule) ?? schedule.currentPeriodStart;
+          const retry = { subscriptionId, periodEnd, retryId, orderId, paymentMethod };
+          answer(await retryOutsideSchedule({ ...retry, by: 'customer' }, answer));
+        }).catch((error: unknown) => {
+          if (answered) throw error;
+          answered = true;
+          reject(error);
+        });
+      });
+    },
+    {
+      validator: (_request) => {
+        if (!loaded) return;
+        if (!isPastDue(schedule)) throw commerceRefusal('OrderNotEligibleForRetry');
+        if (busy) throw commerceRefusal('PaymentAlreadyInProgress');
       },
     },
   );
@@ -385,7 +473,8 @@ export async function subscription({ subscriptionId, carried }: SubscriptionInpu
   let renewalsThisRun = 0;
   while (!hasEnded(schedule)) {
     if (renewalsThisRun >= renewalsPerRun || workflowInfo().continueAsNewSuggested) {
-      await condition(() => allHandlersFinished() && mails.size === 0);
+      // A retry waiting for its card holder holds the lock past its update's answer.
+      await condition(() => allHandlersFinished() && mails.size === 0 && !busy);
       return continueAsNew<typeof subscription>({
         subscriptionId,
         carried: {

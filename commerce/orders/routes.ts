@@ -1,11 +1,16 @@
 import Router from '@koa/router';
+import type { Context } from 'koa';
 import { z } from 'zod';
 import { authSettings } from '../../accounts/settings.ts';
 import type { AppDependencies } from '../../api/dependencies.ts';
 import { parseBody, parseQuery } from '../../api/validation.ts';
 import { Order, OrderItem } from '../../db/entities/index.ts';
+import { refusalFromWorkflowFailure } from '../../processes/activity-errors.ts';
+import { updateSubscription } from '../../processes/starters.ts';
+import { retryRenewalUpdate } from '../../processes/subscription-messages.ts';
 import { commerceError, resourceNotFound } from '../errors.ts';
 import { callerOf, scope } from '../http/caller.ts';
+import { sessionCustomerOf } from '../http/customer-session.ts';
 import {
   listRoute,
   readMetadataFilter,
@@ -14,13 +19,35 @@ import {
   readQueryList,
   readSorting,
 } from '../http/listing.ts';
+import { portalGate } from '../http/portal.ts';
 import { publicRateLimit } from '../http/rate-limits.ts';
 import { readIdParam } from '../http/request.ts';
 import { checkInvoiceLink, invoiceDocument, invoiceUrl } from './invoice.ts';
-import { orderSortFields, orderUpdateInput, productBillingTypeFilter } from './schemas.ts';
+import {
+  customerInvoicedOrder,
+  customerOrderPaymentStatus,
+  generateCustomerInvoice,
+  retryableCustomerOrder,
+  serializeCustomerOrders,
+  updateCustomerOrder,
+} from './portal.ts';
+import {
+  confirmRetryPaymentInput,
+  orderSortFields,
+  orderUpdateInput,
+  paymentConfirmationWire,
+  productBillingTypeFilter,
+} from './schemas.ts';
 import { generateInvoice, getOrder, listOrders, serializeOrders, updateOrder } from './service.ts';
 
 const invoiceDocumentQuery = z.object({ token: z.string().min(1) }).loose();
+
+/** Generating is immediate here; Polar answers 202 and a JSON body (null) either way. */
+function answerInvoiceGenerated(ctx: Context) {
+  ctx.status = 202;
+  ctx.type = 'json';
+  ctx.body = 'null';
+}
 
 /** /v1/orders: what customers bought, paid for, and the invoices made out for it. */
 export function orderRoutes(dependencies: AppDependencies): Router {
@@ -67,13 +94,10 @@ export function orderRoutes(dependencies: AppDependencies): Router {
     );
   });
 
-  // Generating is immediate here; Polar answers 202 and a JSON body (null) either way.
   router.post('/:id/invoice', scope('orders:write'), async (ctx) => {
     const id = readIdParam(ctx);
     await generateInvoice(orm.em, callerOf(ctx).organizationId, id);
-    ctx.status = 202;
-    ctx.type = 'json';
-    ctx.body = 'null';
+    answerInvoiceGenerated(ctx);
   });
 
   router.get('/:id/invoice', scope('orders:read'), async (ctx) => {
@@ -99,6 +123,70 @@ export function orderRoutes(dependencies: AppDependencies): Router {
     const items = await em.find(OrderItem, { order: id }, { orderBy: [{ createdAt: 'asc' }] });
     ctx.type = 'html';
     ctx.body = invoiceDocument(order, items, order.organization.name);
+  });
+
+  return router;
+}
+
+/**
+ * /v1/customer-portal/orders/{id}/…: what the customer does with their own order (the list and
+ * the order itself are customerPortalRoutes'): correct its billing details, have its invoice
+ * made out and read, follow its payment, and pay a failed renewal now — through the
+ * subscription's workflow, as finance's retry, with a new card that then pays the renewals.
+ */
+export function customerPortalOrderRoutes(dependencies: AppDependencies): Router {
+  const { orm, config, temporal } = dependencies;
+  const router = new Router({ prefix: '/v1/customer-portal/orders' });
+  const { session, limit } = portalGate(dependencies);
+  const { publicUrl } = config.api;
+  const { secret } = authSettings(config);
+
+  const serializeOne = async (order: Order) => {
+    const [wire] = await serializeCustomerOrders(orm.em, [order], publicUrl);
+    return wire;
+  };
+
+  router.patch('/:id', limit('portalWrite'), session, async (ctx) => {
+    const id = readIdParam(ctx);
+    const input = parseBody(ctx, orderUpdateInput);
+    ctx.body = await serializeOne(
+      await updateCustomerOrder(orm.em, sessionCustomerOf(ctx), id, input),
+    );
+  });
+
+  router.post('/:id/invoice', limit('portalWrite'), session, async (ctx) => {
+    const id = readIdParam(ctx);
+    await generateCustomerInvoice(orm.em, sessionCustomerOf(ctx), id);
+    answerInvoiceGenerated(ctx);
+  });
+
+  router.get('/:id/invoice', limit('portalRead'), session, async (ctx) => {
+    const id = readIdParam(ctx);
+    const order = await customerInvoicedOrder(orm.em, sessionCustomerOf(ctx), id);
+    ctx.body = { url: invoiceUrl(publicUrl, secret, order.id) };
+  });
+
+  router.get('/:id/payment-status', limit('portalRead'), session, async (ctx) => {
+    const id = readIdParam(ctx);
+    ctx.body = await customerOrderPaymentStatus(orm.em, sessionCustomerOf(ctx), id);
+  });
+
+  // A payment attempt: counted as the checkout's confirm is, where stolen cards are tried.
+  router.post('/:id/confirm-payment', limit('checkoutConfirm'), session, async (ctx) => {
+    const id = readIdParam(ctx);
+    const input = parseBody(ctx, confirmRetryPaymentInput);
+    const customer = sessionCustomerOf(ctx);
+    const { order, subscription } = await retryableCustomerOrder(orm.em, customer, id);
+    const paymentMethod = input.confirmation_token_id ?? input.payment_method_id ?? null;
+    try {
+      const outcome = await updateSubscription(temporal, subscription.id, retryRenewalUpdate, {
+        orderId: order.id,
+        paymentMethod,
+      });
+      ctx.body = paymentConfirmationWire(outcome);
+    } catch (error) {
+      throw refusalFromWorkflowFailure(error) ?? error;
+    }
   });
 
   return router;

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import type { Order, OrderItem } from '../../db/entities/index.ts';
 import { addressInput } from '../../domain/addresses.ts';
+import { declineReasonOf } from '../../domain/decline-reasons.ts';
+import type { RenewalRetryOutcome } from '../../domain/subscription-schedule.ts';
 import { addressWire, customerWire } from '../customers/schemas.ts';
 import { discountBaseWire } from '../discounts/schemas.ts';
 import { productBaseWire } from '../products/schemas.ts';
@@ -83,3 +85,26 @@ export function orderWire(order: Order, items: OrderItem[]) {
   };
 }
 export type OrderWire = ReturnType<typeof orderWire>;
+
+/** Polar's `CustomerOrderConfirmPayment`: a new card (confirmation token or payment method), or none. */
+export const confirmRetryPaymentInput = z.object({
+  confirmation_token_id: z
+    .string()
+    .regex(/^ctoken_\w+$/, 'Not a confirmation token.')
+    .nullish(),
+  payment_method_id: z
+    .string()
+    .regex(/^pm_\w+$/, 'Not a payment method.')
+    .nullish(),
+  payment_processor: z.literal('stripe').optional(),
+});
+export type ConfirmRetryPaymentInput = z.infer<typeof confirmRetryPaymentInput>;
+
+/** Polar's `CustomerOrderPaymentConfirmation`: the secret only to authenticate, the reason only when declined. */
+export function paymentConfirmationWire({ status, clientSecret, error }: RenewalRetryOutcome) {
+  return {
+    status,
+    ...(clientSecret && { client_secret: clientSecret }),
+    ...(error && { error: declineReasonOf(error.code) ?? error.message }),
+  };
+}

@@ -9,6 +9,7 @@ import {
 } from '../../db/entities/index.ts';
 import { subscriptionSettingsOf } from '../../db/entities/organization.ts';
 import type {
+  RenewalRecoverer,
   SubscriptionPaymentError,
   SubscriptionStatus,
 } from '../../db/entities/subscription.ts';
@@ -19,6 +20,7 @@ import type {
 } from '../../domain/subscription-schedule.ts';
 import { paymentIdOf } from '../../integrations/stripe/payments.ts';
 import { announceCustomerStateChange } from '../customers/state.ts';
+import { commerceError } from '../errors.ts';
 import { type OrderWire, orderWire } from '../orders/schemas.ts';
 import { type InvoiceCounterRow, invoiceNumberOf, serializeOrders } from '../orders/service.ts';
 import { appendEvent } from '../outbox.ts';
@@ -271,10 +273,21 @@ const renewalOrderOf = (order: Order, subscription: Subscription): RenewalOrder 
 });
 
 /**
+ * Who paid a failed renewal outside the dunning schedule, and the card they paid with: it
+ * becomes the card later renewals charge (a customer's new card; null: the saved one).
+ */
+export interface RenewalRecovery {
+  by: RenewalRecoverer;
+  paymentMethodId: string | null;
+}
+
+/**
  * The renewal of the period ending `periodEnd` paid (by `paymentId`; null: free, or resolved by
  * finance without a charge): the order paid, the next period begun, dunning cleared, the
- * subscription active. Records order.updated, order.paid, subscription.updated (and
- * subscription.active when it was trialing, past due or unpaid). Done already, it changes nothing.
+ * subscription active. A renewal that had failed is marked recovered (by `recovery`'s payer; by
+ * dunning when a scheduled retry paid it, by finance when it was resolved without a charge).
+ * Records order.updated, order.paid, subscription.updated (and subscription.active when it was
+ * trialing, past due or unpaid). Done already, it changes nothing.
  */
 export function settleRenewalPaid(
   em: EntityManager,
@@ -282,6 +295,7 @@ export function settleRenewalPaid(
   periodEnd: Date,
   paymentId: string | null,
   publicUrl: string,
+  recovery?: RenewalRecovery,
 ): Promise<LifecycleState> {
   return em.transactional(async (tx) => {
     const { subscription, order } = await lockedRenewal(tx, subscriptionId, periodEnd);
@@ -291,6 +305,13 @@ export function settleRenewalPaid(
     if (paymentId) {
       await tx.nativeUpdate(Payment, { id: paymentId }, { order: order.id, status: 'succeeded' });
     }
+    const now = await subscriptionNow(tx, subscription);
+    if (subscription.pastDueAt) {
+      subscription.recoveredAt = now;
+      subscription.recoveredBy = recovery?.by ?? (paymentId ? 'dunning' : 'finance');
+    }
+    if (paymentId) subscription.lastPaymentAttemptAt = now;
+    if (recovery?.paymentMethodId) subscription.stripePaymentMethodId = recovery.paymentMethodId;
     const comesBack = subscription.status !== 'active';
     const next = periodAfter(subscription, periodEnd);
     subscription.currentPeriodStart = next.start;
@@ -340,6 +361,12 @@ export function recordRenewalDecline(
     if (paymentId) await tx.nativeUpdate(Payment, { id: paymentId }, { order: order.id });
     const now = await subscriptionNow(tx, subscription);
     const pastDueAt = subscription.pastDueAt ?? now;
+    if (!subscription.pastDueAt) {
+      // A new failure: the last one's recovery is history.
+      subscription.recoveredAt = null;
+      subscription.recoveredBy = null;
+    }
+    subscription.lastPaymentAttemptAt = now;
     const { dunningRetryDays } = subscriptionSettingsOf(subscription.organization);
     const retryDay = hardDeclineCodes.has(error.code) ? undefined : dunningRetryDays[attempt - 1];
     if (subscription.status !== 'unpaid') subscription.status = 'past_due';
@@ -360,13 +387,80 @@ export function recordRenewalDecline(
   });
 }
 
+/**
+ * The open renewal order of the period ending `periodEnd`, for a charge outside the dunning
+ * schedule: `orderId`, when named (a customer retrying an order of the portal), must be it;
+ * refused with OrderNotEligibleForRetry when it is another order or paid already.
+ */
+export async function retryableRenewalOrder(
+  em: EntityManager,
+  subscriptionId: string,
+  periodEnd: Date,
+  orderId: string | null,
+): Promise<RenewalOrder> {
+  const order = await openRenewalOrder(em, subscriptionId, periodEnd);
+  if ((orderId && order.orderId !== orderId) || order.status !== 'pending') {
+    throw commerceError('OrderNotEligibleForRetry');
+  }
+  return order;
+}
+
+/** A charge of the renewal ending `periodEnd` outside the schedule: its Payment joins the order. */
+export async function attachRenewalPayment(
+  em: EntityManager,
+  subscriptionId: string,
+  periodEnd: Date,
+  paymentId: string,
+): Promise<void> {
+  await em.nativeUpdate(
+    Payment,
+    { id: paymentId },
+    { order: renewalOrderIdOf(subscriptionId, periodEnd) },
+  );
+}
+
+/**
+ * A charge of the renewal ending `periodEnd` asked outside the dunning schedule (a customer's
+ * retry, finance's "retry now") was declined: the error and the attempt's time are kept, and
+ * dunning goes on exactly as scheduled (its attempts and next retry unchanged). Records
+ * subscription.updated. The renewal paid or the subscription ended meanwhile, it changes nothing.
+ */
+export function recordRetryDecline(
+  em: EntityManager,
+  subscriptionId: string,
+  periodEnd: Date,
+  paymentId: string | null,
+  error: SubscriptionPaymentError,
+  publicUrl: string,
+): Promise<LifecycleState> {
+  return em.transactional(async (tx) => {
+    const { subscription, order } = await lockedRenewal(tx, subscriptionId, periodEnd);
+    if (order.status !== 'pending' || ended(subscription.status)) {
+      return lifecycleState(tx, subscription);
+    }
+    if (paymentId) await tx.nativeUpdate(Payment, { id: paymentId }, { order: order.id });
+    subscription.lastPaymentError = error;
+    subscription.lastPaymentAttemptAt = await subscriptionNow(tx, subscription);
+    subscription.modifiedAt = new Date();
+    await tx.flush();
+    appendEvent(
+      tx,
+      subscription.organization.id,
+      'subscription.updated',
+      await subscriptionWireOf(tx, subscription, publicUrl),
+    );
+    return lifecycleState(tx, subscription);
+  });
+}
+
 /** How a subscription ends: at its period's end as asked, or when dunning or finance gives up. */
 export type SubscriptionEnding = 'period_end' | 'dunning_exhausted' | 'finance_cancel';
 
 /**
  * Ends the subscription: canceled (ended_at by its clock) at the end of a period it was
  * canceled for, or when finance cancels it; after the last failed retry, as the organization's
- * dunningFinalStatus says (unpaid keeps it, without renewals, until finance acts). A canceled
+ * dunningFinalStatus says (unpaid keeps it, without renewals, until finance acts), its cause
+ * `payment_failed` (the date of the last attempt is lastPaymentAttemptAt). A canceled
  * subscription's end is subscription.revoked (Polar's event for access taken away; canceled
  * was announced when cancel_at_period_end was set, or is announced here when it was not).
  * Ended already, it changes nothing.
@@ -395,6 +489,7 @@ export function endSubscription(
         : await subscriptionNow(tx, subscription);
     subscription.status = finalStatus;
     subscription.nextPaymentAttemptAt = null;
+    if (ending === 'dunning_exhausted') subscription.cancellationCause = 'payment_failed';
     if (finalStatus === 'canceled') {
       subscription.canceledAt ??= endedAt;
       subscription.endsAt ??= endedAt;

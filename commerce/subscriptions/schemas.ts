@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Meter, Subscription } from '../../db/entities/index.ts';
+import { declineReasonOf } from '../../domain/decline-reasons.ts';
 import type { SubscriptionChange } from '../../domain/subscription-schedule.ts';
 import {
   cancellationFields,
@@ -97,9 +98,26 @@ export function subscriptionWire(
     discount: subscription.discount ? discountBaseWire(subscription.discount) : null,
     prices,
     meters,
+    ...renewalRecoveryWire(subscription),
   };
 }
 export type SubscriptionWire = ReturnType<typeof subscriptionWire>;
+
+/**
+ * How its renewals' payment went (Tollgate's own fields, for finance; Polar's SDK ignores
+ * them): the last charge attempt and its readable decline reason, the last failed renewal paid
+ * after all (when, by its clock, and by whom: `customer` from the portal, `finance`, or a
+ * scheduled `dunning` retry), and `cancellation_cause: "payment_failed"` when dunning ended it.
+ */
+export function renewalRecoveryWire(subscription: Subscription) {
+  return {
+    last_payment_attempt_at: isoDateTimeOrNull(subscription.lastPaymentAttemptAt),
+    last_payment_decline_reason: declineReasonOf(subscription.lastPaymentError?.code),
+    recovered_at: isoDateTimeOrNull(subscription.recoveredAt),
+    recovered_by: subscription.recoveredBy ?? null,
+    cancellation_cause: subscription.cancellationCause ?? null,
+  };
+}
 
 /** The `status` list filter (repeatable): finance lists the past_due and unpaid ones. */
 export const subscriptionStatusFilter = z.enum(subscriptionStatuses);
@@ -192,6 +210,7 @@ export function failedRenewalWire(subscription: Subscription, amountAtRisk: numb
     next_payment_attempt_at: isoDateTimeOrNull(subscription.nextPaymentAttemptAt),
     last_payment_error: subscription.lastPaymentError ?? null,
     amount_at_risk: amountAtRisk,
+    ...renewalRecoveryWire(subscription),
   };
 }
 export type FailedRenewalWire = ReturnType<typeof failedRenewalWire>;

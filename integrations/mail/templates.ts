@@ -158,30 +158,77 @@ export function invitationExpired({
   });
 }
 
-/** To a subscriber whose renewal charge failed: what failed, and what happens next. */
+/**
+ * To a subscriber whose renewal charge failed: what failed, what happens next, and the link
+ * that opens their portal on the subscription to fix it (a new card, or, when the bank asks
+ * for it, authenticating this payment).
+ */
 export function subscriptionPaymentFailed({
   organizationName,
   productName,
   amount,
   reason,
   nextAttemptAt,
+  authenticationRequired,
+  fixUrl,
 }: {
   organizationName: string;
   productName: string;
   /** Formatted, with its currency. */
   amount: string;
-  /** The processor's message. */
+  /** Why it failed, readable (see domain/decline-reasons.ts). */
   reason: string;
   /** The next retry; null when none follows (the subscription ends or waits for the seller). */
   nextAttemptAt: Date | null;
+  /** The bank declined only because the card holder must authenticate (3-D Secure). */
+  authenticationRequired: boolean;
+  /** Signs the customer into the portal on this subscription. */
+  fixUrl: string;
 }): MailContent {
-  return noticeMail({
+  const next = nextAttemptAt
+    ? `Otherwise we will try again on ${nextAttemptAt.toUTCString()}.`
+    : `Otherwise we will not try again, and your subscription will not renew.`;
+  if (authenticationRequired) {
+    return actionMail({
+      subject: `Authenticate your payment of ${amount} for ${productName}`,
+      paragraphs: [
+        `Your bank asks you to confirm the payment of ${amount} that renews your ${productName} subscription with ${organizationName}.`,
+        `Open the link below to authenticate this payment. ${next}`,
+      ],
+      action: { label: 'Authenticate this payment', url: fixUrl },
+      ignoreNote: 'The link signs you in once and expires in a week.',
+    });
+  }
+  return actionMail({
     subject: `Your payment of ${amount} for ${productName} failed`,
     paragraphs: [
       `We could not charge your card ${amount} to renew your ${productName} subscription with ${organizationName}: ${reason}`,
-      nextAttemptAt
-        ? `We will try again on ${nextAttemptAt.toUTCString()}. To avoid an interruption, update your payment method before then.`
-        : `We will not try again. Contact ${organizationName} to keep your subscription.`,
+      `Update your payment method to pay now and keep your subscription. ${next}`,
     ],
+    action: { label: 'Update your payment method', url: fixUrl },
+    ignoreNote: 'The link signs you in once and expires in a week.',
+  });
+}
+
+/** To a subscriber whose renewal failed, sent by the seller: the link to update their card. */
+export function subscriptionUpdateCard({
+  organizationName,
+  productName,
+  amount,
+  fixUrl,
+}: {
+  organizationName: string;
+  productName: string;
+  amount: string;
+  fixUrl: string;
+}): MailContent {
+  return actionMail({
+    subject: `Update your payment method for ${productName}`,
+    paragraphs: [
+      `${organizationName} could not collect ${amount} to renew your ${productName} subscription.`,
+      'Open the link below to add a card and pay now: your subscription carries on as before.',
+    ],
+    action: { label: 'Update your payment method', url: fixUrl },
+    ignoreNote: 'The link signs you in once and expires in a week.',
   });
 }

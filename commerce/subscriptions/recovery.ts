@@ -1,0 +1,61 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Order, Subscription } from '../../db/entities/index.ts';
+import { declineReasonOf, needsAuthentication } from '../../domain/decline-reasons.ts';
+import { formatMoney } from '../../domain/money.ts';
+import { portalSignInUrl } from '../customer-sessions/service.ts';
+import { commerceError } from '../errors.ts';
+import { renewalOrderIdOf } from './lifecycle.ts';
+
+/**
+ * What the customer is told of a failed renewal, and the link that lets them fix it alone:
+ * it signs them into the portal on the subscription, where a new card (or authenticating the
+ * payment) pays the open renewal order at once.
+ */
+export interface FailedRenewalNotice {
+  to: string;
+  organizationName: string;
+  productName: string;
+  /** The open renewal order's total, formatted with its currency. */
+  amount: string;
+  reason: string;
+  authenticationRequired: boolean;
+  nextAttemptAt: Date | null;
+  fixUrl: string;
+}
+
+/**
+ * The notice of the subscription's failed renewal (`orderId`: its renewal order; the open one
+ * when not named). Refused with NotPastDueSubscription when no renewal is failing.
+ */
+export async function failedRenewalNotice(
+  em: EntityManager,
+  subscriptionId: string,
+  publicUrl: string,
+  orderId?: string,
+): Promise<FailedRenewalNotice> {
+  const subscription = await em.findOneOrFail(
+    Subscription,
+    { id: subscriptionId },
+    { populate: ['customer', 'product', 'organization'] },
+  );
+  const periodEnd = subscription.currentPeriodEnd;
+  const openOrderId = periodEnd && renewalOrderIdOf(subscription.id, periodEnd);
+  const order = await em.findOne(Order, { id: orderId ?? openOrderId ?? '' });
+  if (!order) throw commerceError('NotPastDueSubscription');
+  const code = subscription.lastPaymentError?.code;
+  const { slug } = subscription.organization;
+  return {
+    to: subscription.customer.email,
+    organizationName: subscription.organization.name,
+    productName: subscription.product.name,
+    amount: formatMoney(order.totalAmount, order.currency),
+    reason: declineReasonOf(code) ?? 'The payment failed.',
+    authenticationRequired: needsAuthentication(code),
+    nextAttemptAt: subscription.nextPaymentAttemptAt ?? null,
+    fixUrl: await portalSignInUrl(em, {
+      customerId: subscription.customer.id,
+      returnTo: `/portal/${encodeURIComponent(slug)}?subscription_id=${subscription.id}`,
+      publicUrl,
+    }),
+  };
+}
