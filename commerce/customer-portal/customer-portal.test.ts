@@ -1,13 +1,17 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { HTTPValidationError } from '@polar-sh/sdk/models/errors/httpvalidationerror.js';
 import { ResourceNotFound } from '@polar-sh/sdk/models/errors/resourcenotfound.js';
+import { SDKError } from '@polar-sh/sdk/models/errors/sdkerror.js';
 import {
   Benefit,
   BenefitGrant,
+  Customer,
   CustomerOAuthAccount,
   Order,
   OrderItem,
+  OutboxEvent,
 } from '../../db/entities/index.ts';
 import { callV1, createSeller, type Seller, startCommerceApi, type TestApi } from '../testing.ts';
 
@@ -170,5 +174,102 @@ describe('customer portal (/v1/customer-portal)', () => {
       .get(security, { id: strangers.id })
       .catch((e) => e);
     assert.ok(foreign instanceof ResourceNotFound, String(foreign));
+  });
+
+  /** The first field a 422 refused, as the SDK raised it. */
+  async function refusedField(call: Promise<unknown>) {
+    const error = await call.then(
+      () => assert.fail('expected a 422'),
+      (thrown: unknown) => thrown,
+    );
+    assert.ok(error instanceof HTTPValidationError, String(error));
+    const [issue] = error.detail ?? [];
+    return { loc: issue?.loc, msg: issue?.msg };
+  }
+
+  it('lets the customer correct its billing details, and tells the seller', async () => {
+    const { customer, token } = await customerWithSession();
+    const security = { customerSession: token };
+    const updated = await seller.polar.customerPortal.customers.update(security, {
+      billingName: 'Grace Hopper Ltd',
+      billingAddress: { country: 'FR', city: 'Paris', line1: '1 rue de Rivoli' },
+      taxId: 'FR 61 954 506 077',
+    });
+    assert.equal(updated.billingName, 'Grace Hopper Ltd');
+    assert.equal(updated.billingAddress?.country, 'FR');
+    assert.deepEqual(updated.taxId, ['FR61954506077', 'eu_vat']);
+    assert.equal(updated.defaultPaymentMethodId, null);
+
+    // Absent keys keep their value; a blank tax id clears it.
+    const cleared = await seller.polar.customerPortal.customers.update(security, { taxId: '' });
+    assert.equal(cleared.taxId, null);
+    assert.equal(cleared.billingName, 'Grace Hopper Ltd');
+    const seen = await seller.polar.customers.get({ id: customer.id });
+    assert.equal(seen.name, 'Grace Hopper Ltd');
+    assert.equal(seen.billingAddress?.city, 'Paris');
+    const events = await api.orm.em
+      .fork()
+      .find(OutboxEvent, { organization: seller.organizationId, type: 'customer.updated' });
+    assert.equal(events.filter((event) => event.data.id === customer.id).length, 2);
+  });
+
+  it('validates the tax id against the billing country and writes nothing it refuses', async () => {
+    const { customer, token } = await customerWithSession();
+    const security = { customerSession: token };
+    const update = (...args: Parameters<typeof seller.polar.customerPortal.customers.update>) =>
+      seller.polar.customerPortal.customers.update(...args);
+    assert.deepEqual(await refusedField(update(security, { taxId: 'FR61954506077' })), {
+      loc: ['body', 'billing_address'],
+      msg: 'Country is required to validate tax ID.',
+    });
+    assert.deepEqual(
+      await refusedField(
+        update(security, {
+          billingName: 'Not kept',
+          billingAddress: { country: 'DE' },
+          taxId: 'FR61954506077',
+        }),
+      ),
+      { loc: ['body', 'tax_id'], msg: 'Invalid tax ID.' },
+    );
+    const refusals: [unknown, string[]][] = [
+      [{ billing_address: { country: 'XX' } }, ['body', 'billing_address', 'country']],
+      [{ billing_name: 'x'.repeat(256) }, ['body', 'billing_name']],
+      [{ tax_id: ['FR61954506077', 'eu_vat'] }, ['body', 'tax_id']],
+    ];
+    for (const [body, loc] of refusals) {
+      const answer = await callV1(api, token, 'PATCH', '/v1/customer-portal/customers/me', body);
+      assert.equal(answer.status, 422, JSON.stringify(answer.body));
+      assert.deepEqual(answer.body.detail[0].loc, loc);
+    }
+
+    const unchanged = await api.orm.em.fork().findOneOrFail(Customer, customer.id);
+    assert.equal(unchanged.name, 'Grace');
+    assert.equal(unchanged.billingAddress, null);
+    assert.equal(unchanged.taxId, null);
+  });
+
+  it('refuses changes with NotPermitted when the organization does not allow customer updates', async () => {
+    const strict = await createSeller(api);
+    await strict.polar.organizations.update({
+      id: strict.organizationId,
+      organizationUpdate: {
+        subscriptionSettings: {
+          allowMultipleSubscriptions: false,
+          allowCustomerUpdates: false,
+          prorationBehavior: 'prorate',
+        },
+      },
+    });
+    const customer = await strict.polar.customers.create({ email: freshEmail(), name: 'Grace' });
+    const { token } = await strict.polar.customerSessions.create({ customerId: customer.id });
+    const refused = await strict.polar.customerPortal.customers
+      .update({ customerSession: token }, { billingName: 'Someone else' })
+      .catch((error: unknown) => error);
+    // The SDK names no error for this call's 403: Polar's NotPermitted body is the answer.
+    assert.ok(refused instanceof SDKError && refused.statusCode === 403, String(refused));
+    assert.equal(JSON.parse(refused.body).error, 'NotPermitted');
+    const me = await strict.polar.customerPortal.customers.get({ customerSession: token });
+    assert.equal(me.billingName, 'Grace');
   });
 });

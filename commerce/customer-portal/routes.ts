@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import { z } from 'zod';
 import type { AppDependencies } from '../../api/dependencies.ts';
-import { parseQuery } from '../../api/validation.ts';
+import { parseBody, parseParams, parseQuery } from '../../api/validation.ts';
 import { benefitTypes } from '../../db/entities/benefit.ts';
 import { type Customer, type Order, Organization } from '../../db/entities/index.ts';
 import { sessionCustomerOf } from '../http/customer-session.ts';
@@ -18,14 +18,25 @@ import {
   customerBenefitGrantWire,
   customerOrderSortFields,
   customerOrderWire,
+  customerPaymentMethodWire,
   customerPortalCustomerWire,
+  paymentMethodConfirmInput,
+  paymentMethodCreateInput,
+  paymentMethodParams,
+  paymentMethodSetupWire,
+  portalCustomerUpdateInput,
 } from './schemas.ts';
 import {
+  addPortalPaymentMethod,
+  confirmPortalPaymentMethod,
   customerOAuthAccounts,
+  deletePortalPaymentMethod,
   getCustomerBenefitGrant,
   getCustomerOrder,
   listCustomerBenefitGrants,
   listCustomerOrders,
+  listPortalPaymentMethods,
+  updatePortalCustomer,
 } from './service.ts';
 
 const benefitTypeQuery = z.enum(benefitTypes);
@@ -33,11 +44,11 @@ const orderListQuery = z.object({ query: z.string().trim().min(1).optional() }).
 
 /**
  * /v1/customer-portal: what a customer sees of itself with a `polar_cst_` session — profile,
- * orders, benefit grants, license keys. Every read is scoped to the session's customer: another
- * customer's ids are not found.
+ * saved cards, orders, benefit grants, license keys. Every read and change is scoped to the
+ * session's customer: another customer's ids are not found.
  */
 export function customerPortalRoutes(dependencies: AppDependencies): Router {
-  const { orm, config } = dependencies;
+  const { orm, config, stripe } = dependencies;
   const router = new Router({ prefix: '/v1/customer-portal' });
   const { session, limit, list } = portalGate(dependencies);
 
@@ -48,6 +59,49 @@ export function customerPortalRoutes(dependencies: AppDependencies): Router {
 
   router.get('/customers/me', limit('portalRead'), session, async (ctx) => {
     ctx.body = await portalCustomer(sessionCustomerOf(ctx));
+  });
+
+  router.patch('/customers/me', limit('portalWrite'), session, async (ctx) => {
+    const input = parseBody(ctx, portalCustomerUpdateInput);
+    const customer = await updatePortalCustomer(orm.em, sessionCustomerOf(ctx), input);
+    ctx.body = await portalCustomer(customer);
+  });
+
+  router.get(
+    '/customers/me/payment-methods',
+    ...list({
+      read: (ctx) => ({ page: readPage(ctx) }),
+      list: (customer, query) => listPortalPaymentMethods(stripe, customer, query.page),
+      serialize: (methods, customer) =>
+        methods.map((method) => customerPaymentMethodWire(method, customer.id)),
+    }),
+  );
+
+  router.post('/customers/me/payment-methods', limit('portalWrite'), session, async (ctx) => {
+    const input = parseBody(ctx, paymentMethodCreateInput);
+    const customer = sessionCustomerOf(ctx);
+    const setup = await addPortalPaymentMethod({ orm, em: orm.em, stripe }, customer, input);
+    ctx.status = 201;
+    ctx.body = paymentMethodSetupWire(setup, customer.id);
+  });
+
+  router.post(
+    '/customers/me/payment-methods/confirm',
+    limit('portalWrite'),
+    session,
+    async (ctx) => {
+      const input = parseBody(ctx, paymentMethodConfirmInput);
+      const customer = sessionCustomerOf(ctx);
+      const setup = await confirmPortalPaymentMethod({ em: orm.em, stripe }, customer, input);
+      ctx.status = 201;
+      ctx.body = paymentMethodSetupWire(setup, customer.id);
+    },
+  );
+
+  router.delete('/customers/me/payment-methods/:id', limit('portalWrite'), session, async (ctx) => {
+    const { id } = parseParams(ctx.params as Record<string, string>, paymentMethodParams);
+    await deletePortalPaymentMethod({ em: orm.em, stripe }, sessionCustomerOf(ctx), id);
+    ctx.status = 204;
   });
 
   router.get(

@@ -1,9 +1,12 @@
+import type Stripe from 'stripe';
+import { z } from 'zod';
 import type {
   Benefit,
   BenefitGrant,
   Customer,
   CustomerOAuthAccount,
 } from '../../db/entities/index.ts';
+import { addressInput } from '../../domain/addresses.ts';
 import { visibleGrantProperties } from '../../domain/benefit-properties.ts';
 import { benefitWire } from '../benefits/schemas.ts';
 import { addressWire } from '../customers/schemas.ts';
@@ -34,9 +37,93 @@ export function customerPortalCustomerWire(
         { account_id: account.accountId, account_username: account.accountUsername ?? null },
       ]),
     ),
+    default_payment_method_id: customer.defaultPaymentMethodId ?? null,
   };
 }
 export type CustomerPortalCustomerWire = ReturnType<typeof customerPortalCustomerWire>;
+
+/** Absent keys keep their value; blank text, like null, clears it. */
+const clearableText = z
+  .string()
+  .trim()
+  .max(255)
+  .nullish()
+  .transform((value) => (value === undefined ? undefined : value || null));
+
+/**
+ * The customer's own billing details (Polar's `CustomerPortalCustomerUpdate`); the tax id is
+ * its bare value, recognised again from the billing country as the seller's API does.
+ */
+export const portalCustomerUpdateInput = z.object({
+  billing_name: clearableText,
+  billing_address: addressInput.nullish(),
+  tax_id: clearableText,
+});
+export type PortalCustomerUpdateInput = z.infer<typeof portalCustomerUpdateInput>;
+
+/** Stripe's ids of one kind: a prefix and a tail of letters, digits, `_` and `-`; nothing else goes to Stripe. */
+const stripeIdOf = (...prefixes: string[]) =>
+  z
+    .string()
+    .trim()
+    .max(255)
+    .regex(new RegExp(`^(${prefixes.join('|')})_[\\w-]+$`), 'Invalid identifier.');
+
+/** A payment method of the customer (`pm_…`), as the delete path names it. */
+export const paymentMethodParams = z.object({ id: stripeIdOf('pm') });
+
+/**
+ * A card to save (Polar's `CustomerPaymentMethodCreate`): Stripe Elements' confirmation token
+ * (`ctoken_…`), or a test card (`pm_card_visa`) in sandboxes and tests.
+ */
+export const paymentMethodCreateInput = z.object({
+  confirmation_token_id: stripeIdOf('ctoken', 'pm'),
+  set_default: z.boolean(),
+  return_url: z.url({ protocol: /^https?$/, message: 'Invalid URL.' }).max(2048),
+});
+export type PaymentMethodCreateInput = z.infer<typeof paymentMethodCreateInput>;
+
+/** The SetupIntent a card's 3-D Secure step finished (Polar's `CustomerPaymentMethodConfirm`). */
+export const paymentMethodConfirmInput = z.object({
+  setup_intent_id: stripeIdOf('seti'),
+  set_default: z.boolean(),
+});
+export type PaymentMethodConfirmInput = z.infer<typeof paymentMethodConfirmInput>;
+
+/** A saved payment method (Polar's `CustomerPaymentMethod`): a card shows its brand and digits. */
+export function customerPaymentMethodWire(method: Stripe.PaymentMethod, customerId: string) {
+  const { card } = method;
+  return {
+    id: method.id,
+    created_at: isoDateTime(new Date(method.created * 1000)),
+    modified_at: null,
+    processor: 'stripe' as const,
+    customer_id: customerId,
+    type: method.type,
+    ...(card && {
+      method_metadata: {
+        brand: card.brand,
+        last4: card.last4,
+        exp_month: card.exp_month,
+        exp_year: card.exp_year,
+        wallet: card.wallet?.type ?? null,
+      },
+    }),
+  };
+}
+
+/** What adding (or confirming) a card came to (Polar's `CustomerPaymentMethodCreateResponse`). */
+export type PaymentMethodSetup =
+  | { status: 'succeeded'; paymentMethod: Stripe.PaymentMethod }
+  | { status: 'requires_action'; clientSecret: string };
+
+export const paymentMethodSetupWire = (setup: PaymentMethodSetup, customerId: string) =>
+  setup.status === 'succeeded'
+    ? {
+        status: setup.status,
+        payment_method: customerPaymentMethodWire(setup.paymentMethod, customerId),
+      }
+    : { status: setup.status, client_secret: setup.clientSecret };
 
 /**
  * What a buyer may see of a benefit's settings (Polar's `Benefit*SubscriberProperties`): never

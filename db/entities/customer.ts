@@ -35,6 +35,8 @@ const CustomerSchema = defineEntity({
     taxId: p.json<TaxId>().nullable(),
     metadata: metadataColumn(),
     stripeCustomerId: p.string().nullable(),
+    /** The saved card (Stripe's `pm_…`) the customer chose for its subscriptions' renewals. */
+    defaultPaymentMethodId: p.string().nullable(),
     /** Sandbox only: the test clock this customer's subscriptions follow instead of real time. */
     testClock: () => p.manyToOne(TestClock).nullable().deleteRule('set null').index(),
     deletedAt: p.datetime().nullable(),

@@ -1,9 +1,13 @@
 import { createHmac } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { attachSavedCard } from './payment-methods.ts';
 import type { SimulatorState } from './state.ts';
 import { type Json, now, type Request, type StripeEvent, stripeId } from './wire.ts';
 
-/** A Stripe event of `object` as it is now, caused by `request`; kept for the control API. */
+/**
+ * A Stripe event of `object` as it is now, caused by `request`; kept for the control API. An
+ * intent's success passes here whatever led to it, so a card it saves is attached here too.
+ */
 export function recordEvent(
   state: SimulatorState,
   type: string,
@@ -22,6 +26,7 @@ export function recordEvent(
     },
   };
   state.events.set(created.id, created);
+  attachSavedCard(state, type, object);
   return created;
 }
 

@@ -1,5 +1,7 @@
+import { routeConfirmationTokens } from './confirmation-tokens.ts';
 import { type Confirm, cancelIntent, confirmIntent, type IntentObject, shown } from './intents.ts';
 import { confirmPayment, createPaymentIntent, listPaymentIntents } from './payment-intents.ts';
+import { routePaymentMethods } from './payment-methods.ts';
 import { routeRefund } from './refunds.ts';
 import { confirmSetup, createSetupIntent } from './setup-intents.ts';
 import { forward, type SimulatorState } from './state.ts';
@@ -9,6 +11,9 @@ import type { Answer, Request } from './wire.ts';
 export async function route(state: SimulatorState, request: Request): Promise<Answer> {
   const { method, path } = request;
   if (path.startsWith('/v1/refunds')) return routeRefund(state, request);
+  const saved =
+    (await routePaymentMethods(state, request)) ?? (await routeConfirmationTokens(state, request));
+  if (saved) return saved;
   if (method === 'POST' && path === '/v1/payment_intents') {
     return createPaymentIntent(state, request);
   }

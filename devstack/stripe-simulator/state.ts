@@ -28,6 +28,10 @@ export interface SimulatorState {
   paymentIntents: Map<string, Json>;
   setupIntents: Map<string, Json>;
   paymentMethods: Map<string, Json>;
+  /** Each customer's saved cards: payment method id to when it was attached (payment-methods.ts). */
+  customerCards: Map<string, Map<string, number>>;
+  /** Confirmation tokens made through the test helper (confirmation-tokens.ts). */
+  confirmationTokens: Map<string, Json>;
   /** stripe-mock's card payment method, asked for once: the shape of every one made here. */
   paymentMethodFixture: Promise<Answer> | undefined;
   refunds: Map<string, Json>;
@@ -50,6 +54,8 @@ export function newSimulatorState(options: SimulatorOptions): SimulatorState {
     paymentIntents: new Map(),
     setupIntents: new Map(),
     paymentMethods: new Map(),
+    customerCards: new Map(),
+    confirmationTokens: new Map(),
     paymentMethodFixture: undefined,
     refunds: new Map(),
     idempotent: new Map(),

@@ -1,0 +1,319 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import type { CustomerPaymentMethod } from '@polar-sh/sdk/models/components/customerpaymentmethod.js';
+import { CustomerNotReady } from '@polar-sh/sdk/models/errors/customernotready.js';
+import { HTTPValidationError } from '@polar-sh/sdk/models/errors/httpvalidationerror.js';
+import { PaymentMethodInUseByActiveSubscription } from '@polar-sh/sdk/models/errors/paymentmethodinusebyactivesubscription.js';
+import { ResourceNotFound } from '@polar-sh/sdk/models/errors/resourcenotfound.js';
+import { SDKError } from '@polar-sh/sdk/models/errors/sdkerror.js';
+import { Customer, Subscription } from '../../db/entities/index.ts';
+import { stripeSimulatorControl } from '../../devstack/stripe-simulator.ts';
+import { createStripeClient } from '../../integrations/stripe/client.ts';
+import { buy } from '../orders/testing.ts';
+import { callV1, createSeller, type Seller, startCommerceApi, type TestApi } from '../testing.ts';
+
+const returnUrl = 'https://shop.example.com/portal/cards';
+
+/** The SetupIntent a `requires_action` answer's client secret belongs to. */
+const setupIntentOf = (clientSecret: string) => clientSecret.split('_secret_')[0] as string;
+
+/** The 422 the SDK raised: where and why the first refused field was refused. */
+function firstIssue(error: unknown) {
+  assert.ok(error instanceof HTTPValidationError, String(error));
+  const [issue] = error.detail ?? [];
+  return { loc: issue?.loc, msg: issue?.msg };
+}
+
+const cardOf = (method: CustomerPaymentMethod) => {
+  assert.equal(method.type, 'card');
+  return 'methodMetadata' in method ? method.methodMetadata : assert.fail('no card details');
+};
+
+describe('customer portal payment methods (/v1/customer-portal/customers/me/payment-methods)', () => {
+  let api: TestApi;
+  let seller: Seller;
+  let planId: string;
+
+  /** A new customer of the seller and a portal session for it. */
+  async function customerWithSession() {
+    const email = `buyer-${randomUUID().slice(0, 8)}@example.com`;
+    const customer = await seller.polar.customers.create({ email });
+    const session = await seller.polar.customerSessions.create({ customerId: customer.id });
+    return { customerId: customer.id, security: { customerSession: session.token } };
+  }
+
+  const portal = () => seller.polar.customerPortal.customers;
+  const listed = async (security: { customerSession: string }) =>
+    (await portal().listPaymentMethods(security, {})).result;
+  const storedCustomer = (id: string) => api.orm.em.fork().findOneOrFail(Customer, id);
+
+  before(async () => {
+    api = await startCommerceApi();
+    seller = await createSeller(api);
+    const plan = await seller.polar.products.create({
+      name: 'Pro plan',
+      recurringInterval: 'month',
+      prices: [{ amountType: 'fixed', priceAmount: 2900 }],
+    });
+    planId = plan.id;
+  });
+  after(() => api.close());
+
+  it('lists the card a subscription was bought with, sets a new default that renewals charge, and keeps the charged card', async () => {
+    const { order } = await buy(api, seller, planId);
+    assert.ok(order?.subscriptionId, 'the checkout started a subscription');
+    const { token } = await seller.polar.customerSessions.create({
+      customerId: order.customer.id,
+    });
+    const security = { customerSession: token };
+
+    const bought = await listed(security);
+    assert.deepEqual(
+      bought.items.map((method) => method.id),
+      ['pm_card_visa'],
+    );
+    const [visa] = bought.items;
+    assert.ok(visa);
+    assert.equal(visa.processor, 'stripe');
+    assert.equal(visa.customerId, order.customer.id);
+    assert.deepEqual(
+      { brand: cardOf(visa).brand, last4: cardOf(visa).last4 },
+      { brand: 'visa', last4: '4242' },
+    );
+
+    const added = await portal().addPaymentMethod(security, {
+      confirmationTokenId: 'pm_card_mastercard',
+      setDefault: true,
+      returnUrl,
+    });
+    assert.equal(added.status, 'succeeded');
+    assert.ok('paymentMethod' in added);
+    assert.equal(added.paymentMethod.id, 'pm_card_mastercard');
+    assert.equal(cardOf(added.paymentMethod).last4, '4444');
+    const me = await portal().get(security);
+    assert.equal(me.defaultPaymentMethodId, 'pm_card_mastercard');
+    const subscription = await api.orm.em.fork().findOneOrFail(Subscription, order.subscriptionId);
+    assert.equal(subscription.stripePaymentMethodId, 'pm_card_mastercard');
+
+    const both = await listed(security);
+    assert.deepEqual(both.items.map((method) => method.id).sort(), [
+      'pm_card_mastercard',
+      'pm_card_visa',
+    ]);
+    const firstPage = await portal().listPaymentMethods(security, { limit: 1 });
+    assert.equal(firstPage.result.items.length, 1);
+    assert.deepEqual(firstPage.result.pagination, { totalCount: 2, maxPage: 2 });
+
+    const refused = await portal()
+      .deletePaymentMethod(security, { id: 'pm_card_mastercard' })
+      .catch((error: unknown) => error);
+    assert.ok(refused instanceof PaymentMethodInUseByActiveSubscription, String(refused));
+    // The card no subscription charges any more goes.
+    await portal().deletePaymentMethod(security, { id: 'pm_card_visa' });
+    assert.deepEqual(
+      (await listed(security)).items.map((method) => method.id),
+      ['pm_card_mastercard'],
+    );
+    assert.equal((await portal().get(security)).defaultPaymentMethodId, 'pm_card_mastercard');
+  });
+
+  it('saves a 3-D Secure card after its holder authenticates, and refuses a failed authentication', async () => {
+    const { customerId, security } = await customerWithSession();
+    const notReady = await portal()
+      .confirmPaymentMethod(security, { setupIntentId: 'seti_123', setDefault: false })
+      .catch((error: unknown) => error);
+    assert.ok(notReady instanceof CustomerNotReady, String(notReady));
+
+    const pending = await portal().addPaymentMethod(security, {
+      confirmationTokenId: 'pm_card_authenticationRequired',
+      setDefault: true,
+      returnUrl,
+    });
+    assert.equal(pending.status, 'requires_action');
+    assert.ok('clientSecret' in pending);
+    const setupIntentId = setupIntentOf(pending.clientSecret);
+    // Not authenticated yet: still waiting, nothing saved, no default.
+    const waiting = await portal().confirmPaymentMethod(security, {
+      setupIntentId,
+      setDefault: true,
+    });
+    assert.equal(waiting.status, 'requires_action');
+    assert.equal((await listed(security)).items.length, 0);
+    assert.equal((await storedCustomer(customerId)).defaultPaymentMethodId, null);
+
+    const simulator = stripeSimulatorControl(api.config.stripe.simulatorUrl ?? '');
+    await simulator.authenticateSetup(setupIntentId);
+    const confirmed = await portal().confirmPaymentMethod(security, {
+      setupIntentId,
+      setDefault: true,
+    });
+    assert.equal(confirmed.status, 'succeeded');
+    assert.ok('paymentMethod' in confirmed);
+    assert.equal(confirmed.paymentMethod.id, 'pm_card_authenticationRequired');
+    assert.equal((await portal().get(security)).defaultPaymentMethodId, confirmed.paymentMethod.id);
+    assert.deepEqual(
+      (await listed(security)).items.map((method) => method.id),
+      ['pm_card_authenticationRequired'],
+    );
+
+    const failing = await portal().addPaymentMethod(security, {
+      confirmationTokenId: 'pm_card_threeDSecure2Required',
+      setDefault: true,
+      returnUrl,
+    });
+    assert.ok('clientSecret' in failing);
+    await simulator.authenticateSetup(setupIntentOf(failing.clientSecret), { succeed: false });
+    const refused = await portal()
+      .confirmPaymentMethod(security, {
+        setupIntentId: setupIntentOf(failing.clientSecret),
+        setDefault: true,
+      })
+      .catch((error: unknown) => error);
+    assert.deepEqual(firstIssue(refused), {
+      loc: ['body', 'setup_intent_id'],
+      msg: 'The latest attempt to set up the payment method has failed because authentication failed.',
+    });
+    assert.equal(
+      (await storedCustomer(customerId)).defaultPaymentMethodId,
+      'pm_card_authenticationRequired',
+    );
+  });
+
+  it('finds neither another customer’s card nor its SetupIntent', async () => {
+    const owner = await customerWithSession();
+    const stranger = await customerWithSession();
+    await portal().addPaymentMethod(owner.security, {
+      confirmationTokenId: 'pm_card_amex',
+      setDefault: false,
+      returnUrl,
+    });
+    const ownerPending = await portal().addPaymentMethod(owner.security, {
+      confirmationTokenId: 'pm_card_authenticationRequired',
+      setDefault: false,
+      returnUrl,
+    });
+    assert.ok('clientSecret' in ownerPending);
+    // The stranger has a Stripe customer of its own, with a card.
+    await portal().addPaymentMethod(stranger.security, {
+      confirmationTokenId: 'pm_card_visa_debit',
+      setDefault: false,
+      returnUrl,
+    });
+
+    const deleted = await portal()
+      .deletePaymentMethod(stranger.security, { id: 'pm_card_amex' })
+      .catch((error: unknown) => error);
+    assert.ok(deleted instanceof ResourceNotFound, String(deleted));
+    const confirmed = await portal()
+      .confirmPaymentMethod(stranger.security, {
+        setupIntentId: setupIntentOf(ownerPending.clientSecret),
+        setDefault: true,
+      })
+      .catch((error: unknown) => error);
+    // The SDK names no error for this call's 404: Polar's ResourceNotFound body is the answer.
+    assert.ok(confirmed instanceof SDKError && confirmed.statusCode === 404, String(confirmed));
+    assert.equal(JSON.parse(confirmed.body).error, 'ResourceNotFound');
+    const unknown = await portal()
+      .deletePaymentMethod(stranger.security, { id: 'pm_1NotACardOfAnyone' })
+      .catch((error: unknown) => error);
+    assert.ok(unknown instanceof ResourceNotFound, String(unknown));
+
+    assert.deepEqual(
+      (await listed(owner.security)).items.map((method) => method.id),
+      ['pm_card_amex'],
+    );
+    assert.equal((await storedCustomer(stranger.customerId)).defaultPaymentMethodId, null);
+  });
+
+  it('refuses bad input with 422 and a declined card with its reason, saving nothing', async () => {
+    const { customerId, security } = await customerWithSession();
+    const session = security.customerSession;
+    const path = '/v1/customer-portal/customers/me/payment-methods';
+    const refusals: [unknown, (string | number)[]][] = [
+      [{ set_default: true, return_url: returnUrl }, ['body', 'confirmation_token_id']],
+      [
+        { confirmation_token_id: 'tok_visa', set_default: true, return_url: returnUrl },
+        ['body', 'confirmation_token_id'],
+      ],
+      [
+        { confirmation_token_id: 'pm_card_visa', set_default: 'yes', return_url: returnUrl },
+        ['body', 'set_default'],
+      ],
+      [
+        {
+          confirmation_token_id: 'pm_card_visa',
+          set_default: true,
+          return_url: 'javascript:alert(1)',
+        },
+        ['body', 'return_url'],
+      ],
+    ];
+    for (const [body, loc] of refusals) {
+      const answer = await callV1(api, session, 'POST', path, body);
+      assert.equal(answer.status, 422, JSON.stringify(answer.body));
+      assert.deepEqual(answer.body.detail[0].loc, loc);
+    }
+    const badConfirm = await callV1(api, session, 'POST', `${path}/confirm`, {
+      setup_intent_id: 'pi_123',
+      set_default: true,
+    });
+    assert.equal(badConfirm.status, 422);
+    assert.deepEqual(badConfirm.body.detail[0].loc, ['body', 'setup_intent_id']);
+    const badId = await callV1(api, session, 'DELETE', `${path}/not-a-card`);
+    assert.equal(badId.status, 422);
+    assert.deepEqual(badId.body.detail[0].loc, ['path', 'id']);
+    // Refused before anything reached Stripe: the customer has no Stripe customer yet.
+    assert.equal((await storedCustomer(customerId)).stripeCustomerId, null);
+
+    const declined = await portal()
+      .addPaymentMethod(security, {
+        confirmationTokenId: 'pm_card_chargeDeclined',
+        setDefault: true,
+        returnUrl,
+      })
+      .catch((error: unknown) => error);
+    assert.deepEqual(firstIssue(declined), {
+      loc: ['body', 'confirmation_token_id'],
+      msg: 'Your card was declined.',
+    });
+    assert.equal((await listed(security)).items.length, 0);
+    assert.equal((await storedCustomer(customerId)).defaultPaymentMethodId, null);
+  });
+
+  it('saves the card of a Stripe Elements confirmation token, and refuses an unknown token before making anything', async () => {
+    const { customerId, security } = await customerWithSession();
+    const unknown = await portal()
+      .addPaymentMethod(security, {
+        confirmationTokenId: 'ctoken_1NeverIssued',
+        setDefault: true,
+        returnUrl,
+      })
+      .catch((error: unknown) => error);
+    assert.deepEqual(firstIssue(unknown), {
+      loc: ['body', 'confirmation_token_id'],
+      msg: 'The card details are unknown or expired; enter the card again.',
+    });
+    assert.equal((await storedCustomer(customerId)).stripeCustomerId, null);
+
+    const stripe = createStripeClient(api.config.stripe);
+    const token = await stripe.testHelpers.confirmationTokens.create({
+      payment_method: 'pm_card_visa',
+    });
+    const saved = await portal().addPaymentMethod(security, {
+      confirmationTokenId: token.id,
+      setDefault: true,
+      returnUrl,
+    });
+    assert.equal(saved.status, 'succeeded');
+    assert.ok('paymentMethod' in saved);
+    assert.match(saved.paymentMethod.id, /^pm_/);
+    const stored = await storedCustomer(customerId);
+    assert.ok(stored.stripeCustomerId);
+    assert.equal(stored.defaultPaymentMethodId, saved.paymentMethod.id);
+    assert.deepEqual(
+      (await listed(security)).items.map((method) => method.id),
+      [saved.paymentMethod.id],
+    );
+  });
+});
