@@ -8,7 +8,7 @@ import { commerceRoutes } from '../commerce/routes.ts';
 import { projectRoot } from '../config/env.ts';
 import { AppError } from '../core/errors.ts';
 import { authRoutes } from './auth/routes.ts';
-import { checkoutPageRoutes } from './checkout-page.ts';
+import { checkoutNotices, checkoutPageRoutes } from './checkout-page.ts';
 import type { AppDependencies } from './dependencies.ts';
 import { resolveClientIp } from './middleware/client-ip.ts';
 import { errorResponses } from './middleware/errors.ts';
@@ -89,7 +89,7 @@ export function createApp(dependencies: AppDependencies): Koa {
   const dashboardIndex = join(dashboardDist, 'index.html');
   if (existsSync(dashboardIndex)) {
     const indexPage = readFileSync(dashboardIndex);
-    app.use(checkoutPageRoutes(config, dashboardDist).routes());
+    app.use(checkoutPageRoutes(config, dashboardDist, checkoutNotices(dependencies)).routes());
     app.use(serveStatic(dashboardDist));
     // The dashboard routes in the browser: any other page path gets its index page.
     app.use((ctx) => {

@@ -20,8 +20,11 @@ import { productFolders } from './import-layers.ts';
 const say = (line: string) => console.log(`[test] ${line}`);
 const bin = (path: string) => join(projectRoot, 'node_modules', path);
 
-/** Folders that hold tests; `*.test.ts` files anywhere below them run. */
-const testRoots = [...productFolders, 'devstack', 'scripts'];
+/**
+ * Folders that hold tests; `*.test.ts` files anywhere below them run (the dashboard's: unit tests
+ * of its pure helpers, run by Node like the rest).
+ */
+const testRoots = [...productFolders, 'devstack', 'scripts', 'dashboard/src'];
 
 function runStep(command: string, args: string[], env: NodeJS.ProcessEnv = process.env) {
   return new Promise<number>((resolve) => {
@@ -74,7 +77,7 @@ async function checks() {
 
 /** The browser tests (the checkout page's, the dashboard's): they need Debian's chromium. */
 const browserTests = readdirSync(join(projectRoot, 'api'))
-  .filter((file) => /^(checkout-page|dashboard(-[\w-]+)?)\.test\.ts$/.test(file))
+  .filter((file) => /^(checkout-page|dashboard)(-[\w-]+)?\.test\.ts$/.test(file))
   .map((file) => `api/${file}`);
 const needsBrowser =
   selected.length === 0 ||

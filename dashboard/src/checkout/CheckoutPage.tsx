@@ -2,10 +2,11 @@ import { AmountField } from './AmountField';
 import type { CheckoutPublic } from './api';
 import { BillingAddress } from './BillingAddress';
 import { CheckoutSummary } from './CheckoutSummary';
+import { type CheckoutNotice, CheckoutUnavailable } from './CheckoutUnavailable';
 import { CustomerFields } from './CustomerFields';
 import { CustomFields } from './CustomFields';
 import { DiscountBox } from './DiscountBox';
-import type { CheckoutForm } from './form';
+import { type CheckoutForm, expiredMessage } from './form';
 import { PaymentSection } from './PaymentSection';
 import { ProductPicker } from './ProductPicker';
 import { useCheckoutForm } from './useCheckoutForm';
@@ -13,6 +14,8 @@ import { useConfirm } from './useConfirm';
 
 interface CheckoutPageProps {
   clientSecret: string;
+  /** What the server said of this checkout with the page: whose it is, where a new one starts. */
+  notice: CheckoutNotice | null;
   stripePublishableKey: string | null;
   onSucceeded: (checkout: CheckoutPublic) => void;
 }
@@ -20,6 +23,7 @@ interface CheckoutPageProps {
 /** The hosted checkout: product and price, buyer details, discount, custom fields and card. */
 export function CheckoutPage({
   clientSecret,
+  notice,
   stripePublishableKey,
   onSucceeded,
 }: CheckoutPageProps) {
@@ -29,10 +33,12 @@ export function CheckoutPage({
 
   if (state.closed) {
     return (
-      <main className="checkout-closed">
-        <h1>Checkout unavailable</h1>
-        <p role="alert">{state.closed}</p>
-      </main>
+      <CheckoutUnavailable
+        why={state.closed === expiredMessage ? 'expired' : 'not_found'}
+        message={state.closed}
+        organizationName={checkout?.organization.name ?? notice?.organizationName ?? null}
+        startOverUrl={notice?.startOverUrl ?? null}
+      />
     );
   }
   if (!checkout || !values) {

@@ -1,10 +1,15 @@
 import type { CheckoutPublic } from './api';
 import { formatMoney } from './money';
-import { intervalText } from './prices';
+import { checkoutChargeTerms, intervalText } from './prices';
 
-/** The seller, the product and what it includes, then subtotal, discount, tax and total. */
+/**
+ * The seller, the product and what it includes, then subtotal, discount, tax and total, and
+ * for a subscription what it charges over time (trial, discount's end, price after it).
+ */
 export function CheckoutSummary({ checkout }: { checkout: CheckoutPublic }) {
   const currency = checkout.currency;
+  const terms = checkoutChargeTerms(checkout);
+  const trialing = checkout.active_trial_interval !== null;
   return (
     <section className="checkout-summary" aria-labelledby="summary-title">
       <p className="organization">{checkout.organization.name}</p>
@@ -42,7 +47,18 @@ export function CheckoutSummary({ checkout }: { checkout: CheckoutPublic }) {
           {formatMoney(checkout.total_amount, currency)}
           {intervalText(checkout.product_price)}
         </dd>
+        {trialing && (
+          <>
+            <dt>Due today</dt>
+            <dd data-testid="due-today">{formatMoney(0, currency)}</dd>
+          </>
+        )}
       </dl>
+      {terms && (
+        <p className="charge-terms" data-testid="charge-terms">
+          {terms}
+        </p>
+      )}
     </section>
   );
 }

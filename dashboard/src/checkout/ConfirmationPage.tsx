@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { CheckoutApiError, type CheckoutPublic, getCheckout, listGrants } from './api';
 import { type Granted, GrantedBenefit, grantsWithoutBuyer, withLicenseKey } from './granted';
 import { formatMoney } from './money';
+import { checkoutChargeTerms, longDate, nextBillingDateOf } from './prices';
 import { sessionToken } from './session';
 
 /** How long the page waits for the order and for the benefits to be granted. */
@@ -10,20 +11,42 @@ const maximumPolls = 120;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** What the buyer got: paid for it, started a trial of it, or got it free. */
+function purchaseSummary(checkout: CheckoutPublic): string {
+  const { name } = checkout.product;
+  if (checkout.is_payment_required) {
+    return `You paid ${formatMoney(checkout.total_amount, checkout.currency)} for ${name}.`;
+  }
+  if (checkout.active_trial_interval) return `Your free trial of ${name} has started.`;
+  return `${name} is yours.`;
+}
+
+/**
+ * The seller's customer portal: opened with the buyer's session when the confirm gave one
+ * (the portal takes it out of the address), else at its sign-in page.
+ */
+function portalHref(checkout: CheckoutPublic, token: string | null): string {
+  const path = `/portal/${encodeURIComponent(checkout.organization.slug)}`;
+  return token ? `${path}?${new URLSearchParams({ customer_session_token: token })}` : path;
+}
+
 interface ConfirmationPageProps {
   clientSecret: string;
   onRetry: () => void;
 }
 
 /**
- * After the confirm: waits until the checkout succeeded (or failed), then lists the benefits the
- * order granted, read with the buyer's customer session, license keys in full.
+ * After the confirm: waits until the checkout succeeded (or failed), then says what was bought,
+ * when a subscription is next billed and the way to the customer portal, and lists the benefits
+ * the order granted, read with the buyer's customer session, license keys in full.
  */
 export function ConfirmationPage({ clientSecret, onRetry }: ConfirmationPageProps) {
   const [checkout, setCheckout] = useState<CheckoutPublic | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const [granted, setGranted] = useState<Granted[] | null>(null);
   const [grantsSettled, setGrantsSettled] = useState(false);
+  // The purchase is this page's visit, near enough to date the first renewal by.
+  const [purchasedAt] = useState(() => new Date());
   const token = sessionToken(clientSecret);
 
   useEffect(() => {
@@ -104,15 +127,23 @@ export function ConfirmationPage({ clientSecret, onRetry }: ConfirmationPageProp
       </main>
     );
   }
+  const nextBilling = nextBillingDateOf(checkout, purchasedAt);
+  const terms = checkoutChargeTerms(checkout);
   return (
     <main className="confirmation">
       <p className="organization">{checkout.organization.name}</p>
       <h1>Thank you for your purchase</h1>
-      <p role="status">
-        {checkout.total_amount > 0
-          ? `You paid ${formatMoney(checkout.total_amount, checkout.currency)} for ${checkout.product.name}.`
-          : `${checkout.product.name} is yours.`}
-      </p>
+      <p role="status">{purchaseSummary(checkout)}</p>
+      {nextBilling && (
+        <dl className="next-billing">
+          <dt>Next billing date</dt>
+          <dd data-testid="next-billing-date">{longDate(nextBilling)}</dd>
+        </dl>
+      )}
+      {terms && <p className="charge-terms">{terms}</p>}
+      <a className="button-link" href={portalHref(checkout, token)}>
+        {nextBilling ? 'Manage your subscription' : 'Open your customer portal'}
+      </a>
       {checkout.product.benefits.length > 0 && (
         <section aria-labelledby="benefits-title" aria-busy={!grantsSettled}>
           <h2 id="benefits-title">Your benefits</h2>

@@ -1,6 +1,6 @@
 import type { CheckoutForm, Phase } from './form';
-import { formatMoney } from './money';
 import { type ConfirmationTokenSource, StripeCard, TestPaymentMethods } from './payment';
+import { submitLabel } from './prices';
 
 interface PaymentSectionProps {
   form: CheckoutForm;
@@ -19,11 +19,6 @@ export function PaymentSection({
   onTokenSource,
 }: PaymentSectionProps) {
   const { checkout, values, errors } = form;
-  const submitLabel = checkout.is_payment_required
-    ? `Pay ${formatMoney(checkout.total_amount, checkout.currency)}`
-    : checkout.is_payment_form_required
-      ? 'Start subscription'
-      : 'Get it for free';
   return (
     <>
       {checkout.is_payment_form_required &&
@@ -54,7 +49,7 @@ export function PaymentSection({
           ? 'Processing payment…'
           : phase === 'confirming'
             ? 'Confirming…'
-            : submitLabel}
+            : submitLabel(checkout)}
       </button>
       <p className="status" role="status" aria-live="polite">
         {phase !== 'processing'

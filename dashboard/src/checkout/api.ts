@@ -81,6 +81,8 @@ export interface CheckoutDiscount {
   type: 'fixed' | 'percentage';
   amount?: number;
   basis_points?: number;
+  duration: 'once' | 'forever' | 'repeating';
+  duration_in_months?: number;
 }
 
 export type CheckoutStatus = 'open' | 'expired' | 'confirmed' | 'succeeded' | 'failed';
@@ -107,6 +109,11 @@ export interface CheckoutPublic {
   is_payment_required: boolean;
   is_payment_form_required: boolean;
   is_business_customer: boolean;
+  require_billing_address: boolean;
+  /** The free trial the buyer gets before the first charge; null: none. */
+  active_trial_interval: 'day' | 'week' | 'month' | 'year' | null;
+  active_trial_interval_count: number | null;
+  trial_end: string | null;
   customer_name: string | null;
   customer_email: string | null;
   customer_billing_name: string | null;

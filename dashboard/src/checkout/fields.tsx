@@ -16,6 +16,20 @@ export function fieldErrorsOf(issues: ValidationIssue[]): FieldErrors {
   return errors;
 }
 
+/**
+ * After an invalid submit: brings the first refused field into the middle of the view and
+ * focuses it, so keyboard and screen-reader users land on it and everyone sees it (a long form
+ * on a phone puts it off screen).
+ */
+export function focusFirstError(container: HTMLElement | null) {
+  const first = container?.querySelector<HTMLElement>(
+    '[aria-invalid="true"], .field-invalid input:checked, .field-invalid input',
+  );
+  if (!first) return;
+  first.scrollIntoView({ block: 'center' });
+  first.focus({ preventScroll: true });
+}
+
 /** The DOM id of a field's input, from its key (`customer_billing_address.line1`). */
 export const inputId = (key: string) => `field-${key.replace(/[^a-zA-Z0-9_-]/g, '-')}`;
 

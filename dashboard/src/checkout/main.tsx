@@ -1,14 +1,18 @@
 import { StrictMode, useCallback, useEffect, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import { PortalPage } from '../portal/PortalPage';
+import { type PortalRoute, portalRoute } from '../portal/paths';
 import type { CheckoutPublic } from './api';
 import { CheckoutPage } from './CheckoutPage';
+import { type CheckoutNotice, CheckoutUnavailable } from './CheckoutUnavailable';
 import { ConfirmationPage } from './ConfirmationPage';
 import './checkout.css';
 
 /** What the server tells the page (see api/checkout-page.ts). */
 interface PageConfig {
   stripePublishableKey: string | null;
+  /** Whose checkout the address names, where a new one starts, and why it cannot be used. */
+  notice?: CheckoutNotice;
 }
 
 function readConfig(): PageConfig {
@@ -23,17 +27,12 @@ function readConfig(): PageConfig {
 type Route =
   | { page: 'checkout'; clientSecret: string }
   | { page: 'confirmation'; clientSecret: string }
-  | { page: 'portal'; organizationSlug: string | null }
+  | ({ page: 'portal' } & PortalRoute)
   | { page: 'unknown' };
 
 function routeOf(pathname: string): Route {
-  // `/portal` (a session link, or where a sign-in link lands: `/portal/sign-in`) or an
-  // organization's `/portal/<slug>`, where its customers sign in.
-  const portal = /^\/portal(?:\/([^/]+))?\/?$/.exec(pathname);
-  if (portal) {
-    const slug = portal[1] && portal[1] !== 'sign-in' ? decodeURIComponent(portal[1]) : null;
-    return { page: 'portal', organizationSlug: slug };
-  }
+  const portal = portalRoute(pathname, window.location.search);
+  if (portal) return { page: 'portal', ...portal };
   const match = /^\/checkout\/([^/]+)(\/confirmation)?\/?$/.exec(pathname);
   if (!match?.[1]) return { page: 'unknown' };
   const clientSecret = decodeURIComponent(match[1]);
@@ -72,11 +71,23 @@ function CheckoutApp() {
     [go],
   );
 
+  const notice = config.notice;
+  // An expired or unknown checkout, a dead checkout link: the server said so with the page.
+  if (notice?.unavailable) {
+    return (
+      <CheckoutUnavailable
+        why={notice.unavailable}
+        organizationName={notice.organizationName}
+        startOverUrl={notice.startOverUrl}
+      />
+    );
+  }
   if (route.page === 'checkout') {
     return (
       <CheckoutPage
         key={route.clientSecret}
         clientSecret={route.clientSecret}
+        notice={notice ?? null}
         stripePublishableKey={config.stripePublishableKey}
         onSucceeded={onSucceeded}
       />
@@ -91,12 +102,7 @@ function CheckoutApp() {
     );
   }
   if (route.page === 'portal') {
-    return (
-      <PortalPage
-        organizationSlug={route.organizationSlug}
-        stripePublishableKey={config.stripePublishableKey}
-      />
-    );
+    return <PortalPage route={route} stripePublishableKey={config.stripePublishableKey} />;
   }
   return (
     <main className="checkout-closed">

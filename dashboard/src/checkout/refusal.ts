@@ -1,6 +1,6 @@
 import type { RefObject } from 'react';
 import { CheckoutApiError } from './api';
-import { type FieldErrors, fieldErrorsOf, inputId } from './fields';
+import { type FieldErrors, fieldErrorsOf, focusFirstError, inputId } from './fields';
 import { expiredMessage } from './form';
 
 interface RefusalTargets {
@@ -30,11 +30,8 @@ export function showRefusal(
   if (error.issues.length > 0) {
     const found = fieldErrorsOf(error.issues);
     setErrors(found);
-    // Focus the first field that was refused, so keyboard users land on it.
-    requestAnimationFrame(() => {
-      const first = form.current?.querySelector<HTMLElement>('[aria-invalid="true"]');
-      first?.focus();
-    });
+    // Once shown, the first field refused is scrolled to and focused.
+    requestAnimationFrame(() => focusFirstError(form.current));
     const shown = Object.keys(found).some((key) => document.getElementById(inputId(key)));
     if (!shown) setBanner(error.issues.map((issue) => issue.msg).join(' '));
     return;

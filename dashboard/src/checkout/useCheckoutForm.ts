@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { type CheckoutApiError, type CheckoutPublic, getCheckout, updateCheckout } from './api';
+import { forgetDraft, restoreDraft, saveDraft } from './draft';
 import type { FieldErrors } from './fields';
 import {
   type CheckoutForm,
@@ -14,8 +15,8 @@ import { usePaymentPolling } from './usePaymentPolling';
 /**
  * The hosted checkout's state: the checkout as the server last answered it, what the buyer
  * entered, errors by field and a banner for the rest, why the checkout is closed, and the phase.
- * Loads the checkout, sends the changes the server prices (`save`), shows refusals (`refused`)
- * and follows the payment once confirmed.
+ * Loads the checkout (with what the buyer typed before a reload), sends the changes the server
+ * prices (`save`), shows refusals (`refused`) and follows the payment once confirmed.
  */
 export function useCheckoutForm(
   clientSecret: string,
@@ -32,7 +33,10 @@ export function useCheckoutForm(
   const received = useCallback(
     (next: CheckoutPublic) => {
       setCheckout(next);
-      if (next.status === 'succeeded') onSucceeded(next);
+      if (next.status === 'succeeded') {
+        forgetDraft(next.id);
+        onSucceeded(next);
+      }
       if (next.status === 'expired') setClosed(expiredMessage);
     },
     [onSucceeded],
@@ -41,7 +45,7 @@ export function useCheckoutForm(
   useEffect(() => {
     getCheckout(clientSecret)
       .then((loaded) => {
-        setValues(initialValues(loaded));
+        setValues(restoreDraft(loaded.id, initialValues(loaded)));
         received(loaded);
         if (loaded.status === 'failed' && loaded.payment_error) {
           setErrors({ confirmation_token_id: loaded.payment_error.message });
@@ -58,6 +62,13 @@ export function useCheckoutForm(
         );
       });
   }, [clientSecret, received]);
+
+  // What the buyer types survives a reload of the tab, until the checkout is paid.
+  const checkoutId = checkout?.id;
+  const open = checkout?.status === 'open' || checkout?.status === 'failed';
+  useEffect(() => {
+    if (checkoutId && open && values) saveDraft(checkoutId, values);
+  }, [checkoutId, open, values]);
 
   const refused = useCallback(
     (error: unknown) => showRefusal(error, { form: formRef, setBanner, setClosed, setErrors }),
