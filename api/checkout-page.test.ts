@@ -42,6 +42,7 @@ describe('hosted checkout page (serving)', () => {
         '/portal',
         '/portal/some-shop',
         '/portal/sign-in',
+        '/portal/subscriptions/0b6f3a52-5c53-4a4c-9d0e-6a1f2f1c3e11',
       ]) {
         const response = await fetch(`${base}${path}`);
         assert.equal(response.status, 200, path);

@@ -11,7 +11,7 @@ const statusLabels: Record<CustomerOrder['status'], string> = {
 };
 
 /** Every order, newest first: its invoice, and "pay now" for a renewal whose charge failed. */
-export function Orders() {
+export function Orders({ focusId }: { focusId: string | null }) {
   const orders = useResource(async (api) => {
     const [page, methods] = await Promise.all([
       api.orders(),
@@ -32,7 +32,15 @@ export function Orders() {
           ) : (
             <ul className="portal-cards">
               {items.map((order) => (
-                <li key={order.id} className="portal-card">
+                <li
+                  key={order.id}
+                  className={`portal-card${order.id === focusId ? ' portal-card-focused' : ''}`}
+                  ref={
+                    order.id === focusId
+                      ? (element) => element?.scrollIntoView({ block: 'start' })
+                      : undefined
+                  }
+                >
                   <article aria-label={`Order ${order.invoice_number}`} className="portal-order">
                     <div>
                       <strong>{order.product.name}</strong>

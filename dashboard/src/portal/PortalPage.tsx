@@ -8,6 +8,7 @@ import { LicenseKeys } from './LicenseKeys';
 import { Orders } from './Orders';
 import { Overview } from './Overview';
 import { PaymentMethods } from './PaymentMethods';
+import type { PortalFocus, PortalRoute } from './paths';
 import { PortalContext, type PortalContextValue } from './resource';
 import { SignIn } from './SignIn';
 import { Subscriptions } from './Subscriptions';
@@ -56,12 +57,11 @@ function useSection(initial: SectionId | null) {
 interface Arrival {
   session: PortalSession | null;
   signInToken: string | null;
-  subscriptionId: string | null;
   linkError: string | null;
 }
 
 function arrive(organizationSlug: string | null): Arrival {
-  const taken = takeFromAddress('customer_session_token', 'token', 'subscription_id', 'error');
+  const taken = takeFromAddress('customer_session_token', 'token', 'error');
   const fromLink = taken.customer_session_token;
   if (fromLink) storeSession({ token: fromLink, organizationSlug });
   const stored = storedSession();
@@ -74,14 +74,12 @@ function arrive(organizationSlug: string | null): Arrival {
   return {
     session,
     signInToken: taken.token ?? null,
-    subscriptionId: taken.subscription_id ?? null,
     linkError: taken.error ?? null,
   };
 }
 
 interface PortalPageProps {
-  /** The organization of `/portal/<slug>`; null for `/portal` (a session link). */
-  organizationSlug: string | null;
+  route: PortalRoute;
   stripePublishableKey: string | null;
 }
 
@@ -89,7 +87,8 @@ interface PortalPageProps {
  * The hosted customer portal: signing in by email link, then the customer's subscriptions,
  * orders, cards, license keys, downloads, benefits and billing details.
  */
-export function PortalPage({ organizationSlug, stripePublishableKey }: PortalPageProps) {
+export function PortalPage({ route, stripePublishableKey }: PortalPageProps) {
+  const { organizationSlug, focus } = route;
   const [arrival] = useState(() => arrive(organizationSlug));
   const [session, setSession] = useState<PortalSession | null>(arrival.session);
   const [signingIn, setSigningIn] = useState(Boolean(arrival.signInToken));
@@ -146,6 +145,7 @@ export function PortalPage({ organizationSlug, stripePublishableKey }: PortalPag
     <SignedInPortal
       session={session}
       arrival={arrival}
+      focus={focus}
       stripePublishableKey={stripePublishableKey}
       onSignOut={signOut}
     />
@@ -155,6 +155,7 @@ export function PortalPage({ organizationSlug, stripePublishableKey }: PortalPag
 interface SignedInPortalProps {
   session: PortalSession;
   arrival: Arrival;
+  focus: PortalFocus | null;
   stripePublishableKey: string | null;
   onSignOut: (reason: string | null) => void;
 }
@@ -162,12 +163,12 @@ interface SignedInPortalProps {
 function SignedInPortal({
   session,
   arrival,
+  focus,
   stripePublishableKey,
   onSignOut,
 }: SignedInPortalProps) {
-  const section = useSection(
-    arrival.subscriptionId ? 'subscriptions' : arrival.linkError ? 'benefits' : null,
-  );
+  const section = useSection(focus?.section ?? (arrival.linkError ? 'benefits' : null));
+  const focusIn = (shown: PortalFocus['section']) => (focus?.section === shown ? focus.id : null);
   const [header, setHeader] = useState<{ email: string; organization: string | null } | null>(null);
   const onExpired = useCallback(
     () => onSignOut('Your session has expired. Sign in again.'),
@@ -224,8 +225,8 @@ function SignedInPortal({
         </nav>
         <main className="portal-main">
           {section === 'overview' && <Overview sectionHref={(id) => `#${id}`} />}
-          {section === 'subscriptions' && <Subscriptions focusId={arrival.subscriptionId} />}
-          {section === 'orders' && <Orders />}
+          {section === 'subscriptions' && <Subscriptions focusId={focusIn('subscriptions')} />}
+          {section === 'orders' && <Orders focusId={focusIn('orders')} />}
           {section === 'payment-methods' && <PaymentMethods />}
           {section === 'license-keys' && <LicenseKeys />}
           {section === 'downloads' && <Downloads />}
