@@ -20,9 +20,11 @@ import { recordSucceededRefund } from './refund-replay.ts';
 import { recordOnOwnWorkers } from './replay-recording.ts';
 import { sendEmail } from './send-email.ts';
 import {
+  recordSubscriptionAuthenticatedRetry,
   recordSubscriptionDunning,
   recordSubscriptionRenewed,
   recordSubscriptionRenewedWithoutCycle,
+  recordSubscriptionRetriesKeepSchedule,
 } from './subscription-replay.ts';
 import {
   recordWebhookEndpointDelivered,
@@ -157,4 +159,7 @@ export const replayScenarios: Record<string, (client: Client) => Promise<string>
   'subscription-renewed': recordSubscriptionRenewed,
   'subscription-dunning': recordSubscriptionDunning,
   'subscription-renewed-without-cycle': recordSubscriptionRenewedWithoutCycle,
+  // After patched('retries-outside-schedule-keep-it'): finance's and the customer's retries.
+  'subscription-retries-keep-schedule': recordSubscriptionRetriesKeepSchedule,
+  'subscription-authenticated-retry': recordSubscriptionAuthenticatedRetry,
 };

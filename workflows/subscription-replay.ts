@@ -5,12 +5,14 @@ import type { MailActivities } from '../activities/mail/index.ts';
 import type { SubscriptionChangeActivities } from '../activities/subscription-changes.ts';
 import type { SubscriptionActivities } from '../activities/subscriptions.ts';
 import type { LifecycleState } from '../commerce/subscriptions/lifecycle.ts';
-import type { SubscriptionSchedule } from '../domain/subscription-schedule.ts';
+import type { RenewalRetryOutcome, SubscriptionSchedule } from '../domain/subscription-schedule.ts';
 import { refusalFromWorkflowFailure } from '../processes/activity-errors.ts';
+import { paymentOutcomeSignal } from '../processes/payment-outcome.ts';
 import {
   changeSubscriptionUpdate,
   clockAdvancedSignal,
   dunningActionUpdate,
+  retryRenewalUpdate,
   subscriptionStateQuery,
 } from '../processes/subscription-messages.ts';
 import { recordOnOwnWorkers } from './replay-recording.ts';
@@ -24,6 +26,8 @@ type ReplayActivities = Pick<
   | 'endSubscription'
   | 'describeSubscription'
   | 'paymentFailedMail'
+  | 'retryRenewalPayment'
+  | 'settleRenewalRetry'
 > &
   Pick<SubscriptionChangeActivities, 'applySubscriptionChange'> &
   Pick<
@@ -56,35 +60,63 @@ const stateOf = (schedule: SubscriptionSchedule): LifecycleState => ({
   hasBenefits: false,
 });
 
+/** The schedule once the billed period is paid: the next one begun, dunning cleared. */
+const paidSchedule = (schedule: SubscriptionSchedule): SubscriptionSchedule => ({
+  ...schedule,
+  status: 'active',
+  currentPeriodStart: schedule.currentPeriodEnd ?? schedule.currentPeriodStart,
+  currentPeriodEnd: '2030-03-01T00:00:00.000Z',
+  pastDueAt: null,
+  dunningAttempts: 0,
+  nextPaymentAttemptAt: null,
+  lastPaymentError: null,
+});
+
+/** How a retry outside the dunning schedule goes, by its number (1 the first). */
+type RetryAnswer = RenewalRetryOutcome['status'];
+
 /**
  * Activities answering as the database would for one subscription whose schedule `current()`
- * holds; `renew` says how each charge attempt goes.
+ * holds; `renew` says how each charge attempt goes, `retry` each retry outside the schedule.
  */
 function replayActivities(
   current: { schedule: SubscriptionSchedule },
   renew: (attempt: number) => 'paid' | 'declined',
+  retry: (count: number) => RetryAnswer = () => 'failed',
 ): ReplayActivities {
   const apply = (schedule: SubscriptionSchedule) => {
     current.schedule = schedule;
     return stateOf(schedule);
   };
+  let retries = 0;
+  const declined = { code: 'generic_decline', message: 'Your card was declined.' };
+  /** A retry's result: paid moves the schedule on; anything else leaves dunning as it was. */
+  const retried = (status: RetryAnswer, paymentId: string) => ({
+    outcome: {
+      status,
+      clientSecret: status === 'requires_action' ? `pi_replay_secret_${paymentId}` : null,
+      error: status === 'failed' ? declined : null,
+    },
+    orderId: 'replay-order',
+    paymentId,
+    paymentMethodId: 'pm_card_visa',
+    state:
+      status === 'succeeded' ? apply(paidSchedule(current.schedule)) : stateOf(current.schedule),
+  });
   return {
+    retryRenewalPayment: async () => {
+      retries += 1;
+      return retried(retry(retries), `replay-retry-${retries}`);
+    },
+    settleRenewalRetry: async ({ outcome }) =>
+      retried(outcome.status, outcome.paymentId ?? 'replay-retry'),
     loadSubscriptionState: async () => stateOf(current.schedule),
     renewSubscription: async ({ attempt }) => {
       const { schedule } = current;
       const outcome = renew(attempt);
       const state =
         outcome === 'paid'
-          ? apply({
-              ...schedule,
-              status: 'active',
-              currentPeriodStart: schedule.currentPeriodEnd ?? schedule.currentPeriodStart,
-              currentPeriodEnd: '2030-03-01T00:00:00.000Z',
-              pastDueAt: null,
-              dunningAttempts: 0,
-              nextPaymentAttemptAt: null,
-              lastPaymentError: null,
-            })
+          ? apply(paidSchedule(schedule))
           : apply({
               ...schedule,
               status: 'past_due',
@@ -135,15 +167,16 @@ function replayActivities(
   };
 }
 
-/** Sends an update, again while the workflow answers SubscriptionLocked (a renewal runs). */
+/** Sends an update, again while the workflow answers that a renewal or a charge runs. */
 async function whenUnlocked<T>(send: () => Promise<T>): Promise<T> {
   for (;;) {
     try {
       return await send();
     } catch (error) {
+      const code = refusalFromWorkflowFailure(error)?.code ?? '';
       const locked =
         error instanceof WorkflowUpdateFailedError &&
-        refusalFromWorkflowFailure(error)?.code === 'SubscriptionLocked';
+        ['SubscriptionLocked', 'PaymentAlreadyInProgress'].includes(code);
       if (!locked) throw error;
       await sleep(100);
     }
@@ -158,6 +191,7 @@ async function recordSubscription(
   client: Client,
   name: string,
   renew: Parameters<typeof replayActivities>[1],
+  retry: Parameters<typeof replayActivities>[2],
   drive: (handle: {
     advance: (frozenTime: string) => Promise<void>;
     waitFor: (kind: string) => Promise<void>;
@@ -166,7 +200,7 @@ async function recordSubscription(
 ): Promise<string> {
   const workflowId = `replay:${name}`;
   const taskQueue = `replay-${name}`;
-  const activities = replayActivities({ schedule: january }, renew);
+  const activities = replayActivities({ schedule: january }, renew, retry);
   await recordOnOwnWorkers(client, { taskQueue, activities }, async () => {
     const handle = await client.workflow.start(subscription, {
       workflowId,
@@ -198,6 +232,7 @@ function recordRenewal(client: Client, name: string) {
     client,
     name,
     () => 'paid',
+    undefined,
     async ({ advance, waitFor, handle }) => {
       await advance('2030-02-01T00:00:00.000Z');
       await waitFor('renewal');
@@ -229,9 +264,82 @@ export const recordSubscriptionDunning = (client: Client) =>
     client,
     'subscription-dunning',
     () => 'declined',
+    undefined,
     async ({ advance, waitFor, handle }) => {
       await advance('2030-02-01T00:00:00.000Z');
       await waitFor('payment_retry');
       await whenUnlocked(() => handle.executeUpdate(dunningActionUpdate, { args: ['retry_now'] }));
+    },
+  );
+
+/** Cancels at period end and moves the clock past it: the recording's workflow ends. */
+async function cancelAndEnd(
+  handle: WorkflowHandle<typeof subscription>,
+  advance: (frozenTime: string) => Promise<void>,
+) {
+  await whenUnlocked(() =>
+    handle.executeUpdate(changeSubscriptionUpdate, {
+      args: [
+        { kind: 'cancel_at_period_end', cancelAtPeriodEnd: true, reason: null, comment: null },
+      ],
+    }),
+  );
+  await advance('2030-03-01T00:00:00.000Z');
+}
+
+/**
+ * Retries outside the dunning schedule (the `retries-outside-schedule-keep-it` patch): the
+ * renewal is declined, finance's retry now is declined too (the schedule kept), the customer's
+ * retry from the portal with a new card pays it; then canceled at period end, it ends.
+ */
+export const recordSubscriptionRetriesKeepSchedule = (client: Client) =>
+  recordSubscription(
+    client,
+    'subscription-retries-keep-schedule',
+    () => 'declined',
+    (count) => (count === 1 ? 'failed' : 'succeeded'),
+    async ({ advance, waitFor, handle }) => {
+      await advance('2030-02-01T00:00:00.000Z');
+      await waitFor('payment_retry');
+      await whenUnlocked(() => handle.executeUpdate(dunningActionUpdate, { args: ['retry_now'] }));
+      await whenUnlocked(() =>
+        handle.executeUpdate(retryRenewalUpdate, {
+          args: [{ orderId: 'replay-order', paymentMethod: 'pm_card_visa' }],
+        }),
+      );
+      await cancelAndEnd(handle, advance);
+    },
+  );
+
+/**
+ * The customer authenticates a renewal their bank held back: their retry waits for the 3-D
+ * Secure step (requires_action), the webhook's word settles it paid; then it ends.
+ */
+export const recordSubscriptionAuthenticatedRetry = (client: Client) =>
+  recordSubscription(
+    client,
+    'subscription-authenticated-retry',
+    () => 'declined',
+    () => 'requires_action',
+    async ({ advance, waitFor, handle }) => {
+      await advance('2030-02-01T00:00:00.000Z');
+      await waitFor('payment_retry');
+      const pending = await whenUnlocked(() =>
+        handle.executeUpdate(retryRenewalUpdate, {
+          args: [{ orderId: 'replay-order', paymentMethod: null }],
+        }),
+      );
+      if (pending.status !== 'requires_action') throw new Error(`answered ${pending.status}`);
+      await handle.signal(paymentOutcomeSignal, {
+        paymentId: 'replay-retry-1',
+        paymentIntentId: 'pi_replay',
+        status: 'succeeded',
+        declineCode: null,
+        message: null,
+        cardBrand: 'visa',
+        cardLast4: '3184',
+      });
+      await waitFor('renewal');
+      await cancelAndEnd(handle, advance);
     },
   );
