@@ -1,14 +1,50 @@
+import type { Client } from '@temporalio/client';
+import {
+  type CardLookup,
+  sendCustomerReminders,
+} from '../commerce/customer-notifications/service.ts';
 import { portalSignInLinkUrl } from '../commerce/customer-sessions/schemas.ts';
 import { signInLinkForEmail, signInLinkLifetimeMs } from '../commerce/customer-sessions/service.ts';
 import { Organization } from '../db/entities/index.ts';
 import type { Orm } from '../db/orm.ts';
 import * as customerTemplates from '../integrations/mail/customer-templates.ts';
+import type { StripeClient } from '../integrations/stripe/client.ts';
 import type { CustomerSignInInput } from '../processes/customer-mails.ts';
+import { sendCustomerEmail } from '../processes/starters.ts';
 import type { EmailMessage } from './mail/index.ts';
 
+/** A saved card's brand, digits and expiry, as Stripe holds them. */
+const stripeCardLookup =
+  (stripe: StripeClient): CardLookup =>
+  async (paymentMethodId) => {
+    const { card } = await stripe.paymentMethods.retrieve(paymentMethodId);
+    if (!card) return null;
+    return {
+      brand: card.brand,
+      last4: card.last4,
+      expMonth: card.exp_month,
+      expYear: card.exp_year,
+    };
+  };
+
 /** The activities of the customer mail workflows. */
-export function createCustomerMailActivities({ orm }: { orm: Orm }, publicUrl: string) {
+export function createCustomerMailActivities(
+  { orm, temporal, stripe }: { orm: Orm; temporal: Client; stripe: StripeClient },
+  publicUrl: string,
+) {
   return {
+    /**
+     * The reminders due now (commerce/customer-notifications), each mail started as its own
+     * sendEmail workflow; answers how many were sent.
+     */
+    sendCustomerReminders(): Promise<number> {
+      return sendCustomerReminders(orm.em.fork(), {
+        publicUrl,
+        deliver: (message) => sendCustomerEmail(temporal, message),
+        lookUpCard: stripeCardLookup(stripe),
+      });
+    },
+
     /**
      * The sign-in mail for the customer at the address asked for, with a fresh link; null when
      * no live customer of the organization has it. A retry re-issues the request's one link.

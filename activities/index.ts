@@ -40,6 +40,6 @@ export function createActivities({ config, orm, mailer, stripe, temporal }: Acti
     ...createTestClockActivities({ orm, temporal }),
     ...createSubscriptionChangeActivities({ orm, stripe, publicUrl: config.api.publicUrl }),
     ...createSubscriptionActivities({ orm, stripe, publicUrl: config.api.publicUrl }),
-    ...createCustomerMailActivities({ orm }, config.api.publicUrl),
+    ...createCustomerMailActivities({ orm, temporal, stripe }, config.api.publicUrl),
   };
 }

@@ -46,3 +46,35 @@ export const subscriptionSettingsOf = (organization: {
   ...defaultSubscriptionSettings(),
   ...organization.subscriptionSettings,
 });
+
+/**
+ * Which mails the organization's customers receive (Tollgate's own, beside Polar's seller-side
+ * `notification_settings`). The portal sign-in link is always sent: the customer asked for it.
+ */
+export interface CustomerEmailSettings {
+  orderConfirmation: boolean;
+  subscriptionConfirmation: boolean;
+  subscriptionCancellation: boolean;
+  trialEnding: boolean;
+  renewalReminder: boolean;
+  paymentRecovered: boolean;
+  cardExpiring: boolean;
+}
+
+export const defaultCustomerEmailSettings = (): CustomerEmailSettings => ({
+  orderConfirmation: true,
+  subscriptionConfirmation: true,
+  subscriptionCancellation: true,
+  trialEnding: true,
+  renewalReminder: true,
+  paymentRecovered: true,
+  cardExpiring: true,
+});
+
+/** The organization's customer mail settings, with the defaults of keys added since it saved them. */
+export const customerEmailSettingsOf = (organization: {
+  customerEmailSettings: Partial<CustomerEmailSettings>;
+}): CustomerEmailSettings => ({
+  ...defaultCustomerEmailSettings(),
+  ...organization.customerEmailSettings,
+});

@@ -3,6 +3,7 @@ import {
   type SignalDefinition,
   type UpdateDefinition,
   WithStartWorkflowOperation,
+  WorkflowExecutionAlreadyStartedError,
 } from '@temporalio/client';
 import type { SubscriptionChangeResult } from '../domain/subscription-schedule.ts';
 import type { EmailMessage } from '../integrations/mail/transport.ts';
@@ -35,6 +36,7 @@ type TestClockAdvanceWorkflow = (advance: TestClockAdvance) => Promise<void>;
 type InvitationWorkflow = (input: InvitationInput) => Promise<InvitationOutcome>;
 type SendEmailWorkflow = (message: EmailMessage) => Promise<{ messageId: string }>;
 type CustomerSignInWorkflow = (input: CustomerSignInInput) => Promise<void>;
+type CustomerRemindersWorkflow = () => Promise<void>;
 type PurgeExpiredRecordsWorkflow = (
   input: PurgeExpiredRecordsInput,
 ) => Promise<PurgeExpiredRecordsState>;
@@ -166,6 +168,32 @@ export function startCustomerSignIn(temporal: Client, input: CustomerSignInInput
     workflowId: workflowIds.customerSignIn(input.requestId),
     taskQueue: taskQueues.main,
     args: [input],
+  });
+}
+
+/**
+ * Sends a customer mail through the sendEmail workflow, once for good: a mail whose workflow ran
+ * before (however long ago Temporal still remembers it) is not sent again, and that is no error.
+ */
+export async function sendCustomerEmail(temporal: Client, message: EmailMessage): Promise<void> {
+  try {
+    await temporal.workflow.start<SendEmailWorkflow>(workflowTypes.sendEmail, {
+      workflowId: workflowIds.email(message.id),
+      taskQueue: taskQueues.main,
+      args: [message],
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+    });
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+  }
+}
+
+/** The customer reminders' periodic workflow; the worker starts it, finding the running one. */
+export function startCustomerReminders(temporal: Client, taskQueue: string = taskQueues.main) {
+  return temporal.workflow.start<CustomerRemindersWorkflow>(workflowTypes.customerReminders, {
+    workflowId: workflowIds.customerReminders(),
+    taskQueue,
+    workflowIdConflictPolicy: 'USE_EXISTING',
   });
 }
 

@@ -7,6 +7,8 @@ export const workflowIds = {
   email: (id: string) => `email:${id}`,
   /** One per sign-in request of a customer (a random id: requests are never merged). */
   customerSignIn: (requestId: string) => `customer-sign-in:${requestId}`,
+  /** The one periodic run of the customer reminders. */
+  customerReminders: () => 'customer-reminders',
   invitation: (id: string) => `invitation:${id}`,
   checkout: (id: string) => `checkout:${id}`,
   subscription: (id: string) => `subscription:${id}`,
@@ -24,6 +26,7 @@ export const workflowIds = {
 export const workflowTypes = {
   benefitGrant: 'benefitGrant',
   checkout: 'checkout',
+  customerReminders: 'customerReminders',
   customerSignIn: 'customerSignIn',
   invitation: 'invitation',
   purgeExpiredRecords: 'purgeExpiredRecords',

@@ -8,6 +8,8 @@ import { createLogger } from '../config/logger.ts';
 import { openOrm } from '../db/orm.ts';
 import { createMailer } from '../integrations/mail/transport.ts';
 import { createStripeClient } from '../integrations/stripe/client.ts';
+import { CustomerMailRelay } from '../processes/customer-mail-relay.ts';
+import { startCustomerReminders } from '../processes/starters.ts';
 import { WebhookRelay } from '../processes/webhook-relay.ts';
 import { connectTemporal } from './client.ts';
 import { temporalDataConverter } from './payload-codec.ts';
@@ -69,9 +71,21 @@ export async function createWorker(config: RuntimeConfig) {
     deliveryTaskQueue: taskQueues.webhooks,
     settings: webhookDeliverySettings(config),
   });
+  // Mails customers about their orders and subscriptions; runs while the workers do.
+  const customerMailRelay = new CustomerMailRelay({
+    databaseUrl: config.database.url,
+    orm,
+    temporal,
+    logger: createLogger('customer-mail-relay', config.logLevel),
+    publicUrl: config.api.publicUrl,
+  });
   const run = async () => {
     await relay.start();
+    await customerMailRelay.start();
+    // The one hourly run of the customer reminders (a second start finds the running one).
+    await startCustomerReminders(temporal);
     await Promise.all([worker.run(), webhookWorker.run()]);
+    await customerMailRelay.close();
     await relay.close();
   };
   const close = async () => {

@@ -2,6 +2,7 @@
 
 export { benefitGrant } from './benefit-grant.ts';
 export { checkout } from './checkout.ts';
+export { customerReminders } from './customer-reminders.ts';
 export { customerSignIn } from './customer-sign-in.ts';
 export { invitation } from './invitation.ts';
 export { purgeExpiredRecords } from './purge-expired-records.ts';

@@ -6,8 +6,7 @@ import { startApiServer } from '../../api/server.ts';
 import { loadRuntimeConfig } from '../../config/env.ts';
 import { Customer, CustomerSignInLink } from '../../db/entities/index.ts';
 import { hashToken } from '../../domain/token-hashes.ts';
-import { readCapturedMails } from '../../integrations/mail/captured-mail.ts';
-import { extractLinks, waitForMail } from '../../integrations/mail/testing.ts';
+import { capturedMailsTo, extractLinks, waitForMail } from '../../integrations/mail/testing.ts';
 import { commerceErrors } from '../errors.ts';
 import { publicLimits } from '../http/rate-limits.ts';
 import {
@@ -22,12 +21,6 @@ import { portalSignInUrl, signInLinkTokenPrefix } from './service.ts';
 
 const requestPath = '/v1/customer-portal/customer-session/request';
 const authenticatePath = '/v1/customer-portal/customer-session/authenticate';
-
-/** The mails to `to` the capture server holds so far. */
-async function mailsTo(to: string) {
-  const directory = process.env.MAIL_CAPTURE_DIR as string;
-  return (await readCapturedMails(directory)).filter((mail) => mail.to.includes(to));
-}
 
 /** The token of the sign-in link in a mail. */
 function tokenOfLink(link: string): string {
@@ -101,7 +94,7 @@ describe('portal sign-in by mailed link (/v1/customer-portal/customer-session)',
     await waitForMail({ to: known.email, subject: /^Sign in/ });
     // The unknown address's workflow started first and has no mail to wait for.
     await sleep(500);
-    assert.deepEqual(await mailsTo(unknownEmail), []);
+    assert.deepEqual(await capturedMailsTo(unknownEmail), []);
   });
 
   it('opens the portal on the page asked for, and refuses a path off the portal', async () => {
@@ -174,7 +167,7 @@ describe('portal sign-in by mailed link (/v1/customer-portal/customer-session)',
     });
     assert.equal(afterDeletion.status, 202);
     await sleep(1500);
-    assert.equal((await mailsTo(deleted.email)).length, 1);
+    assert.equal((await capturedMailsTo(deleted.email)).length, 1);
 
     const moved = await seller.polar.customers.create({ email: freshEmail() });
     const toOldAddress = await requestLink(moved.email);

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import type { Organization } from '../../db/entities/index.ts';
 import {
+  type CustomerEmailSettings,
+  customerEmailSettingsOf,
   dunningFinalStatuses,
   socialPlatforms,
   subscriptionSettingsOf,
@@ -48,6 +50,19 @@ export const organizationUpdateInput = z.object({
     .object({ new_order: z.boolean(), new_subscription: z.boolean() })
     .nullable()
     .optional(),
+  // Tollgate's own: which mails the customers receive; keys left out keep their value.
+  customer_email_settings: z
+    .strictObject({
+      order_confirmation: z.boolean().optional(),
+      subscription_confirmation: z.boolean().optional(),
+      subscription_cancellation: z.boolean().optional(),
+      trial_ending: z.boolean().optional(),
+      renewal_reminder: z.boolean().optional(),
+      payment_recovered: z.boolean().optional(),
+      card_expiring: z.boolean().optional(),
+    })
+    .nullable()
+    .optional(),
 });
 export type OrganizationUpdateInput = z.infer<typeof organizationUpdateInput>;
 
@@ -93,6 +108,18 @@ export function organizationWire(organization: Organization) {
       new_order: notificationSettings.newOrder,
       new_subscription: notificationSettings.newSubscription,
     },
+    customer_email_settings: customerEmailSettingsWire(customerEmailSettingsOf(organization)),
   };
 }
+
+/** Tollgate's own `customer_email_settings`, snake_case on the wire. */
+const customerEmailSettingsWire = (settings: CustomerEmailSettings) => ({
+  order_confirmation: settings.orderConfirmation,
+  subscription_confirmation: settings.subscriptionConfirmation,
+  subscription_cancellation: settings.subscriptionCancellation,
+  trial_ending: settings.trialEnding,
+  renewal_reminder: settings.renewalReminder,
+  payment_recovered: settings.paymentRecovered,
+  card_expiring: settings.cardExpiring,
+});
 export type OrganizationWire = ReturnType<typeof organizationWire>;

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/core';
 import { Organization } from '../../db/entities/index.ts';
-import { subscriptionSettingsOf } from '../../db/entities/organization.ts';
+import { customerEmailSettingsOf, subscriptionSettingsOf } from '../../db/entities/organization.ts';
 import { resourceNotFound } from '../errors.ts';
 import { appendEvent } from '../outbox.ts';
 import { type OrganizationUpdateInput, organizationWire } from './schemas.ts';
@@ -55,6 +55,21 @@ export function updateOrganization(
       organization.notificationSettings = {
         newOrder: input.notification_settings.new_order,
         newSubscription: input.notification_settings.new_subscription,
+      };
+    }
+    if (input.customer_email_settings) {
+      const asked = input.customer_email_settings;
+      const current = customerEmailSettingsOf(organization);
+      organization.customerEmailSettings = {
+        orderConfirmation: asked.order_confirmation ?? current.orderConfirmation,
+        subscriptionConfirmation:
+          asked.subscription_confirmation ?? current.subscriptionConfirmation,
+        subscriptionCancellation:
+          asked.subscription_cancellation ?? current.subscriptionCancellation,
+        trialEnding: asked.trial_ending ?? current.trialEnding,
+        renewalReminder: asked.renewal_reminder ?? current.renewalReminder,
+        paymentRecovered: asked.payment_recovered ?? current.paymentRecovered,
+        cardExpiring: asked.card_expiring ?? current.cardExpiring,
       };
     }
     // The event carries the state after the change, so stamp the modification time now.

@@ -1,5 +1,7 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import {
+  type CustomerEmailSettings,
+  defaultCustomerEmailSettings,
   defaultSubscriptionSettings,
   type SocialPlatform,
   type SubscriptionSettings,
@@ -7,7 +9,10 @@ import {
 import { idColumn, timestampColumns } from './columns.ts';
 
 export {
+  type CustomerEmailSettings,
+  customerEmailSettingsOf,
   type DunningFinalStatus,
+  defaultCustomerEmailSettings,
   defaultSubscriptionSettings,
   dunningFinalStatuses,
   type SocialPlatform,
@@ -78,6 +83,11 @@ const OrganizationSchema = defineEntity({
       .json<NotificationSettings>()
       .defaultRaw(`'${JSON.stringify(defaultNotificationSettings())}'`)
       .onCreate(defaultNotificationSettings),
+    /** The mails its customers receive (domain/organization-settings.ts). */
+    customerEmailSettings: p
+      .json<CustomerEmailSettings>()
+      .defaultRaw(`'${JSON.stringify(defaultCustomerEmailSettings())}'`)
+      .onCreate(defaultCustomerEmailSettings),
     /** The last order invoice number handed out (`<SLUG>-0001`, …), incremented in the order's transaction. */
     lastInvoiceNumber: p.integer().default(0),
     ...timestampColumns(),

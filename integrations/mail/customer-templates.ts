@@ -184,17 +184,20 @@ export function cardExpiring({
   portalUrl,
   productName,
   card,
+  validThrough,
   renewsAt,
 }: CustomerMailFacts & {
   productName: string;
-  /** e.g. `Visa ending in 4242, expiring 03/2027`. */
+  /** e.g. `Visa card ending in 4242`. */
   card: string;
+  /** The card's expiry as printed on it, `MM/YYYY`. */
+  validThrough: string;
   renewsAt: Date;
 }): MailContent {
   return actionMail({
     subject: `Update your card before your ${productName} renewal`,
     paragraphs: [
-      `Your ${card} expires before your ${productName} subscription renews on ${formatDay(renewsAt)}.`,
+      `Your ${card} (valid through ${validThrough}) expires before your ${productName} subscription renews on ${formatDay(renewsAt)}.`,
       'Add a new card now so that your subscription continues without interruption.',
     ],
     action: { label: 'Update your card', url: portalUrl },

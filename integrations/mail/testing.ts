@@ -34,3 +34,15 @@ export async function waitForMail({
 export function extractLinks(mail: Pick<CapturedMail, 'text'>): string[] {
   return mail.text.match(/https?:\/\/[^\s<>"]+/g) ?? [];
 }
+
+/** Every mail to `to` (and with a subject matching `subject`) captured so far, newest first. */
+export async function capturedMailsTo(to: string, subject?: RegExp): Promise<CapturedMail[]> {
+  const directory = process.env.MAIL_CAPTURE_DIR;
+  if (!directory) throw new Error('MAIL_CAPTURE_DIR is not set: run the tests with `npm test`');
+  const recipient = to.toLowerCase();
+  return (await readCapturedMails(directory)).filter(
+    (mail) =>
+      mail.to.some((address) => address.toLowerCase() === recipient) &&
+      (!subject || subject.test(mail.subject)),
+  );
+}

@@ -1,0 +1,380 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { type Customer, Order, type Organization, Subscription } from '../../db/entities/index.ts';
+import {
+  type CustomerEmailSettings,
+  customerEmailSettingsOf,
+} from '../../db/entities/organization.ts';
+import { type CardExpiry, cardExpiresBefore } from '../../domain/card-expiry.ts';
+import { formatMoney } from '../../domain/money.ts';
+import * as templates from '../../integrations/mail/customer-templates.ts';
+import type { EmailMessage, MailContent } from '../../integrations/mail/transport.ts';
+import { portalSignInUrl } from '../customer-sessions/service.ts';
+
+/**
+ * The mails that keep a seller's customers informed: read from the outbox (a receipt when an
+ * order is paid, a subscription started, canceled or recovered) and from the calendar (a trial
+ * ending, a yearly renewal coming, a card expiring before the next charge). Each mail has a
+ * stable id, claimed in `customer_mails` in the transaction that hands it over: whoever runs
+ * this twice, the customer gets it once. Handing over (starting the mail's workflow) is the
+ * caller's `deliver`; it must itself ignore a second start of the same mail.
+ */
+
+export type DeliverMail = (message: EmailMessage) => Promise<void>;
+
+export type CustomerMailKind =
+  | 'order-receipt'
+  | 'subscription-started'
+  | 'subscription-canceled'
+  | 'payment-recovered'
+  | 'trial-ending'
+  | 'renewal-upcoming'
+  | 'card-expiring';
+
+/** Which organization setting turns each kind on or off. */
+const settingOf: Record<CustomerMailKind, keyof CustomerEmailSettings> = {
+  'order-receipt': 'orderConfirmation',
+  'subscription-started': 'subscriptionConfirmation',
+  'subscription-canceled': 'subscriptionCancellation',
+  'payment-recovered': 'paymentRecovered',
+  'trial-ending': 'trialEnding',
+  'renewal-upcoming': 'renewalReminder',
+  'card-expiring': 'cardExpiring',
+};
+
+interface PlannedMail {
+  /** Stable: the same fact always names the same mail. */
+  id: string;
+  kind: CustomerMailKind;
+  customer: Customer;
+  organization: Organization;
+  /** The portal page the mail's link opens. */
+  returnTo: string;
+  content: (portalUrl: string) => MailContent;
+}
+
+/**
+ * Sends `mail` unless the organization turned its kind off, the customer is deleted, or it was
+ * sent before: claims its id, issues its portal link and delivers it, in `em`'s transaction.
+ */
+async function sendOnce(
+  em: EntityManager,
+  mail: PlannedMail,
+  publicUrl: string,
+  deliver: DeliverMail,
+): Promise<boolean> {
+  if (!customerEmailSettingsOf(mail.organization)[settingOf[mail.kind]]) return false;
+  if (mail.customer.deletedAt) return false;
+  const claimed = await em.execute<{ id: string }[]>(
+    `insert into customer_mails (id, customer_id, kind) values (?, ?, ?)
+     on conflict (id) do nothing returning id`,
+    [mail.id, mail.customer.id, mail.kind],
+  );
+  if (claimed.length === 0) return false;
+  const portalUrl = await portalSignInUrl(em, {
+    customerId: mail.customer.id,
+    returnTo: mail.returnTo,
+    publicUrl,
+  });
+  await deliver({ id: `customer:${mail.id}`, to: mail.customer.email, ...mail.content(portalUrl) });
+  return true;
+}
+
+const subscriptionPopulate = ['customer', 'product', 'organization'] as const;
+
+function subscriptionFacts(subscription: Subscription) {
+  return {
+    organizationName: subscription.organization.name,
+    productName: subscription.product.name,
+    amount: formatMoney(subscription.amount, subscription.currency),
+    interval: subscription.recurringInterval,
+  };
+}
+
+const subscriptionMail = (
+  subscription: Subscription,
+  kind: CustomerMailKind,
+  id: string,
+  content: PlannedMail['content'],
+): PlannedMail => ({
+  id,
+  kind,
+  customer: subscription.customer,
+  organization: subscription.organization,
+  returnTo: `/portal/subscriptions/${subscription.id}`,
+  content,
+});
+
+// Outbox events
+
+/** The outbox events customers are mailed about. */
+export const customerMailEventTypes = [
+  'order.paid',
+  'subscription.created',
+  'subscription.canceled',
+  'subscription.active',
+] as const;
+
+interface OutboxRow {
+  id: string;
+  type: string;
+  data: Record<string, unknown>;
+}
+
+const textOf = (value: unknown) => (typeof value === 'string' ? value : null);
+
+/** The mail an event calls for, from the rows as they are now; null when none. */
+async function mailForEvent(em: EntityManager, event: OutboxRow): Promise<PlannedMail | null> {
+  const id = textOf(event.data.id);
+  if (!id) return null;
+  if (event.type === 'order.paid') {
+    const order = await em.findOne(Order, id, { populate: subscriptionPopulate });
+    // A free order (a trial's first) has nothing to receipt.
+    if (!order || order.totalAmount <= 0) return null;
+    const paidAt = order.modifiedAt ?? order.createdAt;
+    return {
+      id: `order-receipt:${order.id}`,
+      kind: 'order-receipt',
+      customer: order.customer,
+      organization: order.organization,
+      returnTo: `/portal/orders/${order.id}`,
+      content: (portalUrl) =>
+        templates.orderReceipt({
+          organizationName: order.organization.name,
+          portalUrl,
+          productName: order.product.name,
+          amount: formatMoney(order.totalAmount, order.currency),
+          paidAt,
+          invoiceNumber: order.invoiceNumber,
+        }),
+    };
+  }
+  const subscription = await em.findOne(Subscription, id, { populate: subscriptionPopulate });
+  if (!subscription) return null;
+  const facts = subscriptionFacts(subscription);
+  if (event.type === 'subscription.created') {
+    if (subscription.status !== 'active' && subscription.status !== 'trialing') return null;
+    const trialEndsAt = subscription.status === 'trialing' ? (subscription.trialEnd ?? null) : null;
+    return subscriptionMail(
+      subscription,
+      'subscription-started',
+      `subscription-started:${subscription.id}`,
+      (portalUrl) =>
+        templates.subscriptionStarted({
+          ...facts,
+          portalUrl,
+          trialEndsAt,
+          nextChargeAt: subscription.currentPeriodEnd ?? null,
+        }),
+    );
+  }
+  if (event.type === 'subscription.canceled') {
+    const endedAt = textOf(event.data.ended_at);
+    const endsAt = endedAt ?? textOf(event.data.ends_at);
+    const canceledAt = textOf(event.data.canceled_at) ?? event.id;
+    // Taken back (uncanceled) before the mail went: nothing to say any more.
+    if (!endsAt || (!endedAt && !subscription.cancelAtPeriodEnd)) return null;
+    return subscriptionMail(
+      subscription,
+      'subscription-canceled',
+      `subscription-canceled:${subscription.id}:${canceledAt}`,
+      (portalUrl) =>
+        templates.subscriptionCanceled({
+          organizationName: facts.organizationName,
+          productName: facts.productName,
+          portalUrl,
+          endsAt: new Date(endsAt),
+          ended: endedAt !== null,
+        }),
+    );
+  }
+  if (event.type === 'subscription.active') {
+    // Active again after a failed renewal (not a trial converting): the renewal was recovered.
+    const recoveredAt = textOf(event.data.recovered_at);
+    if (!recoveredAt || subscription.recoveredAt?.toISOString() !== recoveredAt) return null;
+    return subscriptionMail(
+      subscription,
+      'payment-recovered',
+      `payment-recovered:${subscription.id}:${recoveredAt}`,
+      (portalUrl) =>
+        templates.paymentRecovered({
+          organizationName: facts.organizationName,
+          productName: facts.productName,
+          portalUrl,
+        }),
+    );
+  }
+  return null;
+}
+
+/**
+ * Outbox events of the last day of the types customers are mailed about that no relay has
+ * read yet, oldest first. (Older ones are not mailed late: a receipt a day late is noise.)
+ */
+export function unreadCustomerMailEvents(em: EntityManager, limit = 200): Promise<OutboxRow[]> {
+  return em.execute<OutboxRow[]>(
+    `select e.id, e.type, e.data from outbox_events e
+     where e.type in (?) and e.created_at > now() - interval '1 day'
+       and not exists (select 1 from customer_mail_events read where read.event_id = e.id)
+     order by e.created_at, e.id limit ?`,
+    [[...customerMailEventTypes], limit],
+  );
+}
+
+/**
+ * Reads one outbox event, in one transaction: marks it read (a relay running the same event at
+ * the same time waits, then finds it read) and sends the mail it calls for. Answers whether a
+ * mail went out.
+ */
+export function mailCustomerAboutEvent(
+  em: EntityManager,
+  event: OutboxRow,
+  { publicUrl, deliver }: { publicUrl: string; deliver: DeliverMail },
+): Promise<boolean> {
+  return em.fork().transactional(async (tx) => {
+    const read = await tx.execute<{ event_id: string }[]>(
+      `insert into customer_mail_events (event_id) values (?)
+       on conflict (event_id) do nothing returning event_id`,
+      [event.id],
+    );
+    if (read.length === 0) return false;
+    const mail = await mailForEvent(tx, event);
+    return mail ? sendOnce(tx, mail, publicUrl, deliver) : false;
+  });
+}
+
+// Reminders
+
+/** Ahead of their day: a trial's end, a yearly renewal, and the charge a card must last until. */
+export const reminderLeadDays = { trialEnding: 3, renewalUpcoming: 7, cardExpiring: 30 };
+
+/** A subscription's own time: its test clock's, or `now`. */
+const clockNow = `coalesce((select tc.frozen_time from test_clocks tc where tc.id = s.test_clock_id), ?::timestamptz)`;
+
+async function dueSubscriptions(
+  em: EntityManager,
+  condition: string,
+  params: unknown[],
+): Promise<Subscription[]> {
+  const rows = await em.execute<{ id: string }[]>(
+    `select s.id from subscriptions s where s.cancel_at_period_end = false and ${condition}`,
+    params,
+  );
+  if (rows.length === 0) return [];
+  return em.find(
+    Subscription,
+    { id: { $in: rows.map((row) => row.id) } },
+    { populate: subscriptionPopulate },
+  );
+}
+
+/** Looks a card up by its payment method (Stripe's `pm_…`); null when it is no card. */
+export type CardLookup = (
+  paymentMethodId: string,
+) => Promise<(CardExpiry & { brand: string; last4: string }) | null>;
+
+/**
+ * Sends the reminders due at `now` (each subscription by its own clock): trials ending within 3
+ * days (trials longer than that: a shorter one's start mail says when it ends), yearly renewals
+ * within 7 days, and cards that stop working before a charge due within 30 days (each card
+ * looked up once per renewal). Each reminder has its own transaction; answers how many went.
+ */
+export async function sendCustomerReminders(
+  em: EntityManager,
+  {
+    publicUrl,
+    deliver,
+    lookUpCard,
+    now = new Date(),
+  }: { publicUrl: string; deliver: DeliverMail; lookUpCard: CardLookup; now?: Date },
+): Promise<number> {
+  let sent = 0;
+  const each = async (
+    subscriptions: Subscription[],
+    plan: (subscription: Subscription, tx: EntityManager) => Promise<PlannedMail | null>,
+  ) => {
+    for (const subscription of subscriptions) {
+      const done = await em.fork().transactional(async (tx) => {
+        const mail = await plan(subscription, tx);
+        return mail ? sendOnce(tx, mail, publicUrl, deliver) : false;
+      });
+      if (done) sent++;
+    }
+  };
+
+  const trials = await dueSubscriptions(
+    em,
+    `s.status = 'trialing' and s.trial_end > ${clockNow}
+       and s.trial_end <= ${clockNow} + make_interval(days => ?)
+       and s.trial_end - s.trial_start > make_interval(days => ?)`,
+    [now, now, reminderLeadDays.trialEnding, reminderLeadDays.trialEnding],
+  );
+  await each(trials, async (subscription) => {
+    const trialEndsAt = subscription.trialEnd as Date;
+    return subscriptionMail(
+      subscription,
+      'trial-ending',
+      `trial-ending:${subscription.id}:${trialEndsAt.toISOString()}`,
+      (portalUrl) =>
+        templates.trialEnding({ ...subscriptionFacts(subscription), portalUrl, trialEndsAt }),
+    );
+  });
+
+  const renewals = await dueSubscriptions(
+    em,
+    `s.status = 'active' and s.recurring_interval = 'year' and s.current_period_end > ${clockNow}
+       and s.current_period_end <= ${clockNow} + make_interval(days => ?)`,
+    [now, now, reminderLeadDays.renewalUpcoming],
+  );
+  await each(renewals, async (subscription) => {
+    const renewsAt = subscription.currentPeriodEnd as Date;
+    return subscriptionMail(
+      subscription,
+      'renewal-upcoming',
+      `renewal-upcoming:${subscription.id}:${renewsAt.toISOString()}`,
+      (portalUrl) =>
+        templates.renewalUpcoming({ ...subscriptionFacts(subscription), portalUrl, renewsAt }),
+    );
+  });
+
+  const nextCharge = `(case when s.status = 'trialing' then s.trial_end else s.current_period_end end)`;
+  const charging = await dueSubscriptions(
+    em,
+    `s.status in ('active', 'trialing') and s.stripe_payment_method_id is not null
+       and ${nextCharge} > ${clockNow} and ${nextCharge} <= ${clockNow} + make_interval(days => ?)
+       and not exists (select 1 from card_expiry_checks c where c.subscription_id = s.id
+         and c.payment_method_id = s.stripe_payment_method_id and c.renews_at = ${nextCharge})`,
+    [now, now, reminderLeadDays.cardExpiring],
+  );
+  await each(charging, async (subscription, tx) => {
+    const renewsAt = (
+      subscription.status === 'trialing' ? subscription.trialEnd : subscription.currentPeriodEnd
+    ) as Date;
+    const paymentMethodId = subscription.stripePaymentMethodId as string;
+    if (!customerEmailSettingsOf(subscription.organization).cardExpiring) return null;
+    const card = await lookUpCard(paymentMethodId);
+    // Checked once per card and renewal, whatever it showed.
+    await tx.execute(
+      `insert into card_expiry_checks (subscription_id, payment_method_id, renews_at)
+       values (?, ?, ?) on conflict do nothing`,
+      [subscription.id, paymentMethodId, renewsAt],
+    );
+    if (!card || !cardExpiresBefore(card, renewsAt)) return null;
+    return subscriptionMail(
+      subscription,
+      'card-expiring',
+      `card-expiring:${subscription.id}:${paymentMethodId}:${renewsAt.toISOString()}`,
+      (portalUrl) =>
+        templates.cardExpiring({
+          organizationName: subscription.organization.name,
+          productName: subscription.product.name,
+          portalUrl,
+          card: `${capitalized(card.brand)} card ending in ${card.last4}`,
+          validThrough: `${String(card.expMonth).padStart(2, '0')}/${card.expYear}`,
+          renewsAt,
+        }),
+    );
+  });
+  return sent;
+}
+
+const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
