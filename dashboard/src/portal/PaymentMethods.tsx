@@ -9,7 +9,10 @@ const deleteRefusals = {
     'This card pays for an active subscription: add another card first, then remove this one.',
 };
 
-/** The customer's saved cards: which one subscriptions use, adding, choosing and removing one. */
+/**
+ * The customer's saved cards: which one subscriptions use, adding one (optionally as the
+ * default) and removing one.
+ */
 export function PaymentMethods() {
   const { api } = usePortal();
   const cards = useResource(async (portal) => {
@@ -47,23 +50,6 @@ export function PaymentMethods() {
                         {expiry(method) && <p className="muted">Expires {expiry(method)}</p>}
                       </div>
                       <div className="portal-actions">
-                        {!isDefault && (
-                          <button
-                            type="button"
-                            className="secondary"
-                            disabled={action.busy}
-                            onClick={async () => {
-                              if (await action.run(() => api.setDefaultPaymentMethod(method.id))) {
-                                await after('Your subscriptions now use this card.');
-                              }
-                            }}
-                          >
-                            Make default
-                            <span className="visually-hidden">
-                              : <CardName method={method} />
-                            </span>
-                          </button>
-                        )}
                         <button
                           type="button"
                           className="secondary"

@@ -181,10 +181,6 @@ export function portalApi(token: string) {
         set_default: setDefault,
         return_url: window.location.href,
       }),
-    setDefaultPaymentMethod: (methodId: string) =>
-      write<PaymentMethod>('PATCH', `/customers/me/payment-methods/${id(methodId)}`, {
-        default: true,
-      }),
     deletePaymentMethod: (methodId: string) =>
       write<null>('DELETE', `/customers/me/payment-methods/${id(methodId)}`),
 
