@@ -258,6 +258,50 @@ export const routeCases: Record<string, RouteCase> = {
     request: () => ({ path: '/v1/customer-portal/customers/me' }),
     stranger: 'own',
   },
+  'PATCH /v1/customer-portal/customers/me': {
+    access: { customerSession: true },
+    // The buyer's VAT number, valid against the French address it bought with: the strangers
+    // have no billing country to validate it against, so nothing of theirs changes either.
+    request: () => ({
+      path: '/v1/customer-portal/customers/me',
+      body: { tax_id: 'FR61954506077' },
+    }),
+    stranger: 'own',
+  },
+  'GET /v1/customer-portal/customers/me/payment-methods': {
+    access: { customerSession: true },
+    request: () => ({ path: '/v1/customer-portal/customers/me/payment-methods' }),
+    stranger: 'own',
+    list: { params: [] },
+  },
+  'POST /v1/customer-portal/customers/me/payment-methods': {
+    access: { customerSession: true },
+    // A confirmation token is used once: one used up (or never issued) is refused before a
+    // Stripe customer is made for whoever sends it.
+    request: () => ({
+      path: '/v1/customer-portal/customers/me/payment-methods',
+      body: {
+        confirmation_token_id: 'ctoken_1UsedUpByTheBuyer',
+        set_default: true,
+        return_url: 'https://shop.example.com/portal',
+      },
+    }),
+    stranger: 'refused',
+    refusedAt: ['confirmation_token_id'],
+  },
+  'POST /v1/customer-portal/customers/me/payment-methods/confirm': {
+    access: { customerSession: true },
+    request: () => ({
+      path: '/v1/customer-portal/customers/me/payment-methods/confirm',
+      body: { setup_intent_id: 'seti_1TheBuyersCard', set_default: true },
+    }),
+    stranger: 'refused',
+  },
+  'DELETE /v1/customer-portal/customers/me/payment-methods/:id': {
+    access: { customerSession: true },
+    // The test card the victim's buyers pay with.
+    request: () => ({ path: '/v1/customer-portal/customers/me/payment-methods/pm_card_visa' }),
+  },
   'GET /v1/customer-portal/benefit-grants/': {
     access: { customerSession: true },
     request: () => ({ path: '/v1/customer-portal/benefit-grants/' }),
