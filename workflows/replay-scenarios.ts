@@ -14,6 +14,7 @@ import {
   recordPaidCheckout,
   recordTrialCheckout,
 } from './checkout-replay.ts';
+import { recordCustomerReminders, recordCustomerSignIn } from './customer-mails-replay.ts';
 import { invitation } from './invitation.ts';
 import { purgeExpiredRecords } from './purge-expired-records.ts';
 import { recordSucceededRefund } from './refund-replay.ts';
@@ -150,6 +151,8 @@ export const replayScenarios: Record<string, (client: Client) => Promise<string>
   'checkout-trial-subscription': recordTrialCheckout,
   'checkout-authenticated': recordAuthenticatedCheckout,
   'checkout-authenticated-trial': recordAuthenticatedTrialCheckout,
+  'customer-sign-in': recordCustomerSignIn,
+  'customer-reminders': recordCustomerReminders,
   'refund-succeeded': recordSucceededRefund,
   'benefit-grant': recordBenefitGrant,
   'benefit-grant-cycled': recordBenefitGrantCycled,
