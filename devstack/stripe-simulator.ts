@@ -32,8 +32,9 @@ export { parseStripeForm } from './stripe-simulator/wire.ts';
  * faults for tests (see `stripeSimulatorControl`).
  *
  * This file is the HTTP server; stripe-simulator/ holds the rest: routes.ts dispatches the
- * stateful calls to payment-intents.ts, setup-intents.ts (their shared steps in intents.ts) and
- * refunds.ts; events.ts signs and delivers webhooks; idempotency.ts and faults.ts wrap every
+ * stateful calls to payment-intents.ts, setup-intents.ts (their shared steps in intents.ts),
+ * refunds.ts, payment-methods.ts (customers' saved cards) and confirmation-tokens.ts; events.ts
+ * signs and delivers webhooks; idempotency.ts and faults.ts wrap every
  * call; control.ts and control-client.ts are the two ends of the control API.
  */
 export interface StripeSimulator {

@@ -297,17 +297,16 @@ describe('customer portal payment methods (/v1/customer-portal/customers/me/paym
     assert.equal((await storedCustomer(customerId)).stripeCustomerId, null);
 
     const stripe = createStripeClient(api.config.stripe);
-    const token = await stripe.testHelpers.confirmationTokens.create({
-      payment_method: 'pm_card_visa',
-    });
+    const tokenOf = async (card: string) =>
+      (await stripe.testHelpers.confirmationTokens.create({ payment_method: card })).id;
     const saved = await portal().addPaymentMethod(security, {
-      confirmationTokenId: token.id,
+      confirmationTokenId: await tokenOf('pm_card_mastercard'),
       setDefault: true,
       returnUrl,
     });
     assert.equal(saved.status, 'succeeded');
     assert.ok('paymentMethod' in saved);
-    assert.match(saved.paymentMethod.id, /^pm_/);
+    assert.equal(cardOf(saved.paymentMethod).brand, 'mastercard');
     const stored = await storedCustomer(customerId);
     assert.ok(stored.stripeCustomerId);
     assert.equal(stored.defaultPaymentMethodId, saved.paymentMethod.id);
@@ -315,5 +314,12 @@ describe('customer portal payment methods (/v1/customer-portal/customers/me/paym
       (await listed(security)).items.map((method) => method.id),
       [saved.paymentMethod.id],
     );
+    // A token of a card that asks for 3-D Secure waits for its holder, as the card itself does.
+    const pending = await portal().addPaymentMethod(security, {
+      confirmationTokenId: await tokenOf('pm_card_threeDSecure2Required'),
+      setDefault: true,
+      returnUrl,
+    });
+    assert.equal(pending.status, 'requires_action');
   });
 });

@@ -42,3 +42,12 @@ export async function routeConfirmationTokens(
   }
   return { status: 200, body: token };
 }
+
+/**
+ * The test card a confirmation token was made of (`pm_card_authenticationRequired`, say): an
+ * intent confirmed with the token pays as that card does.
+ */
+export function testCardOfToken(state: SimulatorState, tokenId: string): string | undefined {
+  const card = state.confirmationTokens.get(tokenId)?.payment_method;
+  return typeof card === 'string' ? card : undefined;
+}

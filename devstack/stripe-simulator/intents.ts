@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { testCardOfToken } from './confirmation-tokens.ts';
 import { recordEvent } from './events.ts';
 import { paymentMethod } from './payment-methods.ts';
 import type { SimulatorState } from './state.ts';
@@ -111,7 +112,8 @@ async function methodToConfirm(
   const { form } = request;
   const methodId =
     (typeof form.payment_method === 'string' && form.payment_method) ||
-    (typeof form.confirmation_token === 'string' && stripeId('pm')) ||
+    (typeof form.confirmation_token === 'string' &&
+      (testCardOfToken(state, form.confirmation_token) ?? stripeId('pm'))) ||
     (typeof intent.payment_method === 'string' ? intent.payment_method : null);
   if (!methodId) {
     return stripeError(400, {
