@@ -6,7 +6,7 @@ import { benefitGrantRoutes, benefitRoutes } from './benefits/routes.ts';
 import { checkoutLinkRoutes } from './checkout-links/routes.ts';
 import { checkoutRoutes } from './checkouts/routes.ts';
 import { customFieldRoutes } from './custom-fields/routes.ts';
-import { customerMeterRoutes } from './customer-meters/routes.ts';
+import { customerMeterRoutes, customerPortalMeterRoutes } from './customer-meters/routes.ts';
 import { customerPortalRoutes } from './customer-portal/routes.ts';
 import { customerPortalSignInRoutes, customerSessionRoutes } from './customer-sessions/routes.ts';
 import { customerRoutes } from './customers/routes.ts';
@@ -18,11 +18,11 @@ import { customerPortalLicenseKeyRoutes, licenseKeyRoutes } from './license-keys
 import { meterRoutes } from './meters/routes.ts';
 import { metricRoutes } from './metrics/routes.ts';
 import { customerPortalOrderRoutes, orderRoutes } from './orders/routes.ts';
-import { organizationRoutes } from './organizations/routes.ts';
+import { customerPortalOrganizationRoutes, organizationRoutes } from './organizations/routes.ts';
 import { paymentRoutes, stripeWebhookRoutes } from './payments/routes.ts';
 import { productRoutes } from './products/routes.ts';
 import { refundRoutes } from './refunds/routes.ts';
-import { subscriptionRoutes } from './subscriptions/routes.ts';
+import { customerPortalSubscriptionRoutes, subscriptionRoutes } from './subscriptions/routes.ts';
 import { testClockRoutes } from './test-clocks/routes.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
 import { workflowRoutes } from './workflows/routes.ts';
@@ -36,6 +36,7 @@ export function commerceRoutes(dependencies: AppDependencies): Router {
   router.use(identifyCaller(dependencies));
   for (const area of [
     organizationRoutes,
+    customerPortalOrganizationRoutes,
     fileRoutes,
     accessTokenRoutes,
     customerRoutes,
@@ -46,12 +47,14 @@ export function commerceRoutes(dependencies: AppDependencies): Router {
     meterRoutes,
     eventRoutes,
     customerMeterRoutes,
+    customerPortalMeterRoutes,
     checkoutLinkRoutes,
     checkoutRoutes,
     orderRoutes,
     customerPortalOrderRoutes,
     refundRoutes,
     subscriptionRoutes,
+    customerPortalSubscriptionRoutes,
     testClockRoutes,
     paymentRoutes,
     stripeWebhookRoutes,

@@ -28,11 +28,8 @@ export interface CustomerMeterRow {
   balance: string;
 }
 
-/**
- * A customer's standing on a meter as /v1 answers it (Polar's `CustomerMeter`): units are JSON
- * numbers on the wire, exact decimals in the database.
- */
-export function customerMeterWire(row: CustomerMeterRow, customer: Customer, meter: Meter) {
+/** A customer's standing on a meter, as every wire of it holds it: units as JSON numbers. */
+function standingWire(row: CustomerMeterRow) {
   return {
     id: row.id,
     created_at: isoDateTime(new Date(row.created_at)),
@@ -42,7 +39,40 @@ export function customerMeterWire(row: CustomerMeterRow, customer: Customer, met
     consumed_units: Number(row.consumed_units),
     credited_units: row.credited_units,
     balance: Number(row.balance),
+  };
+}
+
+/**
+ * A customer's standing on a meter as /v1 answers it (Polar's `CustomerMeter`): units are JSON
+ * numbers on the wire, exact decimals in the database.
+ */
+export function customerMeterWire(row: CustomerMeterRow, customer: Customer, meter: Meter) {
+  return {
+    ...standingWire(row),
     customer: customerWire(customer),
     meter: meterWire(meter),
+  };
+}
+
+export const customerCustomerMeterSortFields = [
+  'created_at',
+  'modified_at',
+  'meter_id',
+  'meter_name',
+] as const;
+
+/**
+ * A customer's standing on a meter as the customer sees it (Polar's `CustomerCustomerMeter`):
+ * the meter named only, never its filter or aggregation.
+ */
+export function customerCustomerMeterWire(row: CustomerMeterRow, meter: Meter) {
+  return {
+    ...standingWire(row),
+    meter: {
+      id: meter.id,
+      created_at: isoDateTime(meter.createdAt),
+      modified_at: isoDateTimeOrNull(meter.modifiedAt),
+      name: meter.name,
+    },
   };
 }

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Metadata } from '../../db/entities/columns.ts';
 import { Customer, Meter } from '../../db/entities/index.ts';
 import { newId } from '../../db/ids.ts';
-import type { ListQuery } from '../../db/listing.ts';
+import { type ListQuery, likePattern } from '../../db/listing.ts';
 import { meterAggregationToSql, meterFilterToSql } from '../../db/meter-filter-sql.ts';
 import { executeBound } from '../../db/sql.ts';
 import {
@@ -578,6 +578,8 @@ export interface CustomerMeterListFilter {
   customerIds: string[];
   externalCustomerIds: string[];
   meterIds: string[];
+  /** Searched in the meter's name. */
+  meterName?: string | undefined;
 }
 
 const customerMeterSortColumns: Record<CustomerMeterSortField, string> = {
@@ -618,6 +620,10 @@ export async function listCustomerMeters(
     conditions.push('cm.meter_id in (?)');
     params.push(filter.meterIds);
   }
+  if (filter.meterName) {
+    conditions.push('m.name ilike ?');
+    params.push(likePattern(filter.meterName));
+  }
   const where = conditions.join(' and ');
   const order = sorting
     .map(
@@ -632,6 +638,7 @@ export async function listCustomerMeters(
     ),
     em.execute<{ total: string }[]>(
       `select count(*) as total from customer_meters cm join customers c on c.id = cm.customer_id
+        join meters m on m.id = cm.meter_id
         where ${where}`,
       params,
     ),
@@ -639,15 +646,20 @@ export async function listCustomerMeters(
   return [rows, Number(count?.total ?? 0)];
 }
 
-/** The organization's customer meter; another organization's id is not found. */
+/**
+ * The organization's customer meter (of `customerId` only, when given); another organization's
+ * id, or another customer's, is not found.
+ */
 export async function getCustomerMeter(
   em: EntityManager,
   organizationId: string,
   id: string,
+  customerId?: string,
 ): Promise<CustomerMeterRow> {
   const [row] = await em.execute<CustomerMeterRow[]>(
-    `${customerMeterSelect} where cm.id = ? and c.organization_id = ? and c.deleted_at is null`,
-    [id, organizationId],
+    `${customerMeterSelect} where cm.id = ? and c.organization_id = ? and c.deleted_at is null
+      ${customerId ? 'and cm.customer_id = ?' : ''}`,
+    [id, organizationId, ...(customerId ? [customerId] : [])],
   );
   if (!row) throw resourceNotFound('Customer meter not found');
   return row;

@@ -17,6 +17,7 @@ import {
 } from '../http/listing.ts';
 import { ReadCache } from '../http/read-cache.ts';
 import { parseCreateBody, readIdParam } from '../http/request.ts';
+import { revokeSubscriptionsOf } from '../http/subscription-changes.ts';
 import {
   customerCreateInput,
   customerListQuery,
@@ -128,8 +129,19 @@ export function customerRoutes({ orm, config, changes, temporal }: AppDependenci
       ctx.body = customerWire(customer);
     });
 
+    /**
+     * The customer's live subscriptions end first, now, each through its workflow (no renewal
+     * charges a deleted customer; one being renewed refuses, and nothing is deleted); then the
+     * customer is deleted, one a checkout completed meanwhile ends too, and the customer's other
+     * grants are revoked.
+     */
     router.delete(path, scope('customers:write'), async (ctx) => {
-      const customer = await deleteCustomer(orm.em, callerOf(ctx).organizationId, lookupOf(ctx));
+      const { organizationId } = callerOf(ctx);
+      const lookup = lookupOf(ctx);
+      const found = await getCustomer(orm.em.fork(), organizationId, lookup);
+      await revokeSubscriptionsOf(orm.em.fork(), temporal, found.id);
+      const customer = await deleteCustomer(orm.em, organizationId, lookup);
+      await revokeSubscriptionsOf(orm.em.fork(), temporal, customer.id);
       await revokeGrantsOfDeleted(orm.em.fork(), temporal, { customerId: customer.id });
       ctx.status = 204;
     });

@@ -27,6 +27,8 @@ const productionLimits = {
   // The customer portal with a customer session.
   portalRead: { max: 300, windowSeconds: minute },
   portalWrite: { max: 60, windowSeconds: minute },
+  // An organization's public storefront (customer portal, no session).
+  storefrontRead: { max: 120, windowSeconds: minute },
   // Parts PUT to their signed URLs: a 1 GiB file in 10 MB parts is about a hundred.
   fileUpload: { max: 600, windowSeconds: minute },
   // Public media, downloadables and invoices by signed link.

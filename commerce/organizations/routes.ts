@@ -4,14 +4,16 @@ import { parseBody, parseQuery } from '../../api/validation.ts';
 import { resourceNotFound } from '../errors.ts';
 import { callerOf, scope } from '../http/caller.ts';
 import { listRoute, readPage, readSorting } from '../http/listing.ts';
+import { publicRateLimit } from '../http/rate-limits.ts';
 import { readIdParam } from '../http/request.ts';
+import { customerProductWire, serializeProducts } from '../products/service.ts';
 import {
   organizationListQuery,
   organizationSortFields,
   organizationUpdateInput,
   organizationWire,
 } from './schemas.ts';
-import { getOrganization, updateOrganization } from './service.ts';
+import { getOrganization, getStorefront, updateOrganization } from './service.ts';
 
 /**
  * /v1/organizations: the caller's own seller organization. A caller acts for exactly one
@@ -52,6 +54,27 @@ export function organizationRoutes({ orm }: AppDependencies): Router {
     if (id !== callerOf(ctx).organizationId) throw resourceNotFound('Organization not found');
     const input = parseBody(ctx, organizationUpdateInput);
     ctx.body = organizationWire(await updateOrganization(orm.em, id, input));
+  });
+
+  return router;
+}
+
+/**
+ * /v1/customer-portal/organizations/{slug}: the seller's public storefront (no credentials, a
+ * per-IP limit): the organization and the products it offers, as buyers see them.
+ */
+export function customerPortalOrganizationRoutes(dependencies: AppDependencies): Router {
+  const { orm, config } = dependencies;
+  const router = new Router({ prefix: '/v1/customer-portal/organizations' });
+  const limit = publicRateLimit(dependencies);
+
+  router.get('/:slug', limit('storefrontRead'), async (ctx) => {
+    const { organization, products } = await getStorefront(orm.em, ctx.params.slug ?? '');
+    const wires = await serializeProducts(orm.em, products, config.api.publicUrl);
+    ctx.body = {
+      organization: organizationWire(organization),
+      products: wires.map(customerProductWire),
+    };
   });
 
   return router;

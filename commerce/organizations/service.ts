@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/core';
-import { Organization } from '../../db/entities/index.ts';
+import { Organization, Product } from '../../db/entities/index.ts';
 import { customerEmailSettingsOf, subscriptionSettingsOf } from '../../db/entities/organization.ts';
 import { resourceNotFound } from '../errors.ts';
 import { appendEvent } from '../outbox.ts';
@@ -9,6 +9,24 @@ export async function getOrganization(em: EntityManager, id: string): Promise<Or
   const organization = await em.findOne(Organization, { id });
   if (!organization) throw resourceNotFound('Organization not found');
   return organization;
+}
+
+/**
+ * The organization's public storefront, named by its slug: the organization and the products it
+ * offers (not archived), oldest first. An unknown slug is not found.
+ */
+export async function getStorefront(
+  em: EntityManager,
+  slug: string,
+): Promise<{ organization: Organization; products: Product[] }> {
+  const organization = await em.findOne(Organization, { slug });
+  if (!organization) throw resourceNotFound('Organization not found');
+  const products = await em.find(
+    Product,
+    { organization, isArchived: false },
+    { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] },
+  );
+  return { organization, products };
 }
 
 /**

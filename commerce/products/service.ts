@@ -198,6 +198,23 @@ export async function serializeProducts(em: EntityManager, products: Product[], 
 }
 export type ProductWire = Awaited<ReturnType<typeof serializeProducts>>[number];
 
+/**
+ * A product as buyers see it (Polar's `CustomerProduct`): the serialized product without the
+ * seller's metadata and custom fields, its benefits public (no settings).
+ */
+export function customerProductWire({
+  metadata: _metadata,
+  attached_custom_fields: _customFields,
+  benefits,
+  ...visible
+}: ProductWire) {
+  return {
+    ...visible,
+    benefits: benefits.map(({ metadata: _, properties: _properties, ...benefit }) => benefit),
+  };
+}
+export type CustomerProductWire = ReturnType<typeof customerProductWire>;
+
 export async function getProduct(
   em: EntityManager,
   organizationId: string,

@@ -1,15 +1,13 @@
+import { randomUUID } from 'node:crypto';
 import Router from '@koa/router';
-import { type UpdateDefinition, WorkflowNotFoundError } from '@temporalio/client';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import type { AppDependencies } from '../../api/dependencies.ts';
-import { parseBody } from '../../api/validation.ts';
-import type {
-  SubscriptionChange,
-  SubscriptionChangeResult,
-} from '../../domain/subscription-schedule.ts';
-import { refusalFromWorkflowFailure } from '../../processes/activity-errors.ts';
-import { updateSubscription } from '../../processes/starters.ts';
+import { parseBody, parseQuery } from '../../api/validation.ts';
+import type { Customer } from '../../db/entities/index.ts';
+import type { SubscriptionChange } from '../../domain/subscription-schedule.ts';
+import { subscriptionUpdateCard } from '../../integrations/mail/templates.ts';
+import { sendEmail } from '../../processes/starters.ts';
 import {
-  changeSubscriptionUpdate,
   type DunningAction,
   dunningActionUpdate,
   subscriptionStateQuery,
@@ -17,6 +15,7 @@ import {
 import { workflowIds } from '../../processes/workflow-ids.ts';
 import { commerceError, resourceNotFound } from '../errors.ts';
 import { callerOf, scope } from '../http/caller.ts';
+import { sessionCustomerOf } from '../http/customer-session.ts';
 import {
   listResource,
   listRoute,
@@ -27,12 +26,25 @@ import {
   readQueryList,
   readSorting,
 } from '../http/listing.ts';
+import { portalGate } from '../http/portal.ts';
 import { readIdParam } from '../http/request.ts';
-import { hasEnded } from './changes.ts';
+import { changeSubscription, updateSubscriptionWorkflow } from '../http/subscription-changes.ts';
 import {
+  assertCustomerMayChange,
+  getCustomerSubscription,
+  listCustomerSubscriptions,
+  serializeCustomerSubscriptions,
+  toCustomerSubscriptions,
+} from './portal.ts';
+import { failedRenewalNotice, listRecoveredRenewals } from './recovery.ts';
+import {
+  customerSubscriptionListQuery,
+  customerSubscriptionSortFields,
+  customerSubscriptionUpdateInput,
   failedRenewalSortFields,
   failedRenewalStatusFilter,
   failedRenewalWire,
+  recoveredByFilter,
   subscriptionSortFields,
   subscriptionStatusFilter,
   subscriptionUpdateInput,
@@ -63,29 +75,14 @@ export function subscriptionRoutes({ orm, config, temporal }: AppDependencies): 
   const router = new Router({ prefix: '/v1/subscriptions' });
   const { publicUrl } = config.api;
 
-  /** Sends the subscription's workflow an update and answers the subscription it returns. */
-  async function updateWorkflow<Arg>(
-    subscriptionId: string,
-    update: UpdateDefinition<SubscriptionChangeResult, [Arg]>,
-    arg: Arg,
-  ): Promise<Record<string, unknown>> {
-    try {
-      const result = await updateSubscription(temporal, subscriptionId, update, arg);
-      return result.subscription;
-    } catch (error) {
-      throw refusalFromWorkflowFailure(error) ?? error;
-    }
-  }
-
-  /** A change of the caller's subscription `id`; an ended one is refused without Temporal. */
-  async function changeSubscription(
+  /** A change of the caller's subscription `id`, through its workflow. */
+  async function changeOwnSubscription(
     organizationId: string,
     id: string,
     change: SubscriptionChange,
   ) {
     const subscription = await getSubscription(orm.em.fork(), organizationId, id);
-    if (hasEnded(subscription)) throw commerceError('AlreadyCanceledSubscription');
-    return updateWorkflow(subscription.id, changeSubscriptionUpdate, change);
+    return changeSubscription(temporal, subscription, change);
   }
 
   router.get(
@@ -128,6 +125,39 @@ export function subscriptionRoutes({ orm, config, temporal }: AppDependencies): 
     ctx.body = { ...listResource(items, total, page), totals };
   });
 
+  /**
+   * The failed renewals paid after all (Tollgate's own, beside failed-renewals): the latest
+   * recovery first, each with who recovered it (`recovered_by`: customer, finance or dunning).
+   */
+  router.get('/recovered-renewals', scope('subscriptions:read'), async (ctx) => {
+    const page = readPage(ctx);
+    const recoverers = readQueryList(ctx, 'recovered_by', recoveredByFilter);
+    const [subscriptions, total] = await listRecoveredRenewals(
+      orm.em.fork(),
+      callerOf(ctx).organizationId,
+      { page, recoverers },
+    );
+    const items = subscriptions.map((subscription) => failedRenewalWire(subscription, null));
+    ctx.body = listResource(items, total, page);
+  });
+
+  /**
+   * Finance mails the customer of a failed renewal the link that signs them into the portal on
+   * the subscription to update their card and pay (Tollgate's own); each call sends one mail.
+   */
+  router.post('/:id/update-card-link', scope('subscriptions:write'), async (ctx) => {
+    const id = readIdParam(ctx);
+    const subscription = await getSubscription(orm.em.fork(), callerOf(ctx).organizationId, id);
+    if (subscription.status !== 'past_due' && subscription.status !== 'unpaid') {
+      throw commerceError('NotPastDueSubscription');
+    }
+    const { to, ...notice } = await failedRenewalNotice(orm.em.fork(), subscription.id, publicUrl);
+    const mailId = `subscription:${subscription.id}:update-card:${randomUUID()}`;
+    await sendEmail(temporal, { id: mailId, to, ...subscriptionUpdateCard(notice) });
+    ctx.status = 202;
+    ctx.body = { sent_to: to };
+  });
+
   router.get('/:id', scope('subscriptions:read'), async (ctx) => {
     const id = readIdParam(ctx);
     const subscription = await getSubscription(orm.em, callerOf(ctx).organizationId, id);
@@ -138,13 +168,13 @@ export function subscriptionRoutes({ orm, config, temporal }: AppDependencies): 
   router.patch('/:id', scope('subscriptions:write'), async (ctx) => {
     const id = readIdParam(ctx);
     const change = parseBody(ctx, subscriptionUpdateInput);
-    ctx.body = await changeSubscription(callerOf(ctx).organizationId, id, change);
+    ctx.body = await changeOwnSubscription(callerOf(ctx).organizationId, id, change);
   });
 
   router.delete('/:id', scope('subscriptions:write'), async (ctx) => {
     const id = readIdParam(ctx);
     const change = { kind: 'revoke', reason: null, comment: null } as const;
-    ctx.body = await changeSubscription(callerOf(ctx).organizationId, id, change);
+    ctx.body = await changeOwnSubscription(callerOf(ctx).organizationId, id, change);
   });
 
   // Finance's actions on a failed renewal (Tollgate's own, for the dashboard).
@@ -156,7 +186,12 @@ export function subscriptionRoutes({ orm, config, temporal }: AppDependencies): 
     if (subscription.status !== 'past_due' && subscription.status !== 'unpaid') {
       throw commerceError('NotPastDueSubscription');
     }
-    ctx.body = await updateWorkflow(subscription.id, dunningActionUpdate, action);
+    ctx.body = await updateSubscriptionWorkflow(
+      temporal,
+      subscription.id,
+      dunningActionUpdate,
+      action,
+    );
   });
 
   /** What the subscription's workflow is doing: its schedule, next action and last periods. */
@@ -171,6 +206,73 @@ export function subscriptionRoutes({ orm, config, temporal }: AppDependencies): 
       if (error instanceof WorkflowNotFoundError) throw resourceNotFound('Workflow not found');
       throw error;
     }
+  });
+
+  return router;
+}
+
+/**
+ * /v1/customer-portal/subscriptions: the session customer's own subscriptions, as they see
+ * them — list, get, cancel at period end (with their reason) or take it back, change plan.
+ * Every change is an update of the subscription's workflow, as the seller's are; another
+ * customer's subscription is not found, exactly as an unknown one.
+ */
+export function customerPortalSubscriptionRoutes(dependencies: AppDependencies): Router {
+  const { orm, config, temporal } = dependencies;
+  const router = new Router({ prefix: '/v1/customer-portal/subscriptions' });
+  const { session, limit, list } = portalGate(dependencies);
+  const { publicUrl } = config.api;
+
+  /** A change the customer asks of their own subscription, answered as they see it. */
+  async function changeOwn(customer: Customer, id: string, change: SubscriptionChange) {
+    const em = orm.em.fork();
+    const subscription = await getCustomerSubscription(em, customer, id);
+    await assertCustomerMayChange(em, subscription, change);
+    const [answer] = await toCustomerSubscriptions(em, [
+      await changeSubscription(temporal, subscription, change),
+    ]);
+    return answer;
+  }
+
+  router.get(
+    '/',
+    ...list({
+      read: (ctx) => ({
+        page: readPage(ctx),
+        sorting: readSorting(ctx, customerSubscriptionSortFields, '-started_at'),
+        query: parseQuery(ctx, customerSubscriptionListQuery).query,
+        organizationIds: readQueryIds(ctx, 'organization_id'),
+        productIds: readQueryIds(ctx, 'product_id'),
+        active: readQueryBoolean(ctx, 'active'),
+      }),
+      list: (customer, query) => listCustomerSubscriptions(orm.em, customer, query),
+      serialize: (subscriptions) =>
+        serializeCustomerSubscriptions(orm.em, subscriptions, publicUrl),
+    }),
+  );
+
+  router.get('/:id', limit('portalRead'), session, async (ctx) => {
+    const id = readIdParam(ctx);
+    const subscription = await getCustomerSubscription(orm.em, sessionCustomerOf(ctx), id);
+    const [wire] = await serializeCustomerSubscriptions(orm.em, [subscription], publicUrl);
+    ctx.body = wire;
+  });
+
+  router.patch('/:id', limit('portalWrite'), session, async (ctx) => {
+    const id = readIdParam(ctx);
+    const change = parseBody(ctx, customerSubscriptionUpdateInput);
+    ctx.body = await changeOwn(sessionCustomerOf(ctx), id, change);
+  });
+
+  // Polar's cancel: at the period's end, never at once.
+  router.delete('/:id', limit('portalWrite'), session, async (ctx) => {
+    const id = readIdParam(ctx);
+    ctx.body = await changeOwn(sessionCustomerOf(ctx), id, {
+      kind: 'cancel_at_period_end',
+      cancelAtPeriodEnd: true,
+      reason: null,
+      comment: null,
+    });
   });
 
   return router;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Meter, Subscription } from '../../db/entities/index.ts';
+import { renewalRecoverers } from '../../db/entities/subscription.ts';
 import { declineReasonOf } from '../../domain/decline-reasons.ts';
 import type { SubscriptionChange } from '../../domain/subscription-schedule.ts';
 import {
@@ -10,8 +11,9 @@ import {
 import { customerWire } from '../customers/schemas.ts';
 import { discountBaseWire } from '../discounts/schemas.ts';
 import { meterWire } from '../meters/schemas.ts';
+import type { OrganizationWire } from '../organizations/schemas.ts';
 import type { PriceWire } from '../products/schemas.ts';
-import type { ProductWire } from '../products/service.ts';
+import { customerProductWire, type ProductWire } from '../products/service.ts';
 import { dateTimeInput, isoDateTime, isoDateTimeOrNull } from '../wire.ts';
 import type { CurrentMeterUsage } from './renewal-bill.ts';
 
@@ -99,6 +101,8 @@ export function subscriptionWire(
     prices,
     meters,
     ...renewalRecoveryWire(subscription),
+    /** Tollgate's own: the sandbox clock its time follows (the dashboard badges it); null: real time. */
+    test_clock_id: subscription.testClock?.id ?? null,
   };
 }
 export type SubscriptionWire = ReturnType<typeof subscriptionWire>;
@@ -119,14 +123,88 @@ export function renewalRecoveryWire(subscription: Subscription) {
   };
 }
 
+export const customerSubscriptionSortFields = [
+  'started_at',
+  'amount',
+  'status',
+  'organization',
+  'product',
+] as const;
+
+export const customerSubscriptionListQuery = z
+  .object({ query: z.string().trim().min(1).optional() })
+  .loose();
+
+/**
+ * A subscription as its customer sees it (Polar's `CustomerSubscription`): /v1's subscription
+ * without the seller's metadata, custom field data, customer and discount; the product as
+ * buyers see it, with its organization; each meter named only. Every subscription here is run
+ * by Tollgate's own workflows (`is_polar_managed`).
+ */
+export function customerSubscriptionWire(
+  subscription: SubscriptionWire,
+  organization: OrganizationWire,
+) {
+  const {
+    metadata: _metadata,
+    test_clock_id: _testClockId,
+    custom_field_data: _customFieldData,
+    customer: _customer,
+    discount: _discount,
+    product,
+    meters,
+    ...visible
+  } = subscription;
+  return {
+    ...visible,
+    product: { ...customerProductWire(product), organization },
+    meters: meters.map(({ meter, ...usage }) => ({
+      ...usage,
+      meter: {
+        id: meter.id,
+        created_at: meter.created_at,
+        modified_at: meter.modified_at,
+        name: meter.name,
+      },
+    })),
+    is_polar_managed: true,
+  };
+}
+export type CustomerSubscriptionWire = ReturnType<typeof customerSubscriptionWire>;
+
 /** The `status` list filter (repeatable): finance lists the past_due and unpaid ones. */
 export const subscriptionStatusFilter = z.enum(subscriptionStatuses);
 
 /**
- * The variants of Polar's `SubscriptionUpdate`, each named by the key only it has; a body
- * carries exactly one of them, and no other field.
+ * A body that carries exactly one of `variants`, each named by the key only it has: that key
+ * picks the schema that parses the whole body (its own issues located at its fields); no key,
+ * or two, answer 422 at the body.
  */
-const subscriptionUpdateVariants = {
+function oneVariantOf<Variants extends Record<string, z.ZodObject>>(variants: Variants) {
+  const keys = Object.keys(variants);
+  const schemas = Object.values(variants) as [
+    Variants[keyof Variants],
+    ...Variants[keyof Variants][],
+  ];
+  return z
+    .looseObject({})
+    .check((ctx) => {
+      const present = keys.filter((key) => key in ctx.value);
+      if (present.length !== 1) {
+        ctx.issues.push({
+          code: 'custom',
+          input: ctx.value,
+          message:
+            `Exactly one of ${keys.join(', ')} is required` +
+            (present.length ? `, not ${present.join(' and ')}.` : '.'),
+        });
+      }
+    })
+    .pipe(z.union(schemas));
+}
+
+/** PATCH /v1/subscriptions/{id}'s body (Polar's `SubscriptionUpdate` variants) as the change the subscription workflow applies. */
+export const subscriptionUpdateInput = oneVariantOf({
   product_id: productChangeInput,
   discount_id: z.strictObject({ discount_id: z.uuid().nullable() }),
   trial_end: z.strictObject({ trial_end: dateTimeInput }),
@@ -135,57 +213,59 @@ const subscriptionUpdateVariants = {
     ...cancellationFields,
   }),
   revoke: z.strictObject({ revoke: z.literal(true), ...cancellationFields }),
-} as const;
-
-type Variant = keyof typeof subscriptionUpdateVariants;
-const variantKeys = Object.keys(subscriptionUpdateVariants) as Variant[];
+}).transform((body): SubscriptionChange => {
+  const reason =
+    'customer_cancellation_reason' in body ? (body.customer_cancellation_reason ?? null) : null;
+  const comment =
+    'customer_cancellation_comment' in body ? (body.customer_cancellation_comment ?? null) : null;
+  if ('product_id' in body) {
+    return {
+      kind: 'product',
+      productId: body.product_id,
+      prorationBehavior: body.proration_behavior ?? null,
+    };
+  }
+  if ('discount_id' in body) return { kind: 'discount', discountId: body.discount_id };
+  if ('trial_end' in body) return { kind: 'trial_end', trialEnd: body.trial_end.toISOString() };
+  if ('revoke' in body) return { kind: 'revoke', reason, comment };
+  return {
+    kind: 'cancel_at_period_end',
+    cancelAtPeriodEnd: body.cancel_at_period_end,
+    reason,
+    comment,
+  };
+});
 
 /**
- * PATCH /v1/subscriptions/{id}'s body as the change the subscription workflow applies: exactly
- * one variant's key picks the schema that parses the whole body (its own issues located at its
- * fields); no key, or two, answer 422 at the body.
+ * PATCH /v1/customer-portal/subscriptions/{id}'s body (Polar's `CustomerSubscriptionUpdate`): a
+ * plan change (billed as the organization's proration behaviour says: the customer does not
+ * choose), or a cancel at period end with the customer's reason, or taking it back.
  */
-export const subscriptionUpdateInput = z
-  .looseObject({})
-  .check((ctx) => {
-    const present = variantKeys.filter((key) => key in ctx.value);
-    if (present.length !== 1) {
-      ctx.issues.push({
-        code: 'custom',
-        input: ctx.value,
-        message:
-          `Exactly one of ${variantKeys.join(', ')} is required` +
-          (present.length ? `, not ${present.join(' and ')}.` : '.'),
-      });
-    }
-  })
-  .pipe(z.union(Object.values(subscriptionUpdateVariants)))
-  .transform((body): SubscriptionChange => {
-    const reason =
-      'customer_cancellation_reason' in body ? (body.customer_cancellation_reason ?? null) : null;
-    const comment =
-      'customer_cancellation_comment' in body ? (body.customer_cancellation_comment ?? null) : null;
-    if ('product_id' in body) {
-      return {
-        kind: 'product',
-        productId: body.product_id,
-        prorationBehavior: body.proration_behavior ?? null,
-      };
-    }
-    if ('discount_id' in body) return { kind: 'discount', discountId: body.discount_id };
-    if ('trial_end' in body) return { kind: 'trial_end', trialEnd: body.trial_end.toISOString() };
-    if ('revoke' in body) return { kind: 'revoke', reason, comment };
-    return {
-      kind: 'cancel_at_period_end',
-      cancelAtPeriodEnd: body.cancel_at_period_end,
-      reason,
-      comment,
-    };
-  });
+export const customerSubscriptionUpdateInput = oneVariantOf({
+  product_id: z.strictObject({ product_id: z.uuid() }),
+  cancel_at_period_end: z.strictObject({
+    cancel_at_period_end: z.boolean(),
+    cancellation_reason: cancellationFields.customer_cancellation_reason,
+    cancellation_comment: cancellationFields.customer_cancellation_comment,
+  }),
+}).transform((body): SubscriptionChange => {
+  if ('product_id' in body) {
+    return { kind: 'product', productId: body.product_id, prorationBehavior: null };
+  }
+  return {
+    kind: 'cancel_at_period_end',
+    cancelAtPeriodEnd: body.cancel_at_period_end,
+    reason: body.cancellation_reason ?? null,
+    comment: body.cancellation_comment ?? null,
+  };
+});
 
 /** The statuses of a subscription whose renewal failed (the failed-renewals `status` filter). */
 export const failedRenewalStatuses = ['past_due', 'unpaid'] as const;
 export const failedRenewalStatusFilter = z.enum(failedRenewalStatuses);
+
+/** The recovered-renewals `recovered_by` filter (repeatable). */
+export const recoveredByFilter = z.enum(renewalRecoverers);
 
 export const failedRenewalSortFields = [
   'customer',
@@ -211,6 +291,7 @@ export function failedRenewalWire(subscription: Subscription, amountAtRisk: numb
     last_payment_error: subscription.lastPaymentError ?? null,
     amount_at_risk: amountAtRisk,
     ...renewalRecoveryWire(subscription),
+    test_clock_id: subscription.testClock?.id ?? null,
   };
 }
 export type FailedRenewalWire = ReturnType<typeof failedRenewalWire>;

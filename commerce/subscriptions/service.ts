@@ -229,6 +229,18 @@ export async function getSubscription(
   return subscription;
 }
 
+/** A customer's subscriptions still alive (not ended), oldest first. */
+export function liveSubscriptionsOf(
+  em: EntityManager,
+  customerId: string,
+): Promise<Subscription[]> {
+  return em.find(
+    Subscription,
+    { customer: customerId, endedAt: null, status: { $nin: ['canceled', 'incomplete_expired'] } },
+    { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] },
+  );
+}
+
 /**
  * The subscription a succeeded checkout of a recurring product starts, inside the checkout's
  * completion transaction: active from now for one interval of the price's product, or trialing

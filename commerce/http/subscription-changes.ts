@@ -1,0 +1,75 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Client, UpdateDefinition } from '@temporalio/client';
+import { AppError } from '../../core/errors.ts';
+import type { Subscription } from '../../db/entities/index.ts';
+import type {
+  SubscriptionChange,
+  SubscriptionChangeResult,
+} from '../../domain/subscription-schedule.ts';
+import { refusalFromWorkflowFailure } from '../../processes/activity-errors.ts';
+import { updateSubscription } from '../../processes/starters.ts';
+import { changeSubscriptionUpdate } from '../../processes/subscription-messages.ts';
+import { commerceError } from '../errors.ts';
+import { hasEnded } from '../subscriptions/changes.ts';
+import type { SubscriptionWire } from '../subscriptions/schemas.ts';
+import { liveSubscriptionsOf } from '../subscriptions/service.ts';
+
+/**
+ * Every change of a live subscription, whoever asks (the seller's /v1/subscriptions, finance's
+ * dunning actions, the customer portal, a customer's deletion), is an update of the
+ * subscription's workflow (`subscription:<id>`, started if it does not run): it applies the
+ * change between renewals, and a refusal comes back as the API's error.
+ */
+
+/** Sends the subscription's workflow an update and answers the subscription (/v1's wire) it returns. */
+export async function updateSubscriptionWorkflow<Arg>(
+  temporal: Client,
+  subscriptionId: string,
+  update: UpdateDefinition<SubscriptionChangeResult, [Arg]>,
+  arg: Arg,
+): Promise<SubscriptionWire> {
+  try {
+    const result = await updateSubscription(temporal, subscriptionId, update, arg);
+    // The workflow's activity serialized it with serializeSubscriptions.
+    return result.subscription as SubscriptionWire;
+  } catch (error) {
+    throw refusalFromWorkflowFailure(error) ?? error;
+  }
+}
+
+/**
+ * A change of a subscription its caller found (scoped to the caller: the seller's organization,
+ * the portal's customer); an ended one is refused without Temporal.
+ */
+export function changeSubscription(
+  temporal: Client,
+  subscription: Subscription,
+  change: SubscriptionChange,
+): Promise<SubscriptionWire> {
+  if (hasEnded(subscription)) throw commerceError('AlreadyCanceledSubscription');
+  return updateSubscriptionWorkflow(temporal, subscription.id, changeSubscriptionUpdate, change);
+}
+
+/**
+ * Ends every live subscription of a customer now (a revoke: no renewal, no retry of a failed
+ * one), each through its workflow, which then revokes the benefits it gave. One that ended
+ * meanwhile is as asked; any other refusal (one is being renewed: SubscriptionLocked) stops
+ * here, before the caller goes on.
+ */
+export async function revokeSubscriptionsOf(
+  em: EntityManager,
+  temporal: Client,
+  customerId: string,
+): Promise<void> {
+  for (const subscription of await liveSubscriptionsOf(em, customerId)) {
+    try {
+      await changeSubscription(temporal, subscription, {
+        kind: 'revoke',
+        reason: null,
+        comment: null,
+      });
+    } catch (error) {
+      if (!(error instanceof AppError && error.code === 'AlreadyCanceledSubscription')) throw error;
+    }
+  }
+}
