@@ -37,12 +37,13 @@ export function customerSessionWire(
 export const portalSignInLinkUrl = (publicUrl: string, token: string) =>
   `${publicUrl}/portal/sign-in?token=${encodeURIComponent(token)}`;
 
-const signInEmail = z.email().max(255);
+// Typed by the customer: surrounding spaces are not part of the address.
+const signInEmail = z.string().trim().max(255).pipe(z.email());
 const signInReturnTo = z
   .string()
   .max(2000)
   .refine((path) => portalPath(path) !== null, 'Must be a path of the customer portal.')
-  .optional();
+  .nullish();
 
 /**
  * `POST /v1/customer-portal/customer-session/request`: mail a sign-in link to the customer of an

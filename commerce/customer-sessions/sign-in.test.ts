@@ -50,7 +50,7 @@ describe('portal sign-in by mailed link (/v1/customer-portal/customer-session)',
       ...extra,
     });
     assert.equal(asked.status, 202, JSON.stringify(asked.body));
-    const mail = await waitForMail({ to: email, subject: /^Sign in to Seller / });
+    const mail = await waitForMail({ to: email.trim(), subject: /^Sign in to Seller / });
     const [link] = extractLinks(mail);
     assert.ok(link, mail.text);
     assert.ok(mail.html.includes(link.replaceAll('&', '&amp;')), 'the HTML part links it too');
@@ -72,6 +72,9 @@ describe('portal sign-in by mailed link (/v1/customer-portal/customer-session)',
     const opened = await authenticate(token);
     assert.equal(opened.status, 200, JSON.stringify(opened.body));
     assert.equal(opened.body.customer_id, customer.id);
+    assert.ok(
+      opened.body.customer_portal_url.endsWith(`?customer_session_token=${opened.body.token}`),
+    );
     assert.equal(opened.body.return_to, '/portal');
     assert.match(opened.body.token, /^polar_cst_/);
     const portal = polarClient(api.url);
@@ -100,7 +103,7 @@ describe('portal sign-in by mailed link (/v1/customer-portal/customer-session)',
   it('opens the portal on the page asked for, and refuses a path off the portal', async () => {
     const customer = await seller.polar.customers.create({ email: freshEmail() });
     const returnTo = `/portal/subscriptions/${randomUUID()}`;
-    const token = await requestLink(customer.email, { return_to: returnTo });
+    const token = await requestLink(` ${customer.email} `, { return_to: returnTo });
     assert.equal((await authenticate(token)).body.return_to, returnTo);
 
     for (const offsite of ['https://evil.example/portal', '//evil.example', '/dashboard']) {
