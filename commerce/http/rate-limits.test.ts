@@ -169,6 +169,8 @@ describe('per-IP limits of the public /v1 routes', () => {
       'PATCH /v1/checkouts/client/:client_secret',
       'PATCH /v1/customer-portal/benefit-grants/:id',
       'POST /v1/checkouts/client/:client_secret/confirm',
+      'POST /v1/customer-portal/customer-session/authenticate',
+      'POST /v1/customer-portal/customer-session/request',
       'POST /v1/customer-portal/license-keys/activate',
       'POST /v1/customer-portal/license-keys/deactivate',
       'POST /v1/customer-portal/license-keys/validate',
