@@ -378,6 +378,84 @@ describe('Stripe simulator (stateful PaymentIntents in front of stripe-mock)', (
     assert.equal(refused.payment_intent?.last_payment_error?.payment_method?.card?.last4, '0341');
   });
 
+  it('keeps each customer’s saved cards: attached by the intents that save them, listed, detached', async () => {
+    const holder = (await stripe.customers.create({ email: 'holder@example.com' })).id;
+    const other = (await stripe.customers.create({ email: 'other@example.com' })).id;
+    const cardsOf = async (owner: string) =>
+      (await stripe.customers.listPaymentMethods(owner, { type: 'card' })).data.map((method) => [
+        method.id,
+        method.customer,
+        method.card?.last4,
+      ]);
+    await stripe.setupIntents.create({
+      customer: holder,
+      payment_method: 'pm_card_mastercard',
+      confirm: true,
+      usage: 'off_session',
+    });
+    await stripe.paymentIntents.create({
+      amount: 2500,
+      currency: 'usd',
+      customer: other,
+      payment_method: 'pm_card_amex',
+      confirm: true,
+      setup_future_usage: 'off_session',
+    });
+    // A charge that saves nothing attaches nothing.
+    await stripe.paymentIntents.create({
+      amount: 2500,
+      currency: 'usd',
+      customer: other,
+      payment_method: 'pm_card_visa',
+      confirm: true,
+    });
+    assert.deepEqual(await cardsOf(holder), [['pm_card_mastercard', holder, '4444']]);
+    assert.deepEqual(await cardsOf(other), [['pm_card_amex', other, '8431']]);
+    const own = await stripe.customers.retrievePaymentMethod(holder, 'pm_card_mastercard');
+    assert.equal(own.customer, holder);
+    const foreign = await stripe.customers
+      .retrievePaymentMethod(other, 'pm_card_mastercard')
+      .catch((error: unknown) => error);
+    assert.ok(foreign instanceof Stripe.errors.StripeInvalidRequestError);
+    assert.equal(foreign.statusCode, 404);
+
+    await stripe.paymentMethods.attach('pm_card_visa', { customer: holder });
+    assert.deepEqual(
+      (await cardsOf(holder)).map(([id]) => id),
+      ['pm_card_visa', 'pm_card_mastercard'],
+    );
+    const detached = await stripe.paymentMethods.detach('pm_card_mastercard');
+    assert.equal(detached.customer, null);
+    assert.deepEqual(
+      (await cardsOf(holder)).map(([id]) => id),
+      ['pm_card_visa'],
+    );
+    const again = await stripe.paymentMethods
+      .detach('pm_card_mastercard')
+      .catch((error: unknown) => error);
+    assert.ok(again instanceof Stripe.errors.StripeInvalidRequestError);
+  });
+
+  it('keeps the confirmation tokens its test helper makes: an intent confirmed with one pays as its card', async () => {
+    const token = await stripe.testHelpers.confirmationTokens.create({
+      payment_method: 'pm_card_authenticationRequired',
+    });
+    assert.equal((await stripe.confirmationTokens.retrieve(token.id)).id, token.id);
+    const pending = await stripe.setupIntents.create({
+      customer,
+      confirmation_token: token.id,
+      confirm: true,
+      usage: 'off_session',
+    });
+    assert.equal(pending.status, 'requires_action');
+    assert.equal(pending.payment_method, 'pm_card_authenticationRequired');
+    const unknown = await stripe.confirmationTokens
+      .retrieve('ctoken_1NeverMade')
+      .catch((error: unknown) => error);
+    assert.ok(unknown instanceof Stripe.errors.StripeInvalidRequestError);
+    assert.equal(unknown.statusCode, 404);
+  });
+
   it('refunds a paid PaymentIntent: pending, then succeeded with its signed events', async () => {
     const paid = await charge('pm_card_visa');
     const refund = await stripe.refunds.create(
