@@ -779,6 +779,16 @@ export const routeCases: Record<string, RouteCase> = {
   'DELETE /v1/subscriptions/:id': {
     request: ({ victim }) => ({ path: `/v1/subscriptions/${victim.subscriptionId}` }),
   },
+  'GET /v1/subscriptions/recovered-renewals': {
+    request: () => ({ path: '/v1/subscriptions/recovered-renewals' }),
+    stranger: 'own',
+    list: { params: ['recovered_by'] },
+  },
+  'POST /v1/subscriptions/:id/update-card-link': {
+    request: ({ victim }) => ({
+      path: `/v1/subscriptions/${victim.subscriptionId}/update-card-link`,
+    }),
+  },
   'POST /v1/subscriptions/:id/dunning/:action': {
     request: ({ victim }) => ({
       path: `/v1/subscriptions/${victim.subscriptionId}/dunning/cancel`,

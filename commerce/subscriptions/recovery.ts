@@ -1,5 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Order, Subscription } from '../../db/entities/index.ts';
+import type { RenewalRecoverer } from '../../db/entities/subscription.ts';
+import { findPage, inList, type Page } from '../../db/listing.ts';
 import { declineReasonOf, needsAuthentication } from '../../domain/decline-reasons.ts';
 import { formatMoney } from '../../domain/money.ts';
 import { portalSignInUrl } from '../customer-sessions/service.ts';
@@ -58,4 +60,25 @@ export async function failedRenewalNotice(
       publicUrl,
     }),
   };
+}
+
+/**
+ * A page of the organization's subscriptions whose last failed renewal was paid after all
+ * (by `recoverers` when given), the latest recovery first, customers and products loaded:
+ * what the failed-renewals page shows beside the renewals still failing.
+ */
+export function listRecoveredRenewals(
+  em: EntityManager,
+  organizationId: string,
+  { page, recoverers }: { page: Page; recoverers: RenewalRecoverer[] },
+): Promise<[Subscription[], number]> {
+  return findPage(em, Subscription, {
+    where: [
+      { organization: organizationId, recoveredAt: { $ne: null } },
+      inList('recoveredBy', recoverers),
+    ],
+    thenBy: [{ recoveredAt: 'desc' }, { id: 'asc' }],
+    page,
+    populate: ['customer', 'product'],
+  });
 }
