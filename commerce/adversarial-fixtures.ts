@@ -98,10 +98,11 @@ async function victimObjects(api: TestApi, victim: Seller, receiver: Receiver) {
   assert.ok(order, 'the victim’s purchase made an order');
   const buyer = { id: order.customer.id, email: order.customer.email };
 
+  // The buyer subscribes too: its portal session reads its own subscription.
   const planCheckout = await victim.polar.checkouts.create({ products: [recurringProduct.id] });
   await buyerClient(api).checkouts.clientConfirm({
     clientSecret: planCheckout.clientSecret,
-    checkoutConfirmStripe: buyerDetails(),
+    checkoutConfirmStripe: { ...buyerDetails(), customerEmail: buyer.email },
   });
   const subscribed = await eventually(
     () => victim.polar.checkouts.get({ id: planCheckout.id }),

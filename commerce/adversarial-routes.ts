@@ -430,6 +430,54 @@ export const routeCases: Record<string, RouteCase> = {
     }),
     stranger: 'refused',
   },
+  'GET /v1/customer-portal/subscriptions': {
+    access: { customerSession: true },
+    request: () => ({ path: '/v1/customer-portal/subscriptions/' }),
+    stranger: 'own',
+    list: { params: ['organization_id', 'product_id', 'active', 'query', 'sorting'] },
+  },
+  'GET /v1/customer-portal/subscriptions/:id': {
+    access: { customerSession: true },
+    request: ({ victim }) => ({
+      path: `/v1/customer-portal/subscriptions/${victim.subscriptionId}`,
+    }),
+  },
+  'PATCH /v1/customer-portal/subscriptions/:id': {
+    access: { customerSession: true },
+    request: ({ victim, attacker }) => [
+      {
+        path: `/v1/customer-portal/subscriptions/${victim.subscriptionId}`,
+        body: { cancel_at_period_end: true, cancellation_reason: 'other' },
+      },
+      {
+        path: `/v1/customer-portal/subscriptions/${victim.subscriptionId}`,
+        body: { product_id: attacker.productId },
+      },
+    ],
+  },
+  'DELETE /v1/customer-portal/subscriptions/:id': {
+    access: { customerSession: true },
+    request: ({ victim }) => ({
+      path: `/v1/customer-portal/subscriptions/${victim.subscriptionId}`,
+    }),
+  },
+  'GET /v1/customer-portal/meters/': {
+    access: { customerSession: true },
+    request: () => ({ path: '/v1/customer-portal/meters/' }),
+    stranger: 'own',
+    list: { params: ['meter_id', 'query', 'sorting'] },
+  },
+  'GET /v1/customer-portal/meters/:id': {
+    access: { customerSession: true },
+    request: ({ victim }) => ({ path: `/v1/customer-portal/meters/${victim.customerMeterId}` }),
+  },
+  // The storefront shows what a seller offers to anyone who knows its slug; an id is no slug.
+  'GET /v1/customer-portal/organizations/:slug': {
+    access: { anonymous: 'the public storefront: what a seller offers, by its slug' },
+    request: ({ victim }) => ({
+      path: `/v1/customer-portal/organizations/${victim.organizationId}`,
+    }),
+  },
   // Apps check the key a customer typed in: the key and its organization are the credential.
   'POST /v1/customer-portal/license-keys/validate': {
     access: { anonymous: 'apps validate keys their users typed in' },

@@ -151,6 +151,7 @@ describe('per-IP limits of the public /v1 routes', () => {
       limited.push(route);
     }
     assert.deepEqual(limited.toSorted(), [
+      'DELETE /v1/customer-portal/subscriptions/:id',
       'GET /v1/checkout-links/:client_secret/redirect',
       'GET /v1/checkouts/client/:client_secret',
       'GET /v1/customer-portal/benefit-grants/',
@@ -160,14 +161,20 @@ describe('per-IP limits of the public /v1 routes', () => {
       'GET /v1/customer-portal/downloadables/files/:grant',
       'GET /v1/customer-portal/license-keys',
       'GET /v1/customer-portal/license-keys/:id',
+      'GET /v1/customer-portal/meters/',
+      'GET /v1/customer-portal/meters/:id',
       'GET /v1/customer-portal/oauth-accounts/authorize',
       'GET /v1/customer-portal/oauth-accounts/callback',
       'GET /v1/customer-portal/orders/',
       'GET /v1/customer-portal/orders/:id',
+      'GET /v1/customer-portal/organizations/:slug',
+      'GET /v1/customer-portal/subscriptions',
+      'GET /v1/customer-portal/subscriptions/:id',
       'GET /v1/files/public/:id/:name',
       'GET /v1/orders/:id/invoice/document',
       'PATCH /v1/checkouts/client/:client_secret',
       'PATCH /v1/customer-portal/benefit-grants/:id',
+      'PATCH /v1/customer-portal/subscriptions/:id',
       'POST /v1/checkouts/client/:client_secret/confirm',
       'POST /v1/customer-portal/customer-session/authenticate',
       'POST /v1/customer-portal/customer-session/request',
