@@ -1,10 +1,10 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { Money } from '../../components/Money';
-import type { Subscription } from '../subscriptions/api';
 import { subscriptionsKey } from '../subscriptions/api';
 import {
   type DunningAction,
+  type DunningResult,
   type FailedRenewal,
   failedRenewalsApi,
   failedRenewalsKey,
@@ -40,7 +40,7 @@ interface DunningDialogProps {
   /** The action asked and the renewal it is for; null: the dialog is closed. */
   target: { action: DunningAction; renewal: FailedRenewal } | null;
   /** Told what the subscription became (a retry may be declined again). */
-  onDone: (renewal: FailedRenewal, action: DunningAction, after: Subscription) => void;
+  onDone: (renewal: FailedRenewal, action: DunningAction, after: DunningResult) => void;
   onClose: () => void;
 }
 

@@ -11,11 +11,13 @@ import { Link, useQueryState } from '../../router';
 import { statusLabels } from '../subscriptions/api';
 import {
   type DunningAction,
+  type DunningResult,
   type FailedRenewal,
   failedRenewalsApi,
   failedRenewalsKey,
 } from './api';
 import { DunningDialog } from './DunningDialog';
+import { recoveredLabel, retryOutcome } from './recovery';
 import './finance.css';
 
 const column = createColumnHelper<FailedRenewal>();
@@ -49,7 +51,16 @@ const columnsWith = (ask: Ask) => [
   }),
   column.accessor('status', {
     header: 'Status',
-    cell: (cell) => <StatusBadge status={cell.getValue()} />,
+    cell: (cell) => {
+      const recovered = recoveredLabel(cell.row.original.recovered_by);
+      return (
+        <>
+          <StatusBadge status={cell.getValue()} />
+          {recovered && <StatusBadge tone="ok">{recovered}</StatusBadge>}
+          {cell.row.original.test_clock_id && <StatusBadge tone="info">test clock</StatusBadge>}
+        </>
+      );
+    },
   }),
   column.accessor('amount_at_risk', {
     header: 'At risk',
@@ -63,14 +74,25 @@ const columnsWith = (ask: Ask) => [
     },
   }),
   column.accessor('dunning_attempts', { header: 'Attempts', enableSorting: true }),
-  column.accessor('last_payment_error', {
-    header: 'Last error',
+  column.accessor('last_payment_decline_reason', {
+    header: 'Why it failed',
     cell: (cell) => {
-      const error = cell.getValue();
-      return error ? (
-        <code title={error.message}>{error.code}</code>
-      ) : (
-        <span className="muted">—</span>
+      const { last_payment_error: error, last_payment_attempt_at: attemptedAt } = cell.row.original;
+      const reason = cell.getValue() ?? error?.message;
+      if (!reason) return <span className="muted">—</span>;
+      return (
+        <>
+          <div>{reason}</div>
+          <div className="muted">
+            {error?.code && <code>{error.code}</code>}
+            {attemptedAt && (
+              <>
+                {error?.code && ' · '}
+                last tried <DateTime value={attemptedAt} />
+              </>
+            )}
+          </div>
+        </>
       );
     },
   }),
@@ -156,12 +178,8 @@ function Totals({ status }: { status: string | null }) {
   );
 }
 
-const outcomeOf = (action: DunningAction, status: string) => {
-  if (action === 'retry') {
-    return status === 'active'
-      ? 'The retry was paid: the subscription is active again.'
-      : `The retry was declined again: the subscription is ${status.replaceAll('_', ' ')}.`;
-  }
+const outcomeOf = (action: DunningAction, after: DunningResult) => {
+  if (action === 'retry') return retryOutcome(after);
   if (action === 'resolve') return 'Marked resolved: the subscription is active again.';
   return 'The subscription is canceled.';
 };
@@ -183,7 +201,7 @@ export default function FailedRenewalsPage() {
       above={
         <>
           <Totals status={status} />
-          <p role="status" className="muted">
+          <p role="status" className={notice ? 'banner' : undefined}>
             {notice}
           </p>
         </>
@@ -197,7 +215,7 @@ export default function FailedRenewalsPage() {
         <DunningDialog
           target={target}
           onDone={(renewal, action, after) =>
-            setNotice(`${renewal.customer_email}: ${outcomeOf(action, after.status)}`)
+            setNotice(`${renewal.customer_email}: ${outcomeOf(action, after)}`)
           }
           onClose={() => setTarget(null)}
         />

@@ -9,6 +9,7 @@ import type {
 import { api, type ListResource } from '../../api/client';
 import type { PageQuery } from '../../components/DataTable';
 import type { Subscription } from '../subscriptions/api';
+import type { RetryResult } from './recovery';
 
 export type FailedRenewal = FailedRenewalWire;
 export type FailedRenewalTotals = FailedRenewalTotal[];
@@ -24,11 +25,14 @@ export const failedRenewalsKey = ['failed-renewals'] as const;
 /** Finance's actions on a failed renewal, by the path segment that asks for them. */
 export type DunningAction = 'retry' | 'cancel' | 'resolve';
 
+/** The subscription after an action; after a retry, with what the charge did. */
+export type DunningResult = Subscription & { retry_result?: RetryResult | null };
+
 export const failedRenewalsApi = {
   list: (query: Partial<PageQuery>, signal: AbortSignal) =>
     api.get<FailedRenewalList>('/v1/subscriptions/failed-renewals', { query, signal }),
   act: (subscriptionId: string, action: DunningAction) =>
-    api.post<Subscription>(
+    api.post<DunningResult>(
       `/v1/subscriptions/${encodeURIComponent(subscriptionId)}/dunning/${action}`,
     ),
 };

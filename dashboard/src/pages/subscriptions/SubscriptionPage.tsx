@@ -6,10 +6,35 @@ import { Money } from '../../components/Money';
 import { StatusBadge } from '../../components/StatusBadge';
 import { WorkflowPanel } from '../../components/WorkflowPanel';
 import { Link, type PageProps } from '../../router';
-import { reasonLabels, subscriptionKey, subscriptionsApi } from './api';
+import { recoveredLabel } from '../finance/recovery';
+import { reasonLabels, type Subscription, subscriptionKey, subscriptionsApi } from './api';
 import { ChangePlanSection } from './ChangePlanSection';
 import { SubscriptionActions } from './SubscriptionActions';
 import { BilledPeriodsSection, NextStep } from './SubscriptionSchedule';
+
+/**
+ * Why it ended or will: "Payment failed" with the last attempt's date when dunning gave up on
+ * the renewal, else the customer's reason and comment.
+ */
+function Cancellation({ subscription }: { subscription: Subscription }) {
+  if (subscription.cancellation_cause === 'payment_failed') {
+    return (
+      <span>
+        Payment failed
+        {subscription.last_payment_attempt_at && (
+          <>
+            {' '}
+            (last attempt <DateTime value={subscription.last_payment_attempt_at} />)
+          </>
+        )}
+      </span>
+    );
+  }
+  const reason = subscription.customer_cancellation_reason;
+  const comment = subscription.customer_cancellation_comment;
+  if (!reason && !comment) return <>—</>;
+  return <>{[reason && reasonLabels[reason], comment].filter(Boolean).join(': ')}</>;
+}
 
 export default function SubscriptionPage({ params }: PageProps) {
   const id = params.id ?? '';
@@ -30,7 +55,7 @@ export default function SubscriptionPage({ params }: PageProps) {
   const { data } = subscription;
   const live = data.status === 'active' || data.status === 'trialing';
   const clockTime = state.data?.schedule.testClock?.frozenTime;
-  const reason = data.customer_cancellation_reason;
+  const recovered = recoveredLabel(data.recovered_by);
 
   return (
     <EntityPage
@@ -40,7 +65,9 @@ export default function SubscriptionPage({ params }: PageProps) {
           <StatusBadge status={data.status} />
           {data.cancel_at_period_end && (
             <StatusBadge tone="warning">ends at period end</StatusBadge>
-          )}{' '}
+          )}
+          {data.test_clock_id && <StatusBadge tone="info">test clock</StatusBadge>}
+          {recovered && <StatusBadge tone="ok">{recovered}</StatusBadge>}{' '}
           <Money amount={data.amount} currency={data.currency} /> every {data.recurring_interval}
         </>
       }
@@ -49,7 +76,8 @@ export default function SubscriptionPage({ params }: PageProps) {
     >
       {(data.status === 'past_due' || data.status === 'unpaid') && (
         <p className="banner" role="status">
-          The last renewal was not paid.{' '}
+          The last renewal was not paid
+          {data.last_payment_decline_reason ? `: ${data.last_payment_decline_reason}` : '.'}{' '}
           <Link to="/failed-renewals">Fix it under failed renewals</Link>.
         </p>
       )}
@@ -86,13 +114,22 @@ export default function SubscriptionPage({ params }: PageProps) {
               </Link>,
             ],
             ['Discount', data.discount?.name ?? 'None'],
+            ['Cancellation', <Cancellation key="cancellation" subscription={data} />],
             [
-              'Cancellation',
-              reason || data.customer_cancellation_comment
-                ? [reason && reasonLabels[reason], data.customer_cancellation_comment]
-                    .filter(Boolean)
-                    .join(': ')
-                : '—',
+              'Last renewal payment',
+              data.last_payment_attempt_at ? (
+                <span key="attempt">
+                  <DateTime value={data.last_payment_attempt_at} />
+                  {data.recovered_at && (
+                    <>
+                      {' '}
+                      · {recovered} on <DateTime value={data.recovered_at} />
+                    </>
+                  )}
+                </span>
+              ) : (
+                '—'
+              ),
             ],
             ['Subscription id', <code key="id">{data.id}</code>],
           ]}

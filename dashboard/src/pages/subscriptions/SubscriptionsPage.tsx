@@ -32,6 +32,7 @@ const columns = [
         {cell.row.original.cancel_at_period_end && (
           <StatusBadge tone="warning">ends at period end</StatusBadge>
         )}
+        {cell.row.original.test_clock_id && <StatusBadge tone="info">test clock</StatusBadge>}
       </>
     ),
   }),

@@ -1,0 +1,105 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { advanceTestClock, declinedRenewal } from '../commerce/subscriptions/testing.ts';
+import type { Seller } from '../commerce/testing.ts';
+import { Subscription } from '../db/entities/index.ts';
+import { eventually } from '../devstack/eventually.ts';
+import { dashboardBrowserSuite, screenshotsDir, sellerPage } from './browser-testing.ts';
+
+/**
+ * Finance sees recovery (headless Chromium): a declined renewal explained in words, what
+ * "Retry now" did said plainly, test-clock subscriptions marked, and a subscription dunning
+ * gave up on canceled for "payment failed" with the date of its last attempt.
+ */
+describe('dashboard: finance sees failed renewals recover (browser)', () => {
+  const suite = dashboardBrowserSuite();
+
+  const monthly = (seller: Seller, name: string, priceAmount: number) =>
+    seller.polar.products.create({
+      name,
+      recurringInterval: 'month',
+      prices: [{ amountType: 'fixed', priceAmount }],
+    });
+
+  it('explains a declined renewal, says what retry now did, and marks the test clock', async () => {
+    const { page, seller } = await sellerPage(suite.browser, suite.api.url, suite.api, {
+      organizationName: 'Recovery Works',
+    });
+    const team = await monthly(seller, 'Team', 2500);
+    const subscriptionId = await declinedRenewal(suite.api, seller, team.id, {
+      startAt: '2027-04-01T08:00:00Z',
+      renewAt: '2027-05-01T08:00:00Z',
+    });
+
+    await page.goto(`${suite.api.url}/failed-renewals`);
+    const row = page.getByRole('row').filter({ hasText: 'Team' });
+    // The bank's reason in words; Stripe's code only beside it.
+    await row.getByText('The card has insufficient funds.').waitFor();
+    await row.getByText('test clock').waitFor();
+    await row.getByText(/last tried/).waitFor();
+    await page.screenshot({
+      path: join(screenshotsDir, 'dashboard-failed-renewals-reasons.png'),
+      fullPage: true,
+    });
+
+    // The card still has no funds: the retry is declined, and the page says why.
+    await row.getByRole('button', { name: /^Retry now/ }).click();
+    await page
+      .getByRole('dialog', { name: 'Retry the payment now?' })
+      .getByRole('button', { name: 'Retry now' })
+      .click();
+    const notice = page.getByRole('status').filter({ hasText: 'The retry was declined.' });
+    await notice.waitFor({ timeout: 30_000 });
+    assert.match(
+      (await notice.textContent()) ?? '',
+      /The card has insufficient funds\. The subscription stays past due; scheduled retries go on as planned\./,
+    );
+    assert.ok(!(await notice.textContent())?.includes('insufficient_funds'));
+
+    await page.goto(`${suite.api.url}/subscriptions/${subscriptionId}`);
+    await page.getByText('test clock', { exact: true }).waitFor();
+    await page
+      .getByText(/The last renewal was not paid: The card has insufficient funds\./)
+      .waitFor();
+    await page.close();
+  });
+
+  it('shows a subscription dunning gave up on as canceled for a failed payment, with its last attempt', async () => {
+    const { page, seller } = await sellerPage(suite.browser, suite.api.url, suite.api, {
+      organizationName: 'Dunning Works',
+    });
+    const basic = await monthly(seller, 'Basic', 1000);
+    const subscriptionId = await declinedRenewal(suite.api, seller, basic.id, {
+      startAt: '2027-06-01T08:00:00Z',
+      renewAt: '2027-07-01T08:00:00Z',
+    });
+    const { clockId } = await clockOf(subscriptionId);
+    // Past the last retry (21 days after the first failure): dunning ends it.
+    await advanceTestClock(suite.api, seller, clockId, '2027-07-25T08:00:00Z');
+    const ended = await eventually(
+      () => seller.polar.subscriptions.get({ id: subscriptionId }),
+      (found) => found.status === 'canceled',
+      { what: `subscription ${subscriptionId} canceled by dunning`, timeoutMs: 90_000 },
+    );
+    assert.equal(ended.status, 'canceled');
+
+    await page.goto(`${suite.api.url}/subscriptions/${subscriptionId}`);
+    const cancellation = page.getByText(/^Payment failed \(last attempt /);
+    await cancellation.waitFor();
+    assert.match((await cancellation.textContent()) ?? '', /2027/);
+    await page.screenshot({
+      path: join(screenshotsDir, 'dashboard-subscription-payment-failed.png'),
+      fullPage: true,
+    });
+    await page.close();
+  });
+
+  /** The test clock the subscription follows (its customer's). */
+  async function clockOf(subscriptionId: string) {
+    const subscription = await suite.api.orm.em.fork().findOneOrFail(Subscription, subscriptionId);
+    const clockId = subscription.testClock?.id;
+    assert.ok(clockId, 'the subscription follows a test clock');
+    return { clockId };
+  }
+});
