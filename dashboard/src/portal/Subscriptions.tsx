@@ -13,7 +13,14 @@ import {
 } from './api';
 import { CardForm } from './CardForm';
 import { Dialog } from './Dialog';
-import { awaitsPayment, CardName, defaultMethod, InvoiceButton, PayNow } from './payments';
+import {
+  awaitsPayment,
+  CardName,
+  defaultMethod,
+  InvoiceButton,
+  PayNow,
+  paymentOutcome,
+} from './payments';
 import { formatDate, Loaded, useAction, usePortal, useProblem, useResource } from './resource';
 
 const statusLabels: Record<SubscriptionStatus, string> = {
@@ -132,6 +139,9 @@ function SubscriptionCard({
   const titleId = `subscription-${subscription.id}`;
   const live = isLive(subscription);
   const unpaid = orders.filter(awaitsPayment);
+  // A renewal that failed: a new card pays it (the retry makes it the subscription's card).
+  const failedRenewal = subscription.status === 'past_due' ? unpaid[0] : undefined;
+  const describe = useProblem();
 
   useEffect(() => {
     if (focused) document.getElementById(titleId)?.scrollIntoView({ block: 'start' });
@@ -259,17 +269,45 @@ function SubscriptionCard({
       )}
       {opened === 'card' && (
         <Dialog title="Update card" onClose={() => setOpened(null)}>
-          <p className="muted">
-            The new card becomes your default: renewals are charged to it
-            {subscription.status === 'past_due' ? ', starting with the failed one' : ''}.
-          </p>
-          <AddCardForm
-            amount={subscription.amount}
-            currency={subscription.currency}
-            setDefault
-            onCancel={() => setOpened(null)}
-            onAdded={() => done('Your card was updated.')}
-          />
+          {failedRenewal ? (
+            <>
+              <p className="muted">
+                The new card pays the failed renewal now and then becomes this subscription’s card.
+              </p>
+              <CardForm
+                label="New card"
+                submitLabel={`Pay ${formatMoney(failedRenewal.total_amount, failedRenewal.currency)} with this card`}
+                amount={failedRenewal.total_amount}
+                currency={failedRenewal.currency}
+                onCancel={() => setOpened(null)}
+                onToken={async (confirmationTokenId) => {
+                  try {
+                    const problem = paymentOutcome(
+                      await api.confirmPayment(failedRenewal.id, confirmationTokenId),
+                    );
+                    if (problem === null)
+                      await done('Thank you: your card was updated and the payment went through.');
+                    return problem;
+                  } catch (error) {
+                    return describe(error);
+                  }
+                }}
+              />
+            </>
+          ) : (
+            <>
+              <p className="muted">
+                The new card becomes your default: renewals are charged to it.
+              </p>
+              <AddCardForm
+                amount={subscription.amount}
+                currency={subscription.currency}
+                setDefault
+                onCancel={() => setOpened(null)}
+                onAdded={() => done('Your card was updated.')}
+              />
+            </>
+          )}
         </Dialog>
       )}
     </li>

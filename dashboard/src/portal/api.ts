@@ -190,12 +190,15 @@ export function portalApi(token: string) {
       ),
     generateInvoice: (orderId: string) => write<unknown>('POST', `/orders/${id(orderId)}/invoice`),
     invoice: (orderId: string) => read<{ url: string }>(`/orders/${id(orderId)}/invoice`),
-    confirmPayment: (
-      orderId: string,
-      payment: { confirmation_token_id: string } | { payment_method_id: string },
-    ) =>
+    /**
+     * Pays an order whose charge failed with `card`: a confirmation token (Stripe Elements), or
+     * a payment method (a saved card, or one of Stripe's test cards in test mode).
+     */
+    confirmPayment: (orderId: string, card: string) =>
       write<PaymentConfirmation>('POST', `/orders/${id(orderId)}/confirm-payment`, {
-        ...payment,
+        ...(card.startsWith('ctoken_')
+          ? { confirmation_token_id: card }
+          : { payment_method_id: card }),
         payment_processor: 'stripe',
       }),
 

@@ -91,9 +91,7 @@ export function PayNow({ order, methods, onPaid }: PayNowProps) {
                   disabled={saved.busy}
                   onClick={() =>
                     saved.run(async () => {
-                      const problem = settle(
-                        await api.confirmPayment(order.id, { payment_method_id: method.id }),
-                      );
+                      const problem = settle(await api.confirmPayment(order.id, method.id));
                       if (problem) throw new Error(problem);
                     }, retryRefusals)
                   }
@@ -123,11 +121,7 @@ export function PayNow({ order, methods, onPaid }: PayNowProps) {
               onCancel={() => setOpen(false)}
               onToken={async (confirmationTokenId) => {
                 try {
-                  return settle(
-                    await api.confirmPayment(order.id, {
-                      confirmation_token_id: confirmationTokenId,
-                    }),
-                  );
+                  return settle(await api.confirmPayment(order.id, confirmationTokenId));
                 } catch (error) {
                   return describe(error);
                 }
