@@ -17,7 +17,7 @@ import {
   startCommerceApi,
   type TestApi,
 } from '../testing.ts';
-import { portalSignInUrl, signInLinkTokenPrefix } from './service.ts';
+import { portalSignInUrl, signInLinkForEmail, signInLinkTokenPrefix } from './service.ts';
 
 const requestPath = '/v1/customer-portal/customer-session/request';
 const authenticatePath = '/v1/customer-portal/customer-session/authenticate';
@@ -179,6 +179,29 @@ describe('portal sign-in by mailed link (/v1/customer-portal/customer-session)',
       customerUpdate: { email: freshEmail() },
     });
     assert.equal((await authenticate(toOldAddress)).status, 401);
+  });
+
+  it('a retried lookup re-issues the request’s one link: only the newest token opens it', async () => {
+    const customer = await seller.polar.customers.create({ email: freshEmail() });
+    const input = {
+      organizationId: seller.organizationId,
+      email: customer.email,
+      returnTo: null,
+      linkId: randomUUID(),
+    };
+    const first = await signInLinkForEmail(api.orm.em.fork(), input);
+    const retried = await signInLinkForEmail(api.orm.em.fork(), input);
+    assert.ok(first && retried);
+    assert.notEqual(first.token, retried.token);
+    const rows = await api.orm.em.fork().find(CustomerSignInLink, { customer: customer.id });
+    assert.deepEqual(
+      rows.map((row) => [row.id, row.tokenHash]),
+      [[input.linkId, hashToken(retried.token)]],
+    );
+    assert.equal((await authenticate(first.token)).status, 401);
+    assert.equal((await authenticate(retried.token)).status, 200);
+    // Once used, a late retry issues nothing more.
+    assert.equal(await signInLinkForEmail(api.orm.em.fork(), input), null);
   });
 
   it('portalSignInUrl: a mailed link opening the portal on a subscription, a week long', async () => {
