@@ -24,6 +24,7 @@ import type {
 import * as templates from '../integrations/mail/templates.ts';
 import type { StripeClient } from '../integrations/stripe/client.ts';
 import {
+  cancelWaitingPayment,
   chargeAttempt,
   chargeSubscriptionCard,
   paymentIdOf,
@@ -91,10 +92,16 @@ export interface RenewalRetryResult {
   outcome: RenewalRetryOutcome;
   orderId: string;
   paymentId: string | null;
+  /** Stripe's PaymentIntent of the charge (null when none was made). */
+  paymentIntentId: string | null;
   /** The card charged: the customer's becomes the subscription's once it paid. */
   paymentMethodId: string | null;
   state: LifecycleState;
 }
+
+/** The charge key of a retry: one PaymentIntent per update that asked it. */
+const retryChargeKey = ({ subscriptionId, periodEnd, retryId }: RenewalRetry) =>
+  `renewal:${subscriptionId}:${new Date(periodEnd).toISOString()}:retry:${retryId}`;
 
 /** The steps of the subscription workflow, each one transaction (or one charge), each safe to run again. */
 export function createSubscriptionActivities({
@@ -139,11 +146,12 @@ export function createSubscriptionActivities({
     retry: RenewalRetry,
     { status, paymentId, error }: RenewalPaymentOutcome,
     paymentMethodId: string | null,
+    paymentIntentId: string | null = null,
   ): Promise<RenewalRetryResult> {
     const { subscriptionId, by } = retry;
     const end = new Date(retry.periodEnd);
     const orderId = renewalOrderIdOf(subscriptionId, end);
-    const charged = { orderId, paymentId, paymentMethodId };
+    const charged = { orderId, paymentId, paymentIntentId, paymentMethodId };
     if (status === 'succeeded') {
       const recovery = { by, paymentMethodId: by === 'customer' ? paymentMethodId : null };
       const state = await settleRenewalPaid(
@@ -174,7 +182,7 @@ export function createSubscriptionActivities({
 
   /** Charges a retry once (its own idempotency key); refusals come back as the API's errors. */
   async function chargeRetry(retry: RenewalRetry): Promise<RenewalRetryResult> {
-    const { subscriptionId, retryId } = retry;
+    const { subscriptionId } = retry;
     const end = new Date(retry.periodEnd);
     const order = await retryableRenewalOrder(orm.em.fork(), subscriptionId, end, retry.orderId);
     const paymentMethod = retry.paymentMethod ?? order.stripePaymentMethodId;
@@ -185,7 +193,7 @@ export function createSubscriptionActivities({
     const stripeCustomerId =
       order.stripeCustomerId ??
       (await payments.ensureStripeCustomer({ customerId: order.customerId }));
-    const idempotencyKey = `renewal:${subscriptionId}:${end.toISOString()}:retry:${retryId}`;
+    const idempotencyKey = retryChargeKey(retry);
     const charged = await chargeAttempt(
       { orm, stripe },
       {
@@ -203,24 +211,23 @@ export function createSubscriptionActivities({
         offSession: retry.by === 'finance',
       },
     );
-    const { paymentId, paymentMethodId } = charged;
+    const { paymentId, paymentIntentId, paymentMethodId } = charged;
     if (charged.status === 'succeeded' || charged.status === 'failed') {
       const error = {
         code: charged.declineCode ?? 'payment_failed',
         message: charged.message ?? 'The payment failed.',
       };
-      return settleRetry(retry, { status: charged.status, paymentId, error }, paymentMethodId);
+      const outcome = { status: charged.status, paymentId, error };
+      return settleRetry(retry, outcome, paymentMethodId, paymentIntentId);
     }
     // Undecided: the Payment shows on the order meanwhile (the portal's payment status).
     await attachRenewalPayment(orm.em.fork(), subscriptionId, end, paymentId);
-    const clientSecret =
-      charged.status === 'requires_action'
-        ? (await stripe.paymentIntents.retrieve(charged.paymentIntentId)).client_secret
-        : null;
+    const clientSecret = charged.authentication?.clientSecret ?? null;
     return {
       outcome: { status: charged.status, clientSecret, error: null },
       orderId: order.orderId,
       paymentId,
+      paymentIntentId,
       paymentMethodId,
       state: await subscriptionLifecycleState(orm.em.fork(), subscriptionId),
     };
@@ -321,6 +328,37 @@ export function createSubscriptionActivities({
       } catch (error) {
         return toActivityFailure(error);
       }
+    },
+
+    /**
+     * Gives up on a retry still waiting for its card holder (or Stripe) when the workflow's
+     * wait ran out: the PaymentIntent canceled, so a late authentication cannot take money for
+     * a renewal no longer waiting for it (one that succeeded meanwhile is settled paid).
+     */
+    async abandonRenewalRetry({
+      paymentId,
+      paymentIntentId,
+      paymentMethodId,
+      ...retry
+    }: RenewalRetry & {
+      paymentId: string;
+      paymentIntentId: string;
+      paymentMethodId: string | null;
+    }): Promise<RenewalRetryResult> {
+      const idempotencyKey = `${retryChargeKey(retry)}:abandon`;
+      const final = await cancelWaitingPayment(
+        { orm, stripe },
+        { paymentId, paymentIntentId, idempotencyKey },
+      );
+      const outcome: RenewalPaymentOutcome =
+        final?.status === 'succeeded'
+          ? { status: 'succeeded', paymentId, error: null }
+          : {
+              status: 'failed',
+              paymentId,
+              error: { code: 'payment_timeout', message: 'The payment was not completed in time.' },
+            };
+      return settleRetry(retry, outcome, paymentMethodId, paymentIntentId);
     },
 
     /** Writes the outcome of a retry decided after retryRenewalPayment answered. */

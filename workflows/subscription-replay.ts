@@ -28,6 +28,7 @@ type ReplayActivities = Pick<
   | 'paymentFailedMail'
   | 'retryRenewalPayment'
   | 'settleRenewalRetry'
+  | 'abandonRenewalRetry'
 > &
   Pick<SubscriptionChangeActivities, 'applySubscriptionChange'> &
   Pick<
@@ -99,6 +100,7 @@ function replayActivities(
     },
     orderId: 'replay-order',
     paymentId,
+    paymentIntentId: `pi_replay_${paymentId}`,
     paymentMethodId: 'pm_card_visa',
     state:
       status === 'succeeded' ? apply(paidSchedule(current.schedule)) : stateOf(current.schedule),
@@ -110,6 +112,7 @@ function replayActivities(
     },
     settleRenewalRetry: async ({ outcome }) =>
       retried(outcome.status, outcome.paymentId ?? 'replay-retry'),
+    abandonRenewalRetry: async ({ paymentId }) => retried('failed', paymentId),
     loadSubscriptionState: async () => stateOf(current.schedule),
     renewSubscription: async ({ attempt }) => {
       const { schedule } = current;

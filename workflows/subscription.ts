@@ -324,12 +324,22 @@ export async function subscription({ subscriptionId, carried }: SubscriptionInpu
     const periodStart = schedule.currentPeriodStart;
     const wasUnpaid = schedule.status === 'unpaid';
     let result: RenewalRetryResult = await renewals.retryRenewalPayment(retry);
-    const { paymentId, paymentMethodId } = result;
+    const { paymentId, paymentIntentId, paymentMethodId } = result;
     const undecided = result.outcome.status !== 'succeeded' && result.outcome.status !== 'failed';
     if (undecided && paymentId) {
       answer(result.outcome);
       const outcome = await decidedOutcome(paymentId);
-      result = await steps.settleRenewalRetry({ ...retry, paymentMethodId, outcome });
+      const heard = outcomes.get(paymentId)?.status;
+      // Nothing decided in time: the PaymentIntent is canceled, never left to pay later.
+      result =
+        heard !== 'succeeded' && heard !== 'failed' && paymentIntentId
+          ? await renewals.abandonRenewalRetry({
+              ...retry,
+              paymentId,
+              paymentIntentId,
+              paymentMethodId,
+            })
+          : await steps.settleRenewalRetry({ ...retry, paymentMethodId, outcome });
     }
     adopt(result.state.schedule);
     const paid = result.outcome.status === 'succeeded';
