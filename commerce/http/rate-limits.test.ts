@@ -167,6 +167,8 @@ describe('per-IP limits of the public /v1 routes', () => {
       'GET /v1/customer-portal/oauth-accounts/callback',
       'GET /v1/customer-portal/orders/',
       'GET /v1/customer-portal/orders/:id',
+      'GET /v1/customer-portal/orders/:id/invoice',
+      'GET /v1/customer-portal/orders/:id/payment-status',
       'GET /v1/customer-portal/organizations/:slug',
       'GET /v1/customer-portal/subscriptions',
       'GET /v1/customer-portal/subscriptions/:id',
@@ -174,6 +176,7 @@ describe('per-IP limits of the public /v1 routes', () => {
       'GET /v1/orders/:id/invoice/document',
       'PATCH /v1/checkouts/client/:client_secret',
       'PATCH /v1/customer-portal/benefit-grants/:id',
+      'PATCH /v1/customer-portal/orders/:id',
       'PATCH /v1/customer-portal/subscriptions/:id',
       'POST /v1/checkouts/client/:client_secret/confirm',
       'POST /v1/customer-portal/customer-session/authenticate',
@@ -181,6 +184,8 @@ describe('per-IP limits of the public /v1 routes', () => {
       'POST /v1/customer-portal/license-keys/activate',
       'POST /v1/customer-portal/license-keys/deactivate',
       'POST /v1/customer-portal/license-keys/validate',
+      'POST /v1/customer-portal/orders/:id/confirm-payment',
+      'POST /v1/customer-portal/orders/:id/invoice',
       'PUT /v1/files/uploads/:grant',
     ]);
   });
