@@ -5,6 +5,8 @@ import { AlreadyCanceledSubscription } from '@polar-sh/sdk/models/errors/already
 import { HTTPValidationError } from '@polar-sh/sdk/models/errors/httpvalidationerror.js';
 import { ResourceNotFound } from '@polar-sh/sdk/models/errors/resourcenotfound.js';
 import { Subscription } from '../../db/entities/index.ts';
+import { eventually } from '../../devstack/eventually.ts';
+import { buy } from '../orders/testing.ts';
 import { callV1, createSeller, type Seller, startCommerceApi, type TestApi } from '../testing.ts';
 import { advanceTestClock, subscribeOnTestClock } from './testing.ts';
 
@@ -123,6 +125,53 @@ describe('customer portal subscriptions (/v1/customer-portal/subscriptions)', ()
     assert.equal(badId.status, 422);
     const anonymous = await callV1(api, null, 'GET', '/v1/customer-portal/subscriptions/');
     assert.equal(anonymous.status, 401);
+  });
+
+  it('shows the usage of a metered plan, each meter named only', async () => {
+    const meter = await seller.polar.meters.create({
+      name: 'API calls',
+      filter: {
+        conjunction: 'and',
+        clauses: [{ property: 'name', operator: 'eq', value: 'call' }],
+      },
+      aggregation: { func: 'count' },
+    });
+    const usagePlan = await seller.polar.products.create({
+      name: 'Usage',
+      recurringInterval: 'month',
+      prices: [
+        { amountType: 'fixed', priceAmount: 1000 },
+        { amountType: 'metered_unit', meterId: meter.id, unitAmount: 50 },
+      ],
+    });
+    // Bought now, off any test clock: usage is ingested at the real time.
+    const { order } = await buy(api, seller, usagePlan.id);
+    assert.ok(order?.subscriptionId);
+    const { subscriptionId, customerId } = order;
+    const session = await seller.polar.customerSessions.create({ customerId });
+    const security = { customerSession: session.token };
+    await seller.polar.events.ingest({
+      events: [1, 2, 3].map(() => ({ name: 'call', customerId })),
+    });
+    const seen = await eventually(
+      () => seller.polar.customerPortal.subscriptions.get(security, { id: subscriptionId }),
+      (found) => found.meters[0]?.consumedUnits === 3,
+      { what: 'the metered usage in the portal' },
+    );
+    assert.equal(seen.meters.length, 1);
+    const [usage] = seen.meters;
+    assert.equal(usage?.meterId, meter.id);
+    assert.equal(usage?.amount, 150);
+    assert.deepEqual(usage?.meter, {
+      id: meter.id,
+      createdAt: meter.createdAt,
+      modifiedAt: meter.modifiedAt,
+      name: 'API calls',
+    });
+    assert.deepEqual(
+      seen.prices.map((price) => price.id).sort(),
+      usagePlan.prices.map((price) => price.id).sort(),
+    );
   });
 
   it('cancels at the period end with the customer’s reason and comment, then takes it back', async () => {
