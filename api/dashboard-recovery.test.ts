@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { testCards } from '../commerce/orders/testing.ts';
 import { advanceTestClock, declinedRenewal } from '../commerce/subscriptions/testing.ts';
 import type { Seller } from '../commerce/testing.ts';
-import { Subscription } from '../db/entities/index.ts';
+import { Order, Subscription } from '../db/entities/index.ts';
 import { eventually } from '../devstack/eventually.ts';
+import { waitForMail } from '../integrations/mail/testing.ts';
 import { dashboardBrowserSuite, screenshotsDir, sellerPage } from './browser-testing.ts';
 
 /**
@@ -62,6 +64,58 @@ describe('dashboard: finance sees failed renewals recover (browser)', () => {
     await page
       .getByText(/The last renewal was not paid: The card has insufficient funds\./)
       .waitFor();
+    await page.close();
+  });
+
+  it('mails the customer the update-card link, and marks the renewal they then paid', async () => {
+    const { page, seller } = await sellerPage(suite.browser, suite.api.url, suite.api, {
+      organizationName: 'Link Works',
+    });
+    const studio = await monthly(seller, 'Studio', 1200);
+    const subscriptionId = await declinedRenewal(suite.api, seller, studio.id, {
+      startAt: '2027-08-01T08:00:00Z',
+      renewAt: '2027-09-01T08:00:00Z',
+    });
+    const { customerId } = await seller.polar.subscriptions.get({ id: subscriptionId });
+    const { email } = await seller.polar.customers.get({ id: customerId });
+
+    await page.goto(`${suite.api.url}/failed-renewals`);
+    const row = page.getByRole('row').filter({ hasText: 'Studio' });
+    await row.getByRole('button', { name: /^Send update-card link/ }).click();
+    await page
+      .getByRole('dialog', { name: 'Send the update-card link?' })
+      .getByRole('button', { name: 'Send link' })
+      .click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `The update-card link was mailed to ${email}` })
+      .waitFor();
+    await waitForMail({ to: email, subject: /^Update your payment method/ });
+
+    // The customer pays the open renewal with a new card from the portal.
+    const [renewal] = await suite.api.orm.em
+      .fork()
+      .find(Order, { subscription: subscriptionId, billingReason: 'subscription_cycle' });
+    const session = await seller.polar.customerSessions.create({ customerId });
+    const paid = await seller.polar.customerPortal.orders.confirmRetryPayment(
+      { customerSession: session.token },
+      { id: renewal?.id ?? '', customerOrderConfirmPayment: { paymentMethodId: testCards.visa } },
+    );
+    assert.equal(paid.status, 'succeeded');
+
+    await page.reload();
+    const recovered = page
+      .getByRole('table', { name: 'Recently recovered renewals' })
+      .getByRole('row')
+      .filter({ hasText: email });
+    await recovered.getByText('Recovered by the customer').waitFor();
+    assert.equal(await page.getByRole('row').filter({ hasText: 'Retry now' }).count(), 0);
+    await page.screenshot({
+      path: join(screenshotsDir, 'dashboard-renewal-recovered.png'),
+      fullPage: true,
+    });
+    await page.goto(`${suite.api.url}/subscriptions/${subscriptionId}`);
+    await page.getByText('Recovered by the customer').first().waitFor();
     await page.close();
   });
 

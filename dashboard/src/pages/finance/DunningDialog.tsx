@@ -3,16 +3,16 @@ import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { Money } from '../../components/Money';
 import { subscriptionsKey } from '../subscriptions/api';
 import {
-  type DunningAction,
-  type DunningResult,
   type FailedRenewal,
+  type FinanceAction,
   failedRenewalsApi,
   failedRenewalsKey,
 } from './api';
+import { actionOutcome } from './recovery';
 
 /** What each action does, as the confirmation says it. */
 const actions: Record<
-  DunningAction,
+  FinanceAction,
   { title: string; confirmLabel: string; tone: 'primary' | 'danger'; explain: string }
 > = {
   retry: {
@@ -20,6 +20,13 @@ const actions: Record<
     confirmLabel: 'Retry now',
     tone: 'primary',
     explain: 'The saved card is charged again at once for',
+  },
+  update_card_link: {
+    title: 'Send the update-card link?',
+    confirmLabel: 'Send link',
+    tone: 'primary',
+    explain:
+      'The customer is mailed a link that signs them into the portal, where a new card pays at once',
   },
   resolve: {
     title: 'Mark the renewal resolved?',
@@ -38,9 +45,9 @@ const actions: Record<
 
 interface DunningDialogProps {
   /** The action asked and the renewal it is for; null: the dialog is closed. */
-  target: { action: DunningAction; renewal: FailedRenewal } | null;
-  /** Told what the subscription became (a retry may be declined again). */
-  onDone: (renewal: FailedRenewal, action: DunningAction, after: DunningResult) => void;
+  target: { action: FinanceAction; renewal: FailedRenewal } | null;
+  /** Told what the action did, in words (a retry may be declined again). */
+  onDone: (renewal: FailedRenewal, outcome: string) => void;
   onClose: () => void;
 }
 
@@ -50,12 +57,16 @@ export function DunningDialog({ target, onDone, onClose }: DunningDialogProps) {
   const action = target ? actions[target.action] : actions.retry;
   const confirm = async () => {
     if (!target) return;
-    const after = await failedRenewalsApi.act(target.renewal.id, target.action);
+    const { renewal } = target;
+    const result =
+      target.action === 'update_card_link'
+        ? await failedRenewalsApi.sendUpdateCardLink(renewal.id)
+        : await failedRenewalsApi.act(renewal.id, target.action);
     await Promise.all([
       queryClient.invalidateQueries({ queryKey: failedRenewalsKey }),
       queryClient.invalidateQueries({ queryKey: subscriptionsKey }),
     ]);
-    onDone(target.renewal, target.action, after);
+    onDone(renewal, actionOutcome(target.action, result));
   };
   return (
     <ConfirmDialog

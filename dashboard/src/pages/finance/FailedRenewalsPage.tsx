@@ -3,21 +3,21 @@ import { createColumnHelper } from '@tanstack/react-table';
 import { useState } from 'react';
 import type { TableFilter } from '../../components/DataTable';
 import { DateTime } from '../../components/DateTime';
+import { Section } from '../../components/EntityPage';
 import { ErrorMessage } from '../../components/ErrorMessage';
 import { Money } from '../../components/Money';
-import { ResourceListPage } from '../../components/ResourceListPage';
+import { ResourceListPage, ResourceTable } from '../../components/ResourceListPage';
 import { StatusBadge } from '../../components/StatusBadge';
 import { Link, useQueryState } from '../../router';
 import { statusLabels } from '../subscriptions/api';
 import {
-  type DunningAction,
-  type DunningResult,
   type FailedRenewal,
+  type FinanceAction,
   failedRenewalsApi,
   failedRenewalsKey,
 } from './api';
 import { DunningDialog } from './DunningDialog';
-import { recoveredLabel, retryOutcome } from './recovery';
+import { recoveredLabel } from './recovery';
 import './finance.css';
 
 const column = createColumnHelper<FailedRenewal>();
@@ -34,7 +34,7 @@ const filters: TableFilter[] = [
   },
 ];
 
-type Ask = (action: DunningAction, renewal: FailedRenewal) => void;
+type Ask = (action: FinanceAction, renewal: FailedRenewal) => void;
 
 // Column ids are the API's sorting names (`sorting=-past_due_at`).
 const columnsWith = (ask: Ask) => [
@@ -130,6 +130,14 @@ const columnsWith = (ask: Ask) => [
           <button
             type="button"
             className="button"
+            aria-label={`Send update-card link: ${label}`}
+            onClick={() => ask('update_card_link', renewal)}
+          >
+            Send update-card link
+          </button>
+          <button
+            type="button"
+            className="button"
             aria-label={`Mark resolved: ${label}`}
             onClick={() => ask('resolve', renewal)}
           >
@@ -178,16 +186,58 @@ function Totals({ status }: { status: string | null }) {
   );
 }
 
-const outcomeOf = (action: DunningAction, after: DunningResult) => {
-  if (action === 'retry') return retryOutcome(after);
-  if (action === 'resolve') return 'Marked resolved: the subscription is active again.';
-  return 'The subscription is canceled.';
-};
+const recoveredColumn = createColumnHelper<FailedRenewal>();
+
+/** The renewals paid after failing: whose, what, who paid them and when. */
+const recoveredColumns = [
+  recoveredColumn.accessor('customer_email', {
+    header: 'Customer',
+    cell: (cell) => (
+      <>
+        <Link to={`/subscriptions/${cell.row.original.id}`}>{cell.getValue()}</Link>
+        <div className="muted">{cell.row.original.product_name}</div>
+      </>
+    ),
+  }),
+  recoveredColumn.accessor('recovered_by', {
+    header: 'Recovered',
+    cell: (cell) => <StatusBadge tone="ok">{recoveredLabel(cell.getValue())}</StatusBadge>,
+  }),
+  recoveredColumn.accessor('amount', {
+    header: 'Amount',
+    cell: (cell) => <Money amount={cell.getValue()} currency={cell.row.original.currency} />,
+  }),
+  recoveredColumn.accessor('recovered_at', {
+    header: 'When',
+    cell: (cell) => <DateTime value={cell.getValue()} />,
+  }),
+];
+
+/**
+ * Failed renewals that were paid after all, latest first: the customer with a new card from
+ * the mailed link, finance, or a scheduled retry.
+ */
+function RecoveredRenewals() {
+  return (
+    <Section title="Recently recovered">
+      <ResourceTable
+        label="Recently recovered renewals"
+        source={{
+          queryKey: [...failedRenewalsKey, 'recovered'],
+          fetchPage: failedRenewalsApi.recovered,
+        }}
+        columns={recoveredColumns}
+        urlPrefix="recovered_"
+        empty="No failed renewal has been recovered yet."
+      />
+    </Section>
+  );
+}
 
 export default function FailedRenewalsPage() {
   const [params] = useQueryState();
   const status = params.get('status');
-  const [target, setTarget] = useState<{ action: DunningAction; renewal: FailedRenewal } | null>(
+  const [target, setTarget] = useState<{ action: FinanceAction; renewal: FailedRenewal } | null>(
     null,
   );
   const [notice, setNotice] = useState('');
@@ -212,13 +262,14 @@ export default function FailedRenewalsPage() {
       defaultSorting="past_due_at"
       empty={status ? 'No failed renewals with this status.' : 'No failed renewals: all paid.'}
       below={
-        <DunningDialog
-          target={target}
-          onDone={(renewal, action, after) =>
-            setNotice(`${renewal.customer_email}: ${outcomeOf(action, after)}`)
-          }
-          onClose={() => setTarget(null)}
-        />
+        <>
+          <RecoveredRenewals />
+          <DunningDialog
+            target={target}
+            onDone={(renewal, outcome) => setNotice(`${renewal.customer_email}: ${outcome}`)}
+            onClose={() => setTarget(null)}
+          />
+        </>
       }
     />
   );

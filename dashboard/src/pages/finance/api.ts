@@ -1,6 +1,7 @@
 /**
- * Finance's calls on /v1/subscriptions: the failed renewals list (Tollgate's own) and the
- * dunning actions, typed by the API's wire functions (type-only imports).
+ * Finance's calls on /v1/subscriptions: the failed and recovered renewals lists (Tollgate's
+ * own), the dunning actions and the update-card link, typed by the API's wire functions
+ * (type-only imports).
  */
 import type {
   FailedRenewalTotal,
@@ -28,6 +29,14 @@ export type DunningAction = 'retry' | 'cancel' | 'resolve';
 /** The subscription after an action; after a retry, with what the charge did. */
 export type DunningResult = Subscription & { retry_result?: RetryResult | null };
 
+/** What finance may do about a failed renewal: a dunning action, or mail the customer the fix. */
+export type FinanceAction = DunningAction | 'update_card_link';
+
+/** Whom the update-card link was mailed to. */
+export interface UpdateCardLinkSent {
+  sent_to: string;
+}
+
 export const failedRenewalsApi = {
   list: (query: Partial<PageQuery>, signal: AbortSignal) =>
     api.get<FailedRenewalList>('/v1/subscriptions/failed-renewals', { query, signal }),
@@ -35,4 +44,15 @@ export const failedRenewalsApi = {
     api.post<DunningResult>(
       `/v1/subscriptions/${encodeURIComponent(subscriptionId)}/dunning/${action}`,
     ),
+  /** Mails the customer the portal link that pays the renewal with a new card. */
+  sendUpdateCardLink: (subscriptionId: string) =>
+    api.post<UpdateCardLinkSent>(
+      `/v1/subscriptions/${encodeURIComponent(subscriptionId)}/update-card-link`,
+    ),
+  /** The failed renewals paid after all, latest first, with who recovered them. */
+  recovered: (query: Partial<PageQuery>, signal: AbortSignal) =>
+    api.get<ListResource<FailedRenewal>>('/v1/subscriptions/recovered-renewals', {
+      query,
+      signal,
+    }),
 };

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { recoveredLabel, retryOutcome } from './recovery.ts';
+import { actionOutcome, recoveredLabel, retryOutcome } from './recovery.ts';
 
 describe('failed renewal recovery in words', () => {
   const declined = {
@@ -67,5 +67,21 @@ describe('failed renewal recovery in words', () => {
     assert.equal(recoveredLabel('finance'), 'Recovered by finance');
     assert.equal(recoveredLabel('dunning'), 'Recovered by a scheduled retry');
     assert.equal(recoveredLabel(null), null);
+  });
+
+  it('says what each of finance’s actions did', () => {
+    assert.equal(
+      actionOutcome('update_card_link', { sent_to: 'ada@example.com' }),
+      'The update-card link was mailed to ada@example.com: paying with a new card there settles the renewal.',
+    );
+    assert.equal(
+      actionOutcome('retry', { status: 'past_due', retry_result: declined }),
+      retryOutcome({ status: 'past_due', retry_result: declined }),
+    );
+    assert.equal(
+      actionOutcome('resolve', { status: 'active' }),
+      'Marked resolved: the subscription is active again.',
+    );
+    assert.equal(actionOutcome('cancel', { status: 'canceled' }), 'The subscription is canceled.');
   });
 });

@@ -1,6 +1,6 @@
 /**
- * Finance's view of a failed renewal's recovery, in words: what "Retry now" did, and who paid a
- * renewal after it had failed. Pure functions of the API's fields (type-only imports).
+ * Finance's view of a failed renewal's recovery, in words: what "Retry now" (or another of
+ * finance's actions) did, and who paid a renewal after it had failed. Pure functions of the API's fields (type-only imports).
  */
 import type { RenewalRecoverer } from '../../../../db/entities/subscription.ts';
 import type { retryResultWire } from '../../../../domain/decline-reasons.ts';
@@ -35,6 +35,19 @@ export function retryOutcome(after: { status: string; retry_result?: RetryResult
         `The subscription stays ${statusWords(after.status)}; scheduled retries go on as planned.`,
       ].join(' ');
   }
+}
+
+/** What finance's action did, as the page's notice says it. */
+export function actionOutcome(
+  action: 'retry' | 'resolve' | 'cancel' | 'update_card_link',
+  result: { status: string; retry_result?: RetryResult | null } | { sent_to: string },
+): string {
+  if ('sent_to' in result) {
+    return `The update-card link was mailed to ${result.sent_to}: paying with a new card there settles the renewal.`;
+  }
+  if (action === 'retry') return retryOutcome(result);
+  if (action === 'resolve') return 'Marked resolved: the subscription is active again.';
+  return 'The subscription is canceled.';
 }
 
 const recoverers: Record<RenewalRecoverer, string> = {
