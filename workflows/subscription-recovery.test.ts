@@ -19,6 +19,7 @@ import { Order, Payment, Subscription } from '../db/entities/index.ts';
 import { eventually } from '../devstack/eventually.ts';
 import { stripeSimulatorControl } from '../devstack/stripe-simulator.ts';
 import { extractLinks, waitForMail } from '../integrations/mail/testing.ts';
+import { createStripeClient } from '../integrations/stripe/client.ts';
 
 // The in-process workers log every workflow task at INFO; only problems are worth a line.
 Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -82,10 +83,21 @@ describe('recovering a failed renewal, on test clocks', { concurrency: true }, (
         .find(Payment, { order: orderId }, { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] })
     ).map((payment) => payment.status);
 
-  const confirmPayment = (token: string, orderId: string, paymentMethodId?: string) =>
+  const confirmPayment = (
+    token: string,
+    orderId: string,
+    paymentMethodId?: string,
+    confirmationTokenId?: string,
+  ) =>
     seller.polar.customerPortal.orders.confirmRetryPayment(
       { customerSession: token },
-      { id: orderId, customerOrderConfirmPayment: paymentMethodId ? { paymentMethodId } : {} },
+      {
+        id: orderId,
+        customerOrderConfirmPayment: {
+          ...(paymentMethodId && { paymentMethodId }),
+          ...(confirmationTokenId && { confirmationTokenId }),
+        },
+      },
     );
 
   it('keeps the dunning schedule through manual retries; the customer’s new card pays it', async () => {
@@ -207,5 +219,23 @@ describe('recovering a failed renewal, on test clocks', { concurrency: true }, (
     assert.equal(order.status, 'paid');
     assert.deepEqual(await paymentsOf(orderId), ['failed', 'succeeded']);
     assert.equal((await row(subscriptionId)).recoveredBy, 'customer');
+  });
+
+  it('pays with a card the customer types in the portal (a confirmation token), and keeps it', async () => {
+    const { subscriptionId, orderId, token } = await declinedRenewal(
+      '2027-10-07T00:00:00.000Z',
+      '2027-11-07T00:00:00.000Z',
+      testCards.declined,
+    );
+    const stripe = createStripeClient(api.config.stripe);
+    const typed = await stripe.testHelpers.confirmationTokens.create({
+      payment_method: testCards.visa,
+    });
+    const paid = await confirmPayment(token, orderId, undefined, typed.id);
+    assert.deepEqual(paid, { status: 'succeeded' });
+    const recovered = await row(subscriptionId);
+    assert.equal(recovered.status, 'active');
+    assert.match(recovered.stripePaymentMethodId ?? '', /^pm_/);
+    assert.notEqual(recovered.stripePaymentMethodId, testCards.declined);
   });
 });

@@ -90,11 +90,11 @@ export type OrderWire = ReturnType<typeof orderWire>;
 export const confirmRetryPaymentInput = z.object({
   confirmation_token_id: z
     .string()
-    .regex(/^ctoken_\w+$/, 'Not a confirmation token.')
+    .regex(/^ctoken_[\w-]+$/, 'Not a confirmation token.')
     .nullish(),
   payment_method_id: z
     .string()
-    .regex(/^pm_\w+$/, 'Not a payment method.')
+    .regex(/^pm_[\w-]+$/, 'Not a payment method.')
     .nullish(),
   payment_processor: z.literal('stripe').optional(),
 });
