@@ -12,7 +12,7 @@ import { benefitWire } from '../benefits/schemas.ts';
 import { addressWire } from '../customers/schemas.ts';
 import type { OrderWire } from '../orders/schemas.ts';
 import { type OrganizationWire, organizationWire } from '../organizations/schemas.ts';
-import type { ProductWire } from '../products/service.ts';
+import { customerProductWire, type ProductWire } from '../products/service.ts';
 import { isoDateTime, isoDateTimeOrNull } from '../wire.ts';
 
 /** The customer as its own portal session sees it (Polar's `CustomerPortalCustomer`). */
@@ -211,17 +211,9 @@ export function customerOrderWire(
     discount: _discount,
     ...visible
   } = withoutMetadata(order);
-  const { attached_custom_fields: _fields, ...productVisible } = withoutMetadata(product);
   return {
     ...visible,
     subscription: visible.subscription && withoutMetadata(visible.subscription),
-    product: {
-      ...productVisible,
-      benefits: product.benefits.map((benefit) => {
-        const { properties: _properties, ...benefitPublic } = withoutMetadata(benefit);
-        return benefitPublic;
-      }),
-      organization,
-    },
+    product: { ...customerProductWire(product), organization },
   };
 }
