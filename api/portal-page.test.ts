@@ -42,13 +42,18 @@ describe('customer portal page (browser)', () => {
     return page;
   }
 
-  it('signs in with the mailed link, cancels the subscription with a reason and keeps it', async () => {
+  it('signs in with the mailed link, cancels the subscription with a reason, keeps it and changes its plan', async () => {
     const seller = await createSeller(suite.api);
     const organization = await seller.polar.organizations.get({ id: seller.organizationId });
     const product = await seller.polar.products.create({
       name: 'Pro plan',
       recurringInterval: 'month',
       prices: [{ amountType: 'fixed', priceAmount: 2900 }],
+    });
+    const business = await seller.polar.products.create({
+      name: 'Business plan',
+      recurringInterval: 'month',
+      prices: [{ amountType: 'fixed', priceAmount: 4900 }],
     });
     const details = buyerDetails();
     const email = details.customerEmail as string;
@@ -112,10 +117,23 @@ describe('customer portal page (browser)', () => {
     const kept = await seller.polar.subscriptions.get({ id: subscriptionId });
     assert.equal(kept.cancelAtPeriodEnd, false);
     assert.equal(kept.status, 'active');
+
+    // Another plan of the seller's storefront.
+    await card.getByRole('button', { name: 'Change plan' }).click();
+    const plans = page.getByRole('dialog', { name: 'Change plan' });
+    await plans.getByLabel('New plan').selectOption({ label: 'Business plan — $49.00 / month' });
+    await plans.getByRole('button', { name: 'Change plan' }).click();
+    await page
+      .getByRole('article', { name: 'Business plan' })
+      .getByText('$49.00')
+      .first()
+      .waitFor();
+    const changed = await seller.polar.subscriptions.get({ id: subscriptionId });
+    assert.equal(changed.productId, business.id);
     await page.close();
   });
 
-  it('downloads a granted file and deactivates a license key activation', async () => {
+  it('downloads a granted file, deactivates a license key activation, edits billing details and opens an invoice', async () => {
     const seller = await createSeller(suite.api);
     const contents = Buffer.from('Read me first.\n');
     const file = await uploadDownloadable(suite.api, seller, 'manual.txt', contents);
@@ -180,6 +198,30 @@ describe('customer portal page (browser)', () => {
     });
     await page.getByRole('button', { name: 'Deactivate Work laptop' }).click();
     await page.getByText('Not activated on any device.').waitFor();
+
+    // Billing details, then the order's invoice (opened in a new tab) carries them.
+    await page.getByRole('link', { name: 'Billing details', exact: true }).click();
+    await page.getByLabel(/^Billing name/).fill('Lovelace Analytics Ltd');
+    await page.getByLabel(/^Country/).selectOption('GB');
+    await page
+      .getByRole('textbox', { name: 'Address (optional)', exact: true })
+      .fill('12 St James Square');
+    await page.getByLabel(/^Postal code/).fill('SW1Y 4LB');
+    await page.getByLabel(/^City/).fill('London');
+    await page.getByRole('button', { name: 'Save billing details' }).click();
+    await page.getByRole('status').getByText('Saved.').waitFor();
+    await assertFitsWidth(page);
+    const updated = await seller.polar.customers.get({ id: order.customerId });
+    assert.equal(updated.billingAddress?.country, 'GB');
+    assert.equal(updated.billingAddress?.city, 'London');
+
+    await page.getByRole('link', { name: 'Orders', exact: true }).click();
+    const [invoice] = await Promise.all([
+      page.waitForEvent('popup'),
+      page.getByRole('button', { name: `Invoice ${order.invoiceNumber}` }).click(),
+    ]);
+    await invoice.getByText(order.invoiceNumber).first().waitFor();
+    await invoice.close();
     const after = await seller.polar.licenseKeys.get({ id: licenseKey.id });
     assert.deepEqual(after.activations, []);
     await assert.rejects(

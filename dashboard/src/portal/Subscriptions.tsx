@@ -36,7 +36,7 @@ const statusLabels: Record<SubscriptionStatus, string> = {
 export const perInterval = (subscription: Pick<CustomerSubscription, 'recurring_interval'>) =>
   ` / ${subscription.recurring_interval}`;
 
-/** "Renews on …", "Ends on …" or "Ended on …": what happens next to the subscription. */
+/** "Next charge … on …", "Ends on …", "Ended on …" or an unpaid renewal: what is next for the subscription. */
 export function nextCharge(subscription: CustomerSubscription): string {
   const { status, current_period_end: periodEnd } = subscription;
   if (status === 'canceled' || status === 'incomplete_expired') {
@@ -50,6 +50,7 @@ export function nextCharge(subscription: CustomerSubscription): string {
       : 'Ends at the end of the period';
   }
   const amount = formatMoney(subscription.amount, subscription.currency);
+  if (status === 'past_due' || status === 'unpaid') return `The ${amount} renewal is unpaid`;
   if (status === 'trialing' && subscription.trial_end) {
     return `Free until ${formatDate(subscription.trial_end)}, then ${amount}${perInterval(subscription)}`;
   }
@@ -282,7 +283,7 @@ function SubscriptionCard({
                 onCancel={() => setOpened(null)}
                 onToken={async (confirmationTokenId) => {
                   try {
-                    const problem = paymentOutcome(
+                    const problem = await paymentOutcome(
                       await api.confirmPayment(failedRenewal.id, confirmationTokenId),
                     );
                     if (problem === null)

@@ -188,6 +188,11 @@ export function portalApi(token: string) {
       read<ListResource<CustomerOrder>>(
         `/orders/${all}${subscriptionId ? `&subscription_id=${id(subscriptionId)}` : ''}`,
       ),
+    /** The billing name and address the order's invoice carries. */
+    updateOrder: (
+      orderId: string,
+      billing: { billing_name: string | null; billing_address: Address | null },
+    ) => write<CustomerOrder>('PATCH', `/orders/${id(orderId)}`, billing),
     generateInvoice: (orderId: string) => write<unknown>('POST', `/orders/${id(orderId)}/invoice`),
     invoice: (orderId: string) => read<{ url: string }>(`/orders/${id(orderId)}/invoice`),
     /**

@@ -31,14 +31,13 @@ export function defaultMethod(customer: PortalCustomer, methods: PaymentMethod[]
   );
 }
 
-/** What a confirm-payment answer means for the customer; null when it was paid. */
-export function paymentOutcome(answer: PaymentConfirmation): string | null {
-  if (answer.status === 'succeeded') return null;
+/** What a confirm-payment answer comes to for the customer: null when paid, else the problem to show. */
+export async function paymentOutcome(answer: PaymentConfirmation): Promise<string | null> {
   if (answer.status === 'requires_action') {
     return 'Your bank asks you to confirm this payment. Follow its instructions, then reload this page.';
   }
-  if (answer.error) return answer.error;
-  return answer.status === 'pending' ? null : 'The payment failed. Try another card.';
+  if (answer.status === 'succeeded' || answer.status === 'pending') return null;
+  return answer.error ?? 'The payment failed. Try another card.';
 }
 
 const retryRefusals = {
@@ -65,8 +64,8 @@ export function PayNow({ order, methods, onPaid }: PayNowProps) {
   const saved = useAction();
   const amount = formatMoney(order.total_amount, order.currency);
 
-  const settle = (answer: PaymentConfirmation) => {
-    const problem = paymentOutcome(answer);
+  const settle = async (answer: PaymentConfirmation) => {
+    const problem = await paymentOutcome(answer);
     if (problem === null) {
       setOpen(false);
       onPaid();
@@ -91,7 +90,7 @@ export function PayNow({ order, methods, onPaid }: PayNowProps) {
                   disabled={saved.busy}
                   onClick={() =>
                     saved.run(async () => {
-                      const problem = settle(await api.confirmPayment(order.id, method.id));
+                      const problem = await settle(await api.confirmPayment(order.id, method.id));
                       if (problem) throw new Error(problem);
                     }, retryRefusals)
                   }
@@ -121,7 +120,7 @@ export function PayNow({ order, methods, onPaid }: PayNowProps) {
               onCancel={() => setOpen(false)}
               onToken={async (confirmationTokenId) => {
                 try {
-                  return settle(await api.confirmPayment(order.id, confirmationTokenId));
+                  return await settle(await api.confirmPayment(order.id, confirmationTokenId));
                 } catch (error) {
                   return describe(error);
                 }
@@ -142,24 +141,44 @@ const invoiceRefusals = {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Downloads an order's invoice, asking for it to be made first when it is not yet. */
+const refusalOf = (error: unknown) => (error as { error?: string } | null)?.error;
+
+/** Opens the invoice in a new tab (here when the browser blocks it). */
+function openInvoice(url: string) {
+  const opened = window.open(url, '_blank');
+  if (opened) opened.opener = null;
+  else window.location.assign(url);
+}
+
+/**
+ * Opens an order's invoice, making it out first when it is not yet: an order without billing
+ * details gets the customer's (Billing details) before.
+ */
 export function InvoiceButton({ order }: { order: CustomerOrder }) {
   const { api } = usePortal();
   const { busy, problem, run } = useAction();
   if (!order.paid) return null;
+  const makeOut = () =>
+    api.generateInvoice(order.id).catch((error) => {
+      // Made since the list was read: open it.
+      if (refusalOf(error) !== 'InvoiceAlreadyExists') throw error;
+    });
   const download = () =>
     run(async () => {
       if (!order.is_invoice_generated) {
-        await api.generateInvoice(order.id).catch((error) => {
-          // Made since the list was read: download it.
-          if (error?.error !== 'InvoiceAlreadyExists') throw error;
+        await makeOut().catch(async (error) => {
+          if (refusalOf(error) !== 'MissingInvoiceBillingDetails') throw error;
+          const { billing_name: name, billing_address: address } = await api.customer();
+          if (!name || !address) throw error;
+          await api.updateOrder(order.id, { billing_name: name, billing_address: address });
+          await makeOut();
         });
       }
       // The invoice is made in the background: a few tries while it is.
       for (let attempt = 0; ; attempt += 1) {
         try {
           const { url } = await api.invoice(order.id);
-          window.location.assign(url);
+          openInvoice(url);
           return;
         } catch (error) {
           if (attempt >= 10 || (error as { status?: number }).status !== 404) throw error;
