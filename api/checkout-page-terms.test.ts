@@ -2,10 +2,12 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createSeller, type Seller } from '../commerce/testing.ts';
+import { loadRuntimeConfig } from '../config/env.ts';
 import { Checkout, Organization } from '../db/entities/index.ts';
 import { buildDashboardIfStale } from '../devstack/dashboard.ts';
 import { firstRenewalAt } from '../domain/charge-terms.ts';
 import { launchTestBrowser, screenshotsDir, startDashboardApi } from './browser-testing.ts';
+import { startApiServer } from './server.ts';
 
 /**
  * The hosted checkout page says what will be charged and is hard to lose: the terms of a
@@ -204,5 +206,36 @@ describe('hosted checkout page: terms, drafts and dead ends (browser)', () => {
     const asApi = await fetch(link.url, { headers: { accept: 'application/json' } });
     assert.equal(asApi.status, 404);
     assert.equal(((await asApi.json()) as { error?: string }).error, 'ResourceNotFound');
+  });
+});
+
+describe('hosted checkout page: per-IP limit', () => {
+  it('counts the page’s reads of whose checkout or link it names against the client’s IP', async () => {
+    await buildDashboardIfStale(() => {});
+    const config = loadRuntimeConfig();
+    // Every public limit at one request per window.
+    const limited = await startApiServer(
+      { ...config, auth: { ...config.auth, rateLimit: { enabled: true, scale: 0.0001 } } },
+      { host: '127.0.0.1', port: 0 },
+    );
+    try {
+      await limited.orm.em
+        .getConnection()
+        .execute("delete from rate_limits where key like 'v1.checkoutPage%'", [], 'run');
+      for (const path of ['/checkout/polar_c_unknown', '/checkout-link/polar_cl_unknown']) {
+        const first = await fetch(`${limited.url}${path}`);
+        await first.body?.cancel();
+        const second = await fetch(`${limited.url}${path}`);
+        await second.body?.cancel();
+        assert.equal(first.status, 404, path);
+        assert.equal(second.status, 429, path);
+        assert.ok(second.headers.get('retry-after'), path);
+        await limited.orm.em
+          .getConnection()
+          .execute("delete from rate_limits where key like 'v1.checkoutPage%'", [], 'run');
+      }
+    } finally {
+      await limited.close();
+    }
   });
 });
