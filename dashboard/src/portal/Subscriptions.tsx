@@ -185,6 +185,26 @@ function SubscriptionCard({
           </div>
         )}
 
+        {subscription.meters.length > 0 && (
+          <>
+            <h4>Usage this period</h4>
+            <ul className="portal-rows">
+              {subscription.meters.map((usage) => (
+                <li key={usage.id}>
+                  <span>
+                    {usage.meter.name}
+                    <span className="muted">
+                      {' '}
+                      · {usage.consumed_units.toLocaleString('en-US')} units
+                    </span>
+                  </span>
+                  <span className="amount">{formatMoney(usage.amount, subscription.currency)}</span>
+                </li>
+              ))}
+            </ul>
+          </>
+        )}
+
         <dl className="portal-facts">
           <dt>Card</dt>
           <dd>

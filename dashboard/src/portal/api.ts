@@ -73,6 +73,8 @@ export interface CustomerSubscription {
   started_at: string | null;
   product_id: string;
   product: { id: string; name: string; organization: PortalOrganization };
+  /** Usage of the plan's metered prices this period. */
+  meters: { id: string; consumed_units: number; amount: number; meter: { name: string } }[];
 }
 
 export interface CustomerProduct {
