@@ -1,3 +1,4 @@
+import { ApplicationFailure } from '@temporalio/common';
 import {
   attachRenewalPayment,
   endSubscription,
@@ -14,6 +15,7 @@ import {
   subscriptionResult,
 } from '../commerce/subscriptions/lifecycle.ts';
 import { failedRenewalNotice } from '../commerce/subscriptions/recovery.ts';
+import { invalidField } from '../core/errors.ts';
 import { Payment } from '../db/entities/index.ts';
 import type { SubscriptionPaymentError } from '../db/entities/subscription.ts';
 import type { Orm } from '../db/orm.ts';
@@ -326,7 +328,18 @@ export function createSubscriptionActivities({
       try {
         return await chargeRetry(retry);
       } catch (error) {
-        return toActivityFailure(error);
+        // Stripe refusing the customer's card outright (another customer's, unknown, expired
+        // token) is their input's fault: a 422, not a failure of the retry.
+        const refusedCard =
+          retry.by === 'customer' &&
+          error instanceof ApplicationFailure &&
+          error.nonRetryable &&
+          error.type?.startsWith('Stripe');
+        if (!refusedCard) return toActivityFailure(error);
+        const field = retry.paymentMethod?.startsWith('ctoken_')
+          ? 'confirmation_token_id'
+          : 'payment_method_id';
+        return toActivityFailure(invalidField(['body', field], 'This card cannot be used.'));
       }
     },
 
