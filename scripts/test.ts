@@ -75,9 +75,9 @@ async function checks() {
   });
 }
 
-/** The browser tests (the checkout page's, the dashboard's): they need Debian's chromium. */
+/** The browser tests (the checkout page's, the portal's, the dashboard's): they need Debian's chromium. */
 const browserTests = readdirSync(join(projectRoot, 'api'))
-  .filter((file) => /^(checkout-page|dashboard)(-[\w-]+)?\.test\.ts$/.test(file))
+  .filter((file) => /^(checkout-page|portal-page|dashboard)(-[\w-]+)?\.test\.ts$/.test(file))
   .map((file) => `api/${file}`);
 const needsBrowser =
   selected.length === 0 ||
