@@ -6,6 +6,9 @@ import {
   cancelWaitingPayment,
   cancelWaitingSetup,
   chargeAttempt,
+  currentPaymentOutcome,
+  currentSetupResult,
+  type IntentAuthentication,
   type PaymentAttemptResult,
   type PaymentSetupResult,
   paymentIdOf,
@@ -15,17 +18,17 @@ import {
 import { workflowIds } from '../processes/workflow-ids.ts';
 
 // The workflows know these answers' types through their activities.
-export type { PaymentAttemptResult, PaymentSetupResult };
+export type { IntentAuthentication, PaymentAttemptResult, PaymentSetupResult };
 
-/** A checkout's PaymentIntent that waited for its buyer's 3-D Secure step for too long. */
-export interface CancelCheckoutPaymentInput {
+/** A checkout's PaymentIntent waiting for its buyer's 3-D Secure step. */
+export interface WaitingCheckoutPayment {
   checkoutId: string;
   paymentId: string;
   paymentIntentId: string;
 }
 
-/** A checkout's SetupIntent that waited for its card holder's 3-D Secure step for too long. */
-export interface CancelCheckoutSetupInput {
+/** A checkout's SetupIntent waiting for its card holder's 3-D Secure step. */
+export interface WaitingCheckoutSetup {
   checkoutId: string;
   setupIntentId: string;
 }
@@ -108,6 +111,22 @@ export function createPaymentActivities({ orm, stripe }: { orm: Orm; stripe: Str
     },
 
     /**
+     * Asks Stripe how the checkout's PaymentIntent stands once the buyer's page reported the
+     * 3-D Secure step done; a decided outcome is recorded on the Payment (null: undecided).
+     */
+    checkCheckoutPayment({
+      paymentId,
+      paymentIntentId,
+    }: WaitingCheckoutPayment): Promise<PaymentOutcome | null> {
+      return currentPaymentOutcome({ orm, stripe }, { paymentId, paymentIntentId });
+    },
+
+    /** Asks Stripe how the checkout's SetupIntent stands once the buyer's page reported. */
+    checkCheckoutSetup({ setupIntentId }: WaitingCheckoutSetup): Promise<PaymentSetupResult> {
+      return currentSetupResult(stripe, setupIntentId);
+    },
+
+    /**
      * Cancels the checkout's PaymentIntent whose 3-D Secure step was not done in time, its
      * Payment failed; answers its outcome (succeeded, when it was paid meanwhile).
      */
@@ -115,7 +134,7 @@ export function createPaymentActivities({ orm, stripe }: { orm: Orm; stripe: Str
       checkoutId,
       paymentId,
       paymentIntentId,
-    }: CancelCheckoutPaymentInput): Promise<PaymentOutcome | null> {
+    }: WaitingCheckoutPayment): Promise<PaymentOutcome | null> {
       return cancelWaitingPayment(
         { orm, stripe },
         {
@@ -133,7 +152,7 @@ export function createPaymentActivities({ orm, stripe }: { orm: Orm; stripe: Str
     cancelCheckoutSetup({
       checkoutId,
       setupIntentId,
-    }: CancelCheckoutSetupInput): Promise<PaymentSetupResult> {
+    }: WaitingCheckoutSetup): Promise<PaymentSetupResult> {
       return cancelWaitingSetup(stripe, {
         setupIntentId,
         idempotencyKey: `checkout:${checkoutId}:cancel:${setupIntentId}`,

@@ -740,6 +740,12 @@ export const routeCases: Record<string, RouteCase> = {
       body: { customer_email: victim.buyer.email, confirmation_token_id: 'pm_card_chargeDeclined' },
     }),
   },
+  'POST /v1/checkouts/client/:client_secret/authentication': {
+    access: { anonymous: 'the buyer’s checkout page: the client secret is the credential' },
+    request: ({ victim }) => ({
+      path: `/v1/checkouts/client/${victim.openCheckout.id}/authentication`,
+    }),
+  },
 
   // Orders
   'GET /v1/orders': {

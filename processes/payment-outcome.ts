@@ -15,3 +15,10 @@ export interface SetupOutcome {
 
 /** Stripe's word on a SetupIntent that waited for its holder, for the workflow it names. */
 export const setupOutcomeSignal = defineSignal<[SetupOutcome]>('setupOutcome');
+
+/**
+ * The buyer's page says the 3-D Secure step ended (Stripe.js finished, or the buyer came back
+ * from the challenge): the checkout's workflow asks Stripe at once rather than wait for the
+ * webhook.
+ */
+export const authenticationEndedSignal = defineSignal('authenticationEnded');

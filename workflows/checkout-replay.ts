@@ -7,7 +7,11 @@ import type {
   PaymentSetupResult,
 } from '../activities/payments.ts';
 import { confirmCheckoutUpdate } from '../processes/checkout.ts';
-import { paymentOutcomeSignal, setupOutcomeSignal } from '../processes/payment-outcome.ts';
+import {
+  authenticationEndedSignal,
+  paymentOutcomeSignal,
+  setupOutcomeSignal,
+} from '../processes/payment-outcome.ts';
 import { checkout } from './checkout.ts';
 import { recordOnOwnWorkers } from './replay-recording.ts';
 
@@ -65,6 +69,8 @@ type ReplayCheckoutActivities = CheckoutActivities &
     | 'setUpCheckoutPaymentMethod'
     | 'cancelCheckoutPayment'
     | 'cancelCheckoutSetup'
+    | 'checkCheckoutPayment'
+    | 'checkCheckoutSetup'
   > &
   Pick<BenefitGrantActivities, 'requestBenefitGrants'>;
 
@@ -117,6 +123,8 @@ const commonActivities = {
   awaitCheckoutAuthentication: async () => undefined,
   cancelCheckoutPayment: async () => null,
   cancelCheckoutSetup: async () => setup(0, 'failed'),
+  checkCheckoutPayment: async () => null,
+  checkCheckoutSetup: async () => setup(0, 'requires_action'),
 };
 
 /** What a card that asks for 3-D Secure answers: the step the buyer's page runs. */
@@ -283,6 +291,63 @@ export function recordAuthenticatedTrialCheckout(client: Client): Promise<string
       await declinedOnce;
       await handle.executeUpdate(confirmCheckoutUpdate, { args: [confirmBody] });
       await outcome(2, 'succeeded');
+    },
+  );
+}
+
+/**
+ * A checkout paid after 3-D Secure whose webhook never came: the buyer's page says the step
+ * ended, once too early (Stripe still waits) and once done, and the workflow asks Stripe each
+ * time; the second answer settles the order.
+ */
+export function recordReportedAuthenticationCheckout(client: Client): Promise<string> {
+  let checks = 0;
+  let told: () => void = () => {};
+  const pageTold = new Promise<void>((resolve) => {
+    told = resolve;
+  });
+  return recordCheckout(
+    client,
+    'checkout-authentication-reported',
+    {
+      ...commonActivities,
+      awaitCheckoutAuthentication: async () => told(),
+      confirmCheckout: async () => confirmed,
+      completeCheckout: async () => ({
+        organizationId: confirmed.organizationId,
+        customerId: confirmed.customerId,
+        productId: confirmed.productId,
+        orderId: 'replay-order',
+        subscriptionId: null,
+      }),
+      createCheckoutPayment: async ({ attempt }) => ({
+        ...charge(attempt, 'requires_action'),
+        authentication: authentication(`pi_replay_${attempt}`),
+      }),
+      checkCheckoutPayment: async ({ paymentId, paymentIntentId }) => {
+        checks += 1;
+        if (checks === 1) return null;
+        return {
+          paymentId,
+          paymentIntentId,
+          status: 'succeeded',
+          declineCode: null,
+          message: null,
+          cardBrand: 'visa',
+          cardLast4: '3220',
+        };
+      },
+      setUpCheckoutPaymentMethod: async ({ attempt }) => setup(attempt, 'succeeded'),
+      startCheckoutSubscription: async () => undefined,
+    },
+    async (handle) => {
+      await handle.executeUpdate(confirmCheckoutUpdate, { args: [confirmBody] });
+      await pageTold;
+      // Each word waits for the workflow to have asked Stripe about the one before.
+      for (const expected of [1, 2]) {
+        await handle.signal(authenticationEndedSignal);
+        while (checks < expected) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
     },
   );
 }

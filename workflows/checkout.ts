@@ -16,6 +16,7 @@ import type {
   ConfirmedCheckout,
 } from '../activities/checkouts.ts';
 import type {
+  IntentAuthentication,
   PaymentActivities,
   PaymentAttemptResult,
   PaymentSetupResult,
@@ -27,6 +28,7 @@ import {
   confirmCheckoutUpdate,
 } from '../processes/checkout.ts';
 import {
+  authenticationEndedSignal,
   paymentOutcomeSignal,
   type SetupOutcome,
   setupOutcomeSignal,
@@ -57,11 +59,11 @@ const steps = proxyLocalActivities<CheckoutActivities & PaymentActivities & Bene
 // checkout never committed then ends (the API answers an open checkout past its time as expired).
 const expirations = proxyLocalActivities<CheckoutActivities>(awaitingCommitOptions);
 
-/**
- * How long a payment Stripe has not decided yet (processing) is waited for; also the default
- * wait for a buyer's 3-D Secure step.
- */
+/** How long a payment Stripe has not decided yet (processing) is waited for. */
 const paymentOutcomeTimeout = '30 minutes';
+
+/** How long a buyer's 3-D Secure step is waited for, unless the checkout's input says. */
+const defaultAuthenticationTimeoutMs = 30 * 60_000;
 
 /** What the buyer reads when they did not pass the 3-D Secure step in time. */
 const authenticationTimedOut = {
@@ -78,8 +80,9 @@ interface Settlement {
 /**
  * The life of one checkout (`checkout:<id>`): open until the buyer confirms or it expires. A
  * confirmed checkout is charged unless nothing is due; a recurring one with nothing due now (a
- * trial) has its card saved instead. A declined card fails the checkout, which the buyer may
- * confirm again with another card until it expires. Paid (or free), it becomes an order in one
+ * trial) has its card saved instead. A card that asks for 3-D Secure waits, until a deadline,
+ * for its buyer to pass the step on the page. A declined card fails the checkout, which the buyer
+ * may confirm again with another card until it expires. Paid (or free), it becomes an order in one
  * transaction; its subscription's workflow starts, and the product's benefits are granted.
  */
 export async function checkout({
@@ -90,9 +93,11 @@ export async function checkout({
   const confirmations: ConfirmedCheckout[] = [];
   const outcomes = new Map<string, PaymentOutcome>();
   const setupOutcomes = new Map<string, SetupOutcome>();
-  const authenticationTimeout = authenticationTimeoutSeconds
+  const authenticationTimeoutMs = authenticationTimeoutSeconds
     ? authenticationTimeoutSeconds * 1000
-    : paymentOutcomeTimeout;
+    : defaultAuthenticationTimeoutMs;
+  /** How many times the buyer's page said a 3-D Secure step ended. */
+  let authenticationReports = 0;
   /** Expiry began or the checkout succeeded: confirms are refused before reaching the history. */
   let closed = false;
 
@@ -122,6 +127,36 @@ export async function checkout({
   setHandler(setupOutcomeSignal, (outcome) => {
     setupOutcomes.set(outcome.setupIntentId, outcome);
   });
+  setHandler(authenticationEndedSignal, () => {
+    authenticationReports += 1;
+  });
+
+  /**
+   * Tells the buyer's page to run the 3-D Secure step, then waits for its end until the
+   * deadline: the webhook's outcome (`heard`), or Stripe's answer (`ask`) when the buyer's page
+   * says the step ended (a lost or late webhook then costs the buyer nothing). Null once the
+   * deadline passed undecided.
+   */
+  async function authenticationEnd<T>(
+    authentication: IntentAuthentication,
+    heard: () => T | undefined,
+    ask: () => Promise<T | null>,
+  ): Promise<T | null> {
+    // Counted from before the page can know of the step: no word of its end is missed.
+    let reports = authenticationReports;
+    await steps.awaitCheckoutAuthentication({ checkoutId, authentication });
+    const deadline = Date.now() + authenticationTimeoutMs;
+    for (;;) {
+      const woken = await condition(
+        () => heard() !== undefined || authenticationReports > reports,
+        Math.max(deadline - Date.now(), 1),
+      );
+      if (!woken) return null;
+      reports = authenticationReports;
+      const outcome = heard() ?? (await ask());
+      if (outcome) return outcome;
+    }
+  }
 
   /**
    * A charge waiting for its buyer's 3-D Secure step: the buyer's page is told how to run it,
@@ -132,19 +167,20 @@ export async function checkout({
     charge: PaymentAttemptResult,
     authentication: NonNullable<PaymentAttemptResult['authentication']>,
   ) {
-    await steps.awaitCheckoutAuthentication({ checkoutId, authentication });
-    const decided = () => {
-      const status = outcomes.get(charge.paymentId)?.status;
-      return status === 'succeeded' || status === 'failed';
-    };
-    if (await condition(decided, authenticationTimeout)) {
-      return outcomes.get(charge.paymentId) as PaymentOutcome;
-    }
-    const canceled = await payments.cancelCheckoutPayment({
+    const waiting = {
       checkoutId,
       paymentId: charge.paymentId,
       paymentIntentId: charge.paymentIntentId,
-    });
+    };
+    const decided = (outcome: PaymentOutcome | null | undefined) =>
+      outcome?.status === 'succeeded' || outcome?.status === 'failed' ? outcome : undefined;
+    const ended = await authenticationEnd(
+      authentication,
+      () => decided(outcomes.get(charge.paymentId)),
+      async () => decided(await payments.checkCheckoutPayment(waiting)) ?? null,
+    );
+    if (ended) return ended;
+    const canceled = await payments.cancelCheckoutPayment(waiting);
     if (canceled?.status === 'succeeded') return canceled;
     return { status: 'failed' as const, paymentId: charge.paymentId, ...authenticationTimedOut };
   }
@@ -250,15 +286,17 @@ export async function checkout({
     const { authentication } = setup;
     // No patch needed: no recorded setup answered requires_action before this step existed.
     if (setup.status !== 'requires_action' || !authentication) return setup;
-    await steps.awaitCheckoutAuthentication({ checkoutId, authentication });
-    const decided = () => setupOutcomes.has(setup.setupIntentId);
-    if (await condition(decided, authenticationTimeout)) {
-      return setupOutcomes.get(setup.setupIntentId) as SetupOutcome;
-    }
-    const canceled = await payments.cancelCheckoutSetup({
-      checkoutId,
-      setupIntentId: setup.setupIntentId,
-    });
+    const waiting = { checkoutId, setupIntentId: setup.setupIntentId };
+    const ended = await authenticationEnd<SetupOutcome | PaymentSetupResult>(
+      authentication,
+      () => setupOutcomes.get(setup.setupIntentId),
+      async () => {
+        const now = await payments.checkCheckoutSetup(waiting);
+        return now.status === 'requires_action' ? null : now;
+      },
+    );
+    if (ended) return ended;
+    const canceled = await payments.cancelCheckoutSetup(waiting);
     return canceled.status === 'succeeded' ? canceled : { ...canceled, ...authenticationTimedOut };
   }
 

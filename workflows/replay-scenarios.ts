@@ -12,6 +12,7 @@ import {
   recordAuthenticatedCheckout,
   recordAuthenticatedTrialCheckout,
   recordPaidCheckout,
+  recordReportedAuthenticationCheckout,
   recordTrialCheckout,
 } from './checkout-replay.ts';
 import { recordCustomerReminders, recordCustomerSignIn } from './customer-mails-replay.ts';
@@ -151,6 +152,7 @@ export const replayScenarios: Record<string, (client: Client) => Promise<string>
   'checkout-trial-subscription': recordTrialCheckout,
   'checkout-authenticated': recordAuthenticatedCheckout,
   'checkout-authenticated-trial': recordAuthenticatedTrialCheckout,
+  'checkout-authentication-reported': recordReportedAuthenticationCheckout,
   'customer-sign-in': recordCustomerSignIn,
   'customer-reminders': recordCustomerReminders,
   'refund-succeeded': recordSucceededRefund,

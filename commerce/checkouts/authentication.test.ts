@@ -5,8 +5,9 @@ import { loadRuntimeConfig } from '../../config/env.ts';
 import { Checkout, Payment, Subscription } from '../../db/entities/index.ts';
 import { eventually } from '../../devstack/eventually.ts';
 import { stripeSimulatorControl } from '../../devstack/stripe-simulator.ts';
+import { workflowIds } from '../../processes/workflow-ids.ts';
 import { buyerClient, buyerDetails, ordersOfCheckout, settledCheckout } from '../orders/testing.ts';
-import { createSeller, type Seller, startCommerceApi, type TestApi } from '../testing.ts';
+import { callV1, createSeller, type Seller, startCommerceApi, type TestApi } from '../testing.ts';
 
 /** Stripe's test cards that ask for 3-D Secure on every charge (and setup). */
 const threeDSecureCard = 'pm_card_threeDSecure2Required';
@@ -106,6 +107,49 @@ describe('checkout with a card that asks for 3-D Secure', { concurrency: true },
     assert.equal((await fetch(challengeUrl)).status, 404);
   });
 
+  /** The Stripe calls (activities) the checkout's workflow scheduled, in order. */
+  async function stripeCallsOf(checkoutId: string): Promise<string[]> {
+    const history = await api.temporal.workflow
+      .getHandle(workflowIds.checkout(checkoutId))
+      .fetchHistory();
+    return (history.events ?? []).flatMap((event) => {
+      const name = event.activityTaskScheduledEventAttributes?.activityType?.name;
+      return name ? [name] : [];
+    });
+  }
+
+  it("the page's word that the step ended: the workflow asks Stripe, without the webhook", async () => {
+    const created = await confirmedWith(threeDSecureCard);
+    const waiting = await awaitingAuthentication(created.clientSecret);
+    const report = () =>
+      callV1(api, null, 'POST', `/v1/checkouts/client/${created.clientSecret}/authentication`);
+    // Said too early (the buyer left the challenge undone): Stripe still waits, so does the checkout.
+    const early = await report();
+    assert.equal(early.status, 200);
+    assert.equal(early.body.status, 'confirmed');
+    await eventually(
+      () => stripeCallsOf(created.id),
+      (calls) => calls.includes('checkCheckoutPayment'),
+      { what: 'the workflow asking Stripe' },
+    );
+    assert.equal((await seller.polar.checkouts.get({ id: created.id })).status, 'confirmed');
+
+    await simulator.authenticatePayment(intentOf(waiting.paymentProcessorMetadata));
+    assert.equal((await settledCheckout(seller, created.id)).status, 'succeeded');
+    // Once settled, the word changes nothing: the checkout is answered as it is.
+    const late = await report();
+    assert.deepEqual([late.status, late.body.status], [200, 'succeeded']);
+    assert.equal((await ordersOfCheckout(seller, created.id)).length, 1);
+    // An unknown secret is not found.
+    const unknown = await callV1(
+      api,
+      null,
+      'POST',
+      '/v1/checkouts/client/polar_c_nope/authentication',
+    );
+    assert.equal(unknown.status, 404);
+  });
+
   it('a failed authentication fails the checkout; the buyer pays with another card', async () => {
     const created = await confirmedWith(authenticationRequiredCard);
     const waiting = await awaitingAuthentication(created.clientSecret);
@@ -115,7 +159,10 @@ describe('checkout with a card that asks for 3-D Secure', { concurrency: true },
     const failed = await settledCheckout(seller, created.id);
     assert.equal(failed.status, 'failed');
     const row = await api.orm.em.fork().findOneOrFail(Checkout, created.id);
-    assert.equal(row.paymentError?.code, 'payment_intent_authentication_failure');
+    assert.deepEqual(row.paymentError, {
+      code: 'payment_intent_authentication_failure',
+      message: 'Your card could not be authenticated. Try again, or use another card.',
+    });
     assert.equal(failed.paymentProcessorMetadata.intent_status, undefined);
     assert.deepEqual(await ordersOfCheckout(seller, created.id), []);
 

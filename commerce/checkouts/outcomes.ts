@@ -187,18 +187,32 @@ export function awaitCheckoutAuthentication(
 }
 
 /**
- * Whether the checkout still waits for the 3-D Secure step of `intentId` (its page was told to
- * run it): only then is the intent's outcome news to the checkout's workflow.
+ * The Payment- or SetupIntent whose 3-D Secure step the checkout waits for (its page was told to
+ * run it), or null: only then is news of the step's end worth its workflow's time.
  */
+export function awaitedAuthentication(checkout: Checkout): string | null {
+  const clientSecret = checkout.paymentProcessorMetadata.intent_client_secret;
+  if (checkout.status !== 'confirmed' || !clientSecret) return null;
+  return clientSecret.split('_secret_')[0] ?? null;
+}
+
+/** Whether the checkout still waits for the 3-D Secure step of `intentId`. */
 export async function awaitsAuthenticationOf(
   em: EntityManager,
   checkoutId: string,
   intentId: string,
 ): Promise<boolean> {
-  const checkout = await em.findOne(Checkout, { id: checkoutId, status: 'confirmed' });
-  const clientSecret = checkout?.paymentProcessorMetadata.intent_client_secret;
-  return Boolean(clientSecret?.startsWith(`${intentId}_secret_`));
+  const checkout = await em.findOne(Checkout, { id: checkoutId });
+  return checkout !== null && awaitedAuthentication(checkout) === intentId;
 }
+
+/** What the buyer reads for Stripe's answers written for developers (a failed 3-D Secure step). */
+const failedAuthentication =
+  'Your card could not be authenticated. Try again, or use another card.';
+const buyerMessages: Record<string, string> = {
+  payment_intent_authentication_failure: failedAuthentication,
+  setup_intent_authentication_failure: failedAuthentication,
+};
 
 /**
  * A declined (or abandoned) payment of a confirmed checkout: the checkout failed with the
@@ -216,7 +230,10 @@ export function failCheckoutPayment(
     const checkout = await lockedCheckout(tx, checkoutId);
     if (checkout.status !== 'confirmed') return;
     checkout.status = 'failed';
-    checkout.paymentError = paymentError;
+    const buyerMessage = buyerMessages[paymentError.code];
+    checkout.paymentError = buyerMessage
+      ? { ...paymentError, message: buyerMessage }
+      : paymentError;
     withoutAuthentication(checkout);
     await releaseDiscountRedemption(tx, checkoutId);
     await tx.flush();

@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import type { AppDependencies } from '../../api/dependencies.ts';
@@ -6,6 +7,7 @@ import { parseBody, parseQuery } from '../../api/validation.ts';
 import { checkoutStatuses } from '../../db/entities/checkout.ts';
 import { refusalFromWorkflowFailure } from '../../processes/activity-errors.ts';
 import { confirmCheckoutUpdate } from '../../processes/checkout.ts';
+import { authenticationEndedSignal } from '../../processes/payment-outcome.ts';
 import { startCheckout } from '../../processes/starters.ts';
 import { workflowIds } from '../../processes/workflow-ids.ts';
 import { callerOf, scope } from '../http/caller.ts';
@@ -22,6 +24,7 @@ import { parseCreateBody, readIdParam } from '../http/request.ts';
 import { buyerSessionToken } from './buyer.ts';
 import { confirmableCheckout } from './confirm.ts';
 import { type CheckoutSettings, createCheckout, createCheckoutFromLink } from './create.ts';
+import { awaitedAuthentication } from './outcomes.ts';
 import { getCheckout, getCheckoutByClientSecret, listCheckouts } from './reads.ts';
 import {
   type CheckoutConfirmation,
@@ -134,6 +137,28 @@ export function checkoutRoutes(dependencies: AppDependencies): Router {
       const token = await buyerSessionToken(em, checkout);
       const wire = await serializeCheckoutPublic(em, checkout, publicUrl);
       ctx.body = { ...wire, status: 'confirmed' as const, customer_session_token: token };
+    },
+  );
+
+  /**
+   * The buyer's page says the 3-D Secure step it ran ended (Stripe.js finished, or the buyer is
+   * back from the challenge): the checkout's workflow asks Stripe at once instead of waiting for
+   * the webhook. Answers the checkout as it is; one that waits for no step is left alone.
+   */
+  router.post(
+    '/v1/checkouts/client/:client_secret/authentication',
+    limit('checkoutUpdate'),
+    async (ctx) => {
+      const em = orm.em.fork();
+      const checkout = await getCheckoutByClientSecret(em, clientSecretOf(ctx));
+      if (awaitedAuthentication(checkout)) {
+        const handle = temporal.workflow.getHandle(workflowIds.checkout(checkout.id));
+        // A workflow that has ended has settled the payment already.
+        await handle.signal(authenticationEndedSignal).catch((error: unknown) => {
+          if (!(error instanceof WorkflowNotFoundError)) throw error;
+        });
+      }
+      ctx.body = await serializeCheckoutPublic(em, checkout, publicUrl);
     },
   );
 

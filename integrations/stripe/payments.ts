@@ -201,6 +201,29 @@ export async function cancelWaitingPayment(
 }
 
 /**
+ * What Stripe says of a PaymentIntent now (the buyer's page reported its 3-D Secure step done),
+ * recorded on its Payment as the webhook's event would be; null while still undecided.
+ */
+export async function currentPaymentOutcome(
+  { orm, stripe }: { orm: Orm; stripe: StripeClient },
+  { paymentId, paymentIntentId }: { paymentId: string; paymentIntentId: string },
+): Promise<PaymentOutcome | null> {
+  const paymentIntent = await stripe.paymentIntents
+    .retrieve(paymentIntentId, { expand: ['payment_method'] })
+    .catch(rethrowStripeError);
+  const recorded = await recordPaymentOutcome(orm.em.fork(), paymentId, paymentIntent);
+  return recorded?.outcome ?? null;
+}
+
+/** What Stripe says of a SetupIntent now (see setupResultOf). */
+export async function currentSetupResult(
+  stripe: StripeClient,
+  setupIntentId: string,
+): Promise<PaymentSetupResult> {
+  return setupResultOf(await stripe.setupIntents.retrieve(setupIntentId).catch(rethrowStripeError));
+}
+
+/**
  * Gives up on a SetupIntent still waiting for its card holder: canceled under `idempotencyKey`.
  * One that succeeded meanwhile is answered as saved.
  */

@@ -103,25 +103,36 @@ export interface PendingAuthentication {
 }
 
 /**
+ * How running the 3-D Secure step went: ended on this page (with Stripe.js's problem, if any),
+ * or the page left for the challenge.
+ */
+export type AuthenticationRun = { ended: true; problem: string | null } | { ended: false };
+
+/**
  * Runs the 3-D Secure step: with Stripe, Stripe.js shows the bank's challenge over the page;
  * in test mode the buyer goes to the Stripe simulator's challenge page, which sends them back
- * here. Its end is heard of through the checkout (the webhook settles the payment); answers
- * Stripe.js's error message, if any.
+ * here. How it ended is heard of through the checkout.
  */
-export async function runAuthentication(pending: PendingAuthentication): Promise<string | null> {
+export async function runAuthentication(
+  pending: PendingAuthentication,
+): Promise<AuthenticationRun> {
   const clientSecret = pending.intent_client_secret;
   if (pageStripe && clientSecret) {
     const stripe = await pageStripe;
     const { error } = await stripe.handleNextAction({ clientSecret });
-    return error ? (error.message ?? 'The card could not be authenticated.') : null;
+    const problem = error ? (error.message ?? 'The card could not be authenticated.') : null;
+    return { ended: true, problem };
   }
   if (pending.intent_next_action_url) {
     const challenge = new URL(pending.intent_next_action_url);
     challenge.searchParams.set('return_url', window.location.href);
     window.location.assign(challenge.href);
-    return null;
+    return { ended: false };
   }
-  return 'Your bank asks to confirm this payment, and this page cannot show its check.';
+  return {
+    ended: true,
+    problem: 'Your bank asks to confirm this payment, and this page cannot show its check.',
+  };
 }
 
 /** Makes the confirmation token of what the buyer entered, or throws its error message. */

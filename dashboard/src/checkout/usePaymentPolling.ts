@@ -20,8 +20,16 @@ function pendingAuthenticationOf(checkout: CheckoutPublic) {
   return intentId ? { pending, intentId } : null;
 }
 
-// The steps begun in this tab: coming back from the challenge page, it is not shown again.
-const begunKey = (intentId: string) => `tollgate-3ds:${intentId}`;
+// The steps begun (then reported ended) in this tab: back from the challenge page, the step is
+// reported, not shown again.
+const stepKey = (intentId: string) => `tollgate-3ds:${intentId}`;
+
+/** Tells the API the step ended, so the payment is looked at without waiting for the webhook. */
+const reportAuthenticationEnded = (clientSecret: string) =>
+  fetch(`/v1/checkouts/client/${encodeURIComponent(clientSecret)}/authentication`, {
+    method: 'POST',
+    headers: { Accept: 'application/json' },
+  });
 
 /**
  * While the payment is decided (`processing`), the checkout is read again each second; a failed
@@ -42,12 +50,20 @@ export function usePaymentPolling(
     const slow = setTimeout(() => setSlowPayment(true), 15_000);
     const authenticate = async (next: CheckoutPublic) => {
       const waiting = pendingAuthenticationOf(next);
-      if (!waiting || sessionStorage.getItem(begunKey(waiting.intentId))) return;
-      sessionStorage.setItem(begunKey(waiting.intentId), 'begun');
-      setSlowPayment(true);
-      const problem = await runAuthentication(waiting.pending);
-      // A failed check fails the payment: the checkout read next says so.
-      if (problem && !stopped) setErrors({ confirmation_token_id: problem });
+      if (!waiting) return;
+      const key = stepKey(waiting.intentId);
+      const step = sessionStorage.getItem(key);
+      if (step === 'reported') return;
+      if (step !== 'begun') {
+        sessionStorage.setItem(key, 'begun');
+        setSlowPayment(true);
+        const run = await runAuthentication(waiting.pending);
+        if (!run.ended) return;
+        // A failed check fails the payment: the checkout read next says so.
+        if (run.problem && !stopped) setErrors({ confirmation_token_id: run.problem });
+      }
+      sessionStorage.setItem(key, 'reported');
+      await reportAuthenticationEnded(clientSecret).catch(() => undefined);
     };
     const poll = async () => {
       try {
