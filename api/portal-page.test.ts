@@ -8,6 +8,7 @@ import { buy, buyerClient, buyerDetails } from '../commerce/orders/testing.ts';
 import { declinedRenewal } from '../commerce/subscriptions/testing.ts';
 import { callV1, createSeller } from '../commerce/testing.ts';
 import { eventually } from '../devstack/eventually.ts';
+import { issueDiscordGuildToken } from '../domain/benefit-properties.ts';
 import { extractLinks, waitForMail } from '../integrations/mail/testing.ts';
 import { dashboardBrowserSuite, screenshotsDir, sellerPage } from './browser-testing.ts';
 
@@ -296,5 +297,45 @@ describe('customer portal page (browser)', () => {
     await financePage.getByRole('link', { name: 'Failed renewals', exact: true }).click();
     await financePage.getByText('Recovered by the customer').first().waitFor();
     await financePage.close();
+  });
+
+  it('a Discord benefit waits for the customer’s account: "Connect Discord" links it', async () => {
+    const seller = await createSeller(suite.api);
+    const lounge = await seller.polar.benefits.create({
+      type: 'discord',
+      description: 'Members lounge',
+      properties: {
+        guildToken: issueDiscordGuildToken(suite.api.config.auth.secret ?? '', '81384788765712384'),
+        roleId: '777',
+        kickMember: false,
+      },
+    });
+    const product = await productWithBenefits(seller, [lounge.id]);
+    const { order } = await buy(suite.api, seller, product.id);
+    assert.ok(order, 'the purchase made an order');
+    const session = await seller.polar.customerSessions.create({ customerId: order.customerId });
+    const portal = buyerClient(suite.api).customerPortal;
+    const auth = { customerSession: session.token };
+    await eventually(
+      () => portal.benefitGrants.list(auth, {}),
+      (page) => page.result.items.length === 1,
+      { what: 'the Discord grant, waiting for an account' },
+    );
+
+    const page = await phonePage();
+    await page.goto(session.customerPortalUrl);
+    await page.getByRole('link', { name: 'Benefits', exact: true }).click();
+    const benefits = page.getByRole('region', { name: 'Benefits' });
+    await benefits.getByText('Connect your Discord account to get this.').waitFor();
+    await assertFitsWidth(page);
+    await page.screenshot({ path: join(screenshotsDir, 'portal-connect.png'), fullPage: true });
+    // Discord's consent (the local provider signs its default account in) sends the customer back.
+    await benefits.getByRole('button', { name: 'Connect Discord' }).click();
+    await page.waitForURL(`${suite.api.url}/portal#benefits`);
+    await benefits.getByText('Members lounge').waitFor();
+    assert.equal(await benefits.getByRole('button', { name: 'Connect Discord' }).count(), 0);
+    const me = await portal.customers.get(auth);
+    assert.ok(me.oauthAccounts.discord?.accountId, JSON.stringify(me.oauthAccounts));
+    await page.close();
   });
 });

@@ -365,6 +365,73 @@ describe('Stripe simulator (stateful PaymentIntents in front of stripe-mock)', (
     assert.equal(confirmed.status, 'succeeded');
   });
 
+  it('asks for 3-D Secure on a SetupIntent too: authenticated, failed or canceled', async () => {
+    const setup = () =>
+      stripe.setupIntents.create({
+        customer,
+        payment_method: 'pm_card_threeDSecure2Required',
+        confirm: true,
+        usage: 'off_session',
+      });
+    const passing = await setup();
+    assert.equal(passing.status, 'requires_action');
+    const challenge = challengeOf(passing);
+    assert.equal(challenge, `${simulator.url}/_simulator/3ds/${passing.id}`);
+    await control.authenticateSetup(passing.id);
+    assert.equal((await stripe.setupIntents.retrieve(passing.id)).status, 'succeeded');
+
+    const failing = await setup();
+    await control.authenticateSetup(failing.id, { succeed: false });
+    const failed = await stripe.setupIntents.retrieve(failing.id);
+    assert.equal(failed.status, 'requires_payment_method');
+    assert.equal(failed.last_setup_error?.code, 'setup_intent_authentication_failure');
+
+    const abandoned = await setup();
+    const canceled = await stripe.setupIntents.cancel(abandoned.id, {
+      cancellation_reason: 'abandoned',
+    });
+    assert.equal(canceled.status, 'canceled');
+    await assert.rejects(control.authenticateSetup(abandoned.id));
+    const again = await stripe.setupIntents.cancel(abandoned.id).catch((error: unknown) => error);
+    assert.ok(again instanceof Stripe.errors.StripeInvalidRequestError);
+    assert.equal(again.code, 'setup_intent_unexpected_state');
+    const types = async (id: string) => (await control.eventsOf(id)).map((event) => event.type);
+    assert.deepEqual(await types(passing.id), [
+      'setup_intent.requires_action',
+      'setup_intent.succeeded',
+    ]);
+    assert.deepEqual(await types(failing.id), [
+      'setup_intent.requires_action',
+      'setup_intent.setup_failed',
+    ]);
+    assert.deepEqual(await types(abandoned.id), [
+      'setup_intent.requires_action',
+      'setup_intent.canceled',
+    ]);
+  });
+
+  it('serves the 3-D Secure test challenge: Complete pays and sends the buyer back', async () => {
+    const pending = await charge('pm_card_threeDSecure2Required');
+    const challenge = challengeOf(pending);
+    const back = 'https://shop.example/checkout?step=3ds';
+    const page = await fetch(`${challenge}?return_url=${encodeURIComponent(back)}`);
+    assert.equal(page.headers.get('content-type'), 'text/html; charset=utf-8');
+    const html = await page.text();
+    assert.ok(html.includes(`value="${back.replace('&', '&#38;')}"`), html);
+    const answered = await fetch(challenge, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ result: 'complete', return_url: back }),
+      redirect: 'manual',
+    });
+    assert.deepEqual([answered.status, answered.headers.get('location')], [303, back]);
+    assert.equal((await stripe.paymentIntents.retrieve(pending.id)).status, 'succeeded');
+    // Nothing left to authenticate; a return address that is not http(s) is not followed.
+    const done = await fetch(`${challenge}?return_url=javascript:alert(1)`);
+    assert.equal(done.status, 404);
+    assert.ok(!(await done.text()).includes('javascript:'));
+  });
+
   it('sets up pm_card_chargeCustomerFail, then declines every charge of it', async () => {
     const saved = await stripe.setupIntents.create({
       customer,
@@ -528,6 +595,12 @@ describe('Stripe simulator (stateful PaymentIntents in front of stripe-mock)', (
 });
 
 /** The simulator's events of a PaymentIntent, once there is one. */
+/** The simulator's 3-D Secure challenge an intent points to (`use_stripe_sdk.stripe_js`). */
+function challengeOf(intent: Stripe.PaymentIntent | Stripe.SetupIntent): string {
+  const sdk = intent.next_action?.use_stripe_sdk as { stripe_js?: string } | undefined;
+  return sdk?.stripe_js ?? assert.fail('no challenge to run');
+}
+
 function waitForEvents(control: StripeSimulatorControl, paymentIntentId: string) {
   return eventually(
     () => control.eventsOf(paymentIntentId),

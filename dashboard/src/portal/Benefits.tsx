@@ -1,4 +1,4 @@
-import type { BenefitGrant } from './api';
+import type { BenefitGrant, PortalCustomer } from './api';
 import { Loaded, useAction, usePortal, useResource } from './resource';
 
 /** The platforms whose account a grant waits for, by benefit type. */
@@ -16,13 +16,22 @@ const typeLabels: Record<string, string> = {
   meter_credit: 'Usage credits',
 };
 
-/** A grant that waits for the customer to link an account, and which platform. */
-export const waitsForAccount = (grant: BenefitGrant) =>
-  !grant.is_granted && !grant.is_revoked ? platforms[grant.benefit.type] : undefined;
+/**
+ * The platform whose account a grant waits for the customer to link; none once the grant has an
+ * account or the customer linked one on that platform (the grant is then being given).
+ */
+export function waitsForAccount(grant: BenefitGrant, customer: PortalCustomer) {
+  const platform = platforms[grant.benefit.type];
+  if (!platform || grant.is_granted || grant.is_revoked || grant.properties.account_id) return;
+  return customer.oauth_accounts[platform.id] ? undefined : platform;
+}
 
 /** What the customer's purchases give them, and "Connect …" where a grant waits for an account. */
 export function Benefits({ linkError }: { linkError: string | null }) {
-  const grants = useResource(async (api) => (await api.grants()).items);
+  const grants = useResource(async (api) => {
+    const [page, customer] = await Promise.all([api.grants(), api.customer()]);
+    return { items: page.items, customer };
+  });
   return (
     <section aria-labelledby="benefits-title">
       <h2 id="benefits-title">Benefits</h2>
@@ -32,14 +41,14 @@ export function Benefits({ linkError }: { linkError: string | null }) {
         </p>
       )}
       <Loaded resource={grants} what="your benefits">
-        {(items) => {
+        {({ items, customer }) => {
           const shown = items.filter((grant) => !grant.is_revoked);
           return shown.length === 0 ? (
             <p className="portal-empty">No benefits yet.</p>
           ) : (
             <ul className="portal-cards">
               {shown.map((grant) => (
-                <GrantCard key={grant.id} grant={grant} />
+                <GrantCard key={grant.id} grant={grant} customer={customer} />
               ))}
             </ul>
           );
@@ -49,11 +58,11 @@ export function Benefits({ linkError }: { linkError: string | null }) {
   );
 }
 
-function GrantCard({ grant }: { grant: BenefitGrant }) {
+function GrantCard({ grant, customer }: { grant: BenefitGrant; customer: PortalCustomer }) {
   const { api } = usePortal();
   const { busy, problem, run } = useAction();
   const { benefit } = grant;
-  const platform = waitsForAccount(grant);
+  const platform = waitsForAccount(grant, customer);
   const connect = (id: string) =>
     run(async () => {
       const { url } = await api.linkAccount(id, window.location.href);

@@ -1,11 +1,12 @@
 import { type FormEvent, type ReactNode, useCallback, useRef, useState } from 'react';
 import {
   type ConfirmationTokenSource,
+  runAuthentication,
   StripeCard,
   TestPaymentMethods,
   testPaymentMethods,
 } from '../checkout/payment';
-import { usePortal } from './resource';
+import { usePortal, useProblem } from './resource';
 
 interface CardFormProps {
   /** What the card is for, the form's accessible name. */
@@ -84,5 +85,63 @@ export function CardForm({
         </button>
       </div>
     </form>
+  );
+}
+
+/** A SetupIntent's id, from its client secret (`seti_…_secret_…`). */
+const setupIntentIdOf = (clientSecret: string) => clientSecret.split('_secret_')[0] ?? clientSecret;
+
+interface AddCardFormProps {
+  amount: number;
+  currency: string;
+  setDefault: boolean;
+  onCancel: () => void;
+  onAdded: () => void;
+}
+
+/** Saves a new card to the customer (addPaymentMethod). */
+export function AddCardForm({ amount, currency, setDefault, onCancel, onAdded }: AddCardFormProps) {
+  const { api } = usePortal();
+  const describe = useProblem();
+  const [makeDefault, setMakeDefault] = useState(setDefault);
+  return (
+    <CardForm
+      label="New card"
+      submitLabel="Save card"
+      amount={amount}
+      currency={currency}
+      onCancel={onCancel}
+      onToken={async (confirmationTokenId) => {
+        try {
+          let added = await api.addPaymentMethod(confirmationTokenId, makeDefault);
+          if (added.status === 'requires_action') {
+            // The bank's 3-D Secure check, then the card's setup confirmed.
+            const run = await runAuthentication({ intent_client_secret: added.client_secret });
+            if (!run.ended) return null;
+            if (run.problem) return run.problem;
+            added = await api.confirmPaymentMethod(
+              setupIntentIdOf(added.client_secret),
+              makeDefault,
+            );
+            if (added.status !== 'succeeded') return 'The card could not be confirmed.';
+          }
+          onAdded();
+          return null;
+        } catch (error) {
+          return describe(error, 'The card could not be saved. Try again.');
+        }
+      }}
+    >
+      {!setDefault && (
+        <label className="choice">
+          <input
+            type="checkbox"
+            checked={makeDefault}
+            onChange={(event) => setMakeDefault(event.target.checked)}
+          />
+          Use this card for my subscriptions
+        </label>
+      )}
+    </CardForm>
   );
 }

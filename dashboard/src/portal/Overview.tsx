@@ -12,24 +12,30 @@ interface OverviewProps {
 /** The first page: what needs attention, the live subscriptions and the latest orders. */
 export function Overview({ sectionHref }: OverviewProps) {
   const summary = useResource(async (api) => {
-    const [subscriptions, orders, grants] = await Promise.all([
+    const [subscriptions, orders, grants, customer] = await Promise.all([
       api.subscriptions(),
       api.orders(),
       api.grants(),
+      api.customer(),
     ]);
-    return { subscriptions: subscriptions.items, orders: orders.items, grants: grants.items };
+    return {
+      subscriptions: subscriptions.items,
+      orders: orders.items,
+      grants: grants.items,
+      customer,
+    };
   });
   return (
     <section aria-labelledby="overview-title">
       <h2 id="overview-title">Overview</h2>
       <Loaded resource={summary} what="your account">
-        {({ subscriptions, orders, grants }) => {
+        {({ subscriptions, orders, grants, customer }) => {
           const live = subscriptions.filter(
             (subscription) =>
               subscription.status !== 'canceled' && subscription.status !== 'incomplete_expired',
           );
           const unpaid = orders.filter(awaitsPayment);
-          const waiting = grants.filter((grant) => waitsForAccount(grant));
+          const waiting = grants.filter((grant) => waitsForAccount(grant, customer));
           return (
             <>
               {unpaid.length > 0 && (

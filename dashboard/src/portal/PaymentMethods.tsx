@@ -1,8 +1,8 @@
 import { useState } from 'react';
+import { AddCardForm } from './CardForm';
 import { Dialog } from './Dialog';
 import { CardName, expiry } from './payments';
 import { Loaded, useAction, usePortal, useResource } from './resource';
-import { AddCardForm } from './Subscriptions';
 
 const deleteRefusals = {
   PaymentMethodInUseByActiveSubscription:
@@ -91,6 +91,7 @@ export function PaymentMethods() {
       </Loaded>
       {adding && (
         <Dialog title="Add a card" onClose={() => setAdding(false)}>
+          {/* Stripe Elements (payment mode) asks for an amount to show; saving charges nothing. */}
           <AddCardForm
             amount={100}
             currency="usd"

@@ -11,7 +11,7 @@ import {
   type PortalCustomer,
   type SubscriptionStatus,
 } from './api';
-import { CardForm } from './CardForm';
+import { AddCardForm, CardForm } from './CardForm';
 import { Dialog } from './Dialog';
 import {
   awaitsPayment,
@@ -278,7 +278,9 @@ function SubscriptionCard({
         <CancelDialog
           subscription={subscription}
           onClose={() => setOpened(null)}
-          onCanceled={() => done(nextCharge({ ...subscription, cancel_at_period_end: true }))}
+          onCanceled={() =>
+            done('Canceled: you keep it until the period ends, and can still change your mind.')
+          }
         />
       )}
       {opened === 'plan' && (
@@ -332,53 +334,6 @@ function SubscriptionCard({
         </Dialog>
       )}
     </li>
-  );
-}
-
-interface AddCardFormProps {
-  amount: number;
-  currency: string;
-  setDefault: boolean;
-  onCancel: () => void;
-  onAdded: () => void;
-}
-
-/** Saves a new card to the customer (addPaymentMethod). */
-export function AddCardForm({ amount, currency, setDefault, onCancel, onAdded }: AddCardFormProps) {
-  const { api } = usePortal();
-  const describe = useProblem();
-  const [makeDefault, setMakeDefault] = useState(setDefault);
-  return (
-    <CardForm
-      label="New card"
-      submitLabel="Save card"
-      amount={amount}
-      currency={currency}
-      onCancel={onCancel}
-      onToken={async (confirmationTokenId) => {
-        try {
-          const added = await api.addPaymentMethod(confirmationTokenId, makeDefault);
-          if (added.status === 'requires_action') {
-            return 'Your bank asks you to confirm this card. Follow its instructions, then reload this page.';
-          }
-          onAdded();
-          return null;
-        } catch (error) {
-          return describe(error, 'The card could not be saved. Try again.');
-        }
-      }}
-    >
-      {!setDefault && (
-        <label className="choice">
-          <input
-            type="checkbox"
-            checked={makeDefault}
-            onChange={(event) => setMakeDefault(event.target.checked)}
-          />
-          Use this card for my subscriptions
-        </label>
-      )}
-    </CardForm>
   );
 }
 

@@ -12,8 +12,6 @@ import {
   type Price,
 } from '../checkout/api';
 
-export type { Address, ListResource, Price };
-
 type Interval = 'day' | 'week' | 'month' | 'year';
 
 export interface PortalOrganization {
@@ -102,7 +100,10 @@ export interface PaymentConfirmation {
   error?: string | null;
 }
 
-export type { CustomerBenefitGrant as BenefitGrant };
+/** A grant, with the account a Discord or GitHub grant is given to once linked. */
+export type BenefitGrant = CustomerBenefitGrant & {
+  properties: CustomerBenefitGrant['properties'] & { account_id?: string | null };
+};
 
 export interface LicenseKeyActivation {
   id: string;
@@ -183,6 +184,12 @@ export function portalApi(token: string) {
         set_default: setDefault,
         return_url: window.location.href,
       }),
+    /** Finishes adding a card after its 3-D Secure check. */
+    confirmPaymentMethod: (setupIntentId: string, setDefault: boolean) =>
+      write<PaymentMethodAdded>('POST', '/customers/me/payment-methods/confirm', {
+        setup_intent_id: setupIntentId,
+        set_default: setDefault,
+      }),
     deletePaymentMethod: (methodId: string) =>
       write<null>('DELETE', `/customers/me/payment-methods/${id(methodId)}`),
 
@@ -221,7 +228,7 @@ export function portalApi(token: string) {
           },
     ) => write<CustomerSubscription>('PATCH', `/subscriptions/${id(subscriptionId)}`, update),
 
-    grants: () => read<ListResource<CustomerBenefitGrant>>(`/benefit-grants/${all}`),
+    grants: () => read<ListResource<BenefitGrant>>(`/benefit-grants/${all}`),
     /** Where to send the customer to link the Discord or GitHub account a grant waits for. */
     linkAccount: (platform: string, returnTo: string) =>
       read<{ url: string }>(

@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { formatMoney } from '../checkout/money';
+import { runAuthentication } from '../checkout/payment';
 import type { CustomerOrder, PaymentConfirmation, PaymentMethod, PortalCustomer } from './api';
 import { CardForm } from './CardForm';
 import { Dialog } from './Dialog';
@@ -31,10 +32,14 @@ export function defaultMethod(customer: PortalCustomer, methods: PaymentMethod[]
   );
 }
 
-/** What a confirm-payment answer comes to for the customer: null when paid, else the problem to show. */
+/**
+ * What a confirm-payment answer comes to for the customer: null when paid (or, after the bank's
+ * 3-D Secure check, being settled), else the problem to show.
+ */
 export async function paymentOutcome(answer: PaymentConfirmation): Promise<string | null> {
-  if (answer.status === 'requires_action') {
-    return 'Your bank asks you to confirm this payment. Follow its instructions, then reload this page.';
+  if (answer.status === 'requires_action' && answer.client_secret) {
+    const run = await runAuthentication({ intent_client_secret: answer.client_secret });
+    return run.ended ? run.problem : null;
   }
   if (answer.status === 'succeeded' || answer.status === 'pending') return null;
   return answer.error ?? 'The payment failed. Try another card.';

@@ -128,7 +128,7 @@ export function useAction() {
     },
     [describe],
   );
-  return { busy, problem, run, setProblem };
+  return { busy, problem, run };
 }
 
 export const formatDate = (iso: string) =>
