@@ -264,6 +264,20 @@ describe('checkout with a card that asks for 3-D Secure', { concurrency: true },
     });
     const created = await confirmedWith(authenticationRequiredCard, plan.id);
     const waiting = await awaitingAuthentication(created.clientSecret);
+    // The page's word before the step is done: the workflow asks Stripe, and waits on.
+    const early = await callV1(
+      api,
+      null,
+      'POST',
+      `/v1/checkouts/client/${created.clientSecret}/authentication`,
+    );
+    assert.deepEqual([early.status, early.body.status], [200, 'confirmed']);
+    await eventually(
+      () => stripeCallsOf(created.id),
+      (calls) => calls.includes('checkCheckoutSetup'),
+      { what: 'the workflow asking Stripe about the SetupIntent' },
+    );
+    assert.equal((await seller.polar.checkouts.get({ id: created.id })).status, 'confirmed');
     await simulator.authenticateSetup(intentOf(waiting.paymentProcessorMetadata), {
       succeed: false,
     });
