@@ -1,16 +1,11 @@
 import Stripe from 'stripe';
 import type { StripeClient } from './client.ts';
+import { paymentSource } from './payments.ts';
 
 /**
  * A customer's saved cards at Stripe, as the customer portal manages them: the calls only, no
  * rules (commerce/customer-portal decides who may do what).
  */
-
-/** `pm_…` (a test card, as the tests send) or `ctoken_…` (Stripe Elements) as an intent takes it. */
-const cardSource = (paymentMethodOrToken: string) =>
-  paymentMethodOrToken.startsWith('ctoken_')
-    ? { confirmation_token: paymentMethodOrToken }
-    : { payment_method: paymentMethodOrToken };
 
 const isMissing = (error: unknown) =>
   error instanceof Stripe.errors.StripeInvalidRequestError && error.statusCode === 404;
@@ -76,7 +71,7 @@ export async function setUpCard(
     return await stripe.setupIntents.create(
       {
         customer: setup.stripeCustomerId,
-        ...cardSource(setup.paymentMethodOrToken),
+        ...paymentSource(setup.paymentMethodOrToken),
         confirm: true,
         usage: 'off_session',
         return_url: setup.returnUrl,

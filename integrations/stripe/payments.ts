@@ -90,7 +90,7 @@ function rethrowStripeError(error: unknown): never {
 }
 
 /** `pm_…` or `ctoken_…` as the parameter a Payment- or SetupIntent takes it in. */
-const paymentSource = (paymentMethodOrToken: string) =>
+export const paymentSource = (paymentMethodOrToken: string) =>
   paymentMethodOrToken.startsWith('ctoken_')
     ? { confirmation_token: paymentMethodOrToken }
     : { payment_method: paymentMethodOrToken };
