@@ -115,6 +115,33 @@ describe('failed renewal recovery (/v1/subscriptions/…)', { concurrency: true 
     assert.equal(bad.status, 422);
   });
 
+  it('answers finance’s retry plainly, and marks the renewal recovered by finance', async () => {
+    const subscriptionId = await declinedRenewal(api, seller, planId, {
+      startAt: '2027-05-09T08:00:00Z',
+      renewAt: '2027-06-09T08:00:00Z',
+    });
+    await saveCard(api, subscriptionId, testCards.visa);
+    const retried = await v1('POST', `/v1/subscriptions/${subscriptionId}/dunning/retry`);
+    assert.equal(retried.status, 200, JSON.stringify(retried.body));
+    assert.deepEqual(retried.body.retry_result, {
+      status: 'succeeded',
+      decline_code: null,
+      decline_reason: null,
+    });
+    assert.equal(retried.body.status, 'active');
+    assert.equal(retried.body.recovered_by, 'finance');
+    assert.equal(retried.body.last_payment_attempt_at, '2027-06-09T08:00:00.000Z');
+    // Resolving, or any action but a retry, says nothing of a charge.
+    const resolvedId = await declinedRenewal(api, seller, planId, {
+      startAt: '2027-05-10T08:00:00Z',
+      renewAt: '2027-06-10T08:00:00Z',
+    });
+    const resolved = await v1('POST', `/v1/subscriptions/${resolvedId}/dunning/resolve`);
+    assert.equal(resolved.status, 200, JSON.stringify(resolved.body));
+    assert.ok(!('retry_result' in resolved.body));
+    assert.equal(resolved.body.recovered_by, 'finance');
+  });
+
   it('says dunning canceled it because the payment failed, and when it was last tried', async () => {
     const { subscriptionId, clockId } = await subscribeOnTestClock(
       api,
