@@ -223,6 +223,13 @@ describe('customer portal page (browser)', () => {
     ]);
     await invoice.getByText(order.invoiceNumber).first().waitFor();
     await invoice.close();
+
+    // Signing out forgets the session: the organization's sign-in asks for the email.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in to your purchases' }).waitFor();
+    await page.getByLabel('Email').waitFor();
+    await page.reload();
+    await page.getByText('Open the sign-in link from your email').waitFor();
     const after = await seller.polar.licenseKeys.get({ id: licenseKey.id });
     assert.deepEqual(after.activations, []);
     await assert.rejects(

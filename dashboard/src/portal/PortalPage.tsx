@@ -93,6 +93,8 @@ export function PortalPage({ route, stripePublishableKey }: PortalPageProps) {
   const [session, setSession] = useState<PortalSession | null>(arrival.session);
   const [signingIn, setSigningIn] = useState(Boolean(arrival.signInToken));
   const [reason, setReason] = useState<string | null>(null);
+  // Where to sign in again: this page's organization, else the one the session was learnt to be.
+  const [signInSlug, setSignInSlug] = useState(organizationSlug);
 
   // A sign-in link works once: its token is posted once, even when effects run twice.
   const posted = useRef(false);
@@ -117,11 +119,15 @@ export function PortalPage({ route, stripePublishableKey }: PortalPageProps) {
     );
   }, [arrival]);
 
-  const signOut = useCallback((why: string | null) => {
-    forgetSession();
-    setReason(why);
-    setSession(null);
-  }, []);
+  const signOut = useCallback(
+    (why: string | null) => {
+      setSignInSlug(organizationSlug ?? storedSession()?.organizationSlug ?? null);
+      forgetSession();
+      setReason(why);
+      setSession(null);
+    },
+    [organizationSlug],
+  );
 
   if (signingIn) {
     return (
@@ -131,7 +137,7 @@ export function PortalPage({ route, stripePublishableKey }: PortalPageProps) {
     );
   }
   if (!session) {
-    if (organizationSlug) return <SignIn organizationSlug={organizationSlug} reason={reason} />;
+    if (signInSlug) return <SignIn organizationSlug={signInSlug} reason={reason} />;
     return (
       <main className="portal-signin">
         <h1>Your purchases</h1>
