@@ -114,7 +114,12 @@ describe('hosted checkout page: terms, drafts and dead ends (browser)', () => {
     await pay.scrollIntoViewIfNeeded();
     await pay.click();
     await page.locator('#field-customer_email-error').waitFor();
-    await page.waitForFunction("document.activeElement?.id === 'field-customer_email'");
+    // The page's globals, as far as these checks read them (the test compiles without the DOM's types).
+    type Globals = { document: { activeElement: { id: string } | null } };
+    await page.waitForFunction(
+      () =>
+        (globalThis as unknown as Globals).document.activeElement?.id === 'field-customer_email',
+    );
     const box = await page.getByLabel('Email').boundingBox();
     const screen = page.viewportSize();
     const inView = box && screen && box.y >= 0 && box.y + box.height <= screen.height;
@@ -133,8 +138,10 @@ describe('hosted checkout page: terms, drafts and dead ends (browser)', () => {
     const href = new URL((await portal.getAttribute('href')) ?? '', api.url);
     assert.equal(href.pathname, `/portal/${sellerSlug}`);
     assert.ok(href.searchParams.get('customer_session_token'), 'the portal opens signed in');
-    const drafts = await page.evaluate<string[]>(
-      "Object.keys(sessionStorage).filter((key) => key.endsWith('.draft'))",
+    const drafts = await page.evaluate(() =>
+      Object.keys((globalThis as unknown as { sessionStorage: object }).sessionStorage).filter(
+        (key) => key.endsWith('.draft'),
+      ),
     );
     assert.deepEqual(drafts, []);
     await page.screenshot({

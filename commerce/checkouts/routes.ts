@@ -4,6 +4,7 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import type { AppDependencies } from '../../api/dependencies.ts';
 import { parseBody, parseQuery } from '../../api/validation.ts';
+import { AppError } from '../../core/errors.ts';
 import { checkoutStatuses } from '../../db/entities/checkout.ts';
 import { refusalFromWorkflowFailure } from '../../processes/activity-errors.ts';
 import { confirmCheckoutUpdate } from '../../processes/checkout.ts';
@@ -24,6 +25,7 @@ import { parseCreateBody, readIdParam } from '../http/request.ts';
 import { buyerSessionToken } from './buyer.ts';
 import { confirmableCheckout } from './confirm.ts';
 import { type CheckoutSettings, createCheckout, createCheckoutFromLink } from './create.ts';
+import { unavailableLinkPath } from './hosted-page.ts';
 import { awaitedAuthentication } from './outcomes.ts';
 import { getCheckout, getCheckoutByClientSecret, listCheckouts } from './reads.ts';
 import {
@@ -166,17 +168,30 @@ export function checkoutRoutes(dependencies: AppDependencies): Router {
     '/v1/checkout-links/:client_secret/redirect',
     limit('checkoutLinkRedirect'),
     async (ctx) => {
-      const checkout = await createCheckoutFromLink(
-        orm.em,
-        clientSecretOf(ctx),
-        {
-          customer_email: queryText(ctx, 'customer_email'),
-          customer_name: queryText(ctx, 'customer_name'),
-          discount_code: queryText(ctx, 'discount_code'),
-          embed_origin: queryText(ctx, 'embed_origin'),
-        },
-        settings,
-      );
+      const linkSecret = clientSecretOf(ctx);
+      let checkout: Awaited<ReturnType<typeof createCheckoutFromLink>>;
+      try {
+        checkout = await createCheckoutFromLink(
+          orm.em,
+          linkSecret,
+          {
+            customer_email: queryText(ctx, 'customer_email'),
+            customer_name: queryText(ctx, 'customer_name'),
+            discount_code: queryText(ctx, 'discount_code'),
+            embed_origin: queryText(ctx, 'embed_origin'),
+          },
+          settings,
+        );
+      } catch (error) {
+        // A buyer's browser following a bad or deleted link gets the hosted page saying so in
+        // the seller's name; API clients (asking for JSON) keep the 404.
+        const browser = ctx.accepts('json', 'html') === 'html';
+        if (browser && error instanceof AppError && error.refusal === 'not_found') {
+          ctx.redirect(`${publicUrl.replace(/\/$/, '')}${unavailableLinkPath(linkSecret)}`);
+          return;
+        }
+        throw error;
+      }
       ctx.redirect(checkout.url);
     },
   );

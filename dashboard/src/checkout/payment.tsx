@@ -20,6 +20,12 @@ export const testPaymentMethods = [
     label: 'Visa ending 3220',
     outcome: 'asks for 3-D Secure: you complete or fail the check',
   },
+  // For finance to reproduce a failed renewal: start a trial with it, and the renewal declines.
+  {
+    id: 'pm_card_chargeCustomerFail',
+    label: 'Visa ending 0341',
+    outcome: 'is saved, then every charge declined: a trial’s renewal fails',
+  },
 ] as const;
 
 interface TestMethodsProps {

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { type CheckoutApiError, type CheckoutPublic, getCheckout, updateCheckout } from './api';
 import { forgetDraft, restoreDraft, saveDraft } from './draft';
-import type { FieldErrors } from './fields';
+import { type FieldErrors, focusFirstError } from './fields';
 import {
   type CheckoutForm,
   expiredMessage,
@@ -70,9 +70,16 @@ export function useCheckoutForm(
     if (checkoutId && open && values) saveDraft(checkoutId, values);
   }, [checkoutId, open, values]);
 
+  // Asked after an invalid submit; run once the errors it follows are rendered.
+  const [errorFocus, setErrorFocus] = useState(0);
+  const focusErrors = useCallback(() => setErrorFocus((asked) => asked + 1), []);
+  useEffect(() => {
+    if (errorFocus > 0) focusFirstError(formRef.current);
+  }, [errorFocus]);
+
   const refused = useCallback(
-    (error: unknown) => showRefusal(error, { form: formRef, setBanner, setClosed, setErrors }),
-    [],
+    (error: unknown) => showRefusal(error, { setBanner, setClosed, setErrors, focusErrors }),
+    [focusErrors],
   );
 
   const save: CheckoutForm['save'] = async (update, clears) => {
@@ -121,6 +128,7 @@ export function useCheckoutForm(
     formRef,
     received,
     refused,
+    focusErrors,
     save,
   };
 }

@@ -1,7 +1,6 @@
 import { type FormEvent, useCallback, useRef } from 'react';
 import { billingAddressOf } from './address';
 import { type CheckoutUpdate, confirmCheckout } from './api';
-import { focusFirstError } from './fields';
 import { amountMissing } from './form';
 import { parseMoneyInput } from './money';
 import type { ConfirmationTokenSource } from './payment';
@@ -32,7 +31,7 @@ export function useConfirm(
     const amount = price.amount_type === 'custom' ? parseMoneyInput(values.amountText) : null;
     if (price.amount_type === 'custom' && amount === null) {
       setErrors({ amount: amountMissing });
-      requestAnimationFrame(() => focusFirstError(state.formRef.current));
+      state.focusErrors();
       return;
     }
     setPhase('confirming');
