@@ -7,10 +7,11 @@ import { HTTPValidationError } from '@polar-sh/sdk/models/errors/httpvalidatione
 import { PaymentMethodInUseByActiveSubscription } from '@polar-sh/sdk/models/errors/paymentmethodinusebyactivesubscription.js';
 import { ResourceNotFound } from '@polar-sh/sdk/models/errors/resourcenotfound.js';
 import { SDKError } from '@polar-sh/sdk/models/errors/sdkerror.js';
-import { Customer, Subscription } from '../../db/entities/index.ts';
+import { Customer, Order, Subscription } from '../../db/entities/index.ts';
 import { stripeSimulatorControl } from '../../devstack/stripe-simulator.ts';
 import { createStripeClient } from '../../integrations/stripe/client.ts';
 import { buy } from '../orders/testing.ts';
+import { declinedRenewal } from '../subscriptions/testing.ts';
 import { callV1, createSeller, type Seller, startCommerceApi, type TestApi } from '../testing.ts';
 
 const returnUrl = 'https://shop.example.com/portal/cards';
@@ -116,6 +117,36 @@ describe('customer portal payment methods (/v1/customer-portal/customers/me/paym
       ['pm_card_mastercard'],
     );
     assert.equal((await portal().get(security)).defaultPaymentMethodId, 'pm_card_mastercard');
+  });
+
+  it('pays the failed renewal with the card the customer adds, and ends its dunning', async () => {
+    const subscriptionId = await declinedRenewal(api, seller, planId, {
+      startAt: '2027-06-01T08:00:00Z',
+      renewAt: '2027-07-01T08:00:00Z',
+    });
+    const failing = await seller.polar.subscriptions.get({ id: subscriptionId });
+    const { token } = await seller.polar.customerSessions.create({
+      customerId: failing.customerId,
+    });
+
+    const added = await portal().addPaymentMethod(
+      { customerSession: token },
+      { confirmationTokenId: 'pm_card_visa', setDefault: true, returnUrl },
+    );
+
+    assert.equal(added.status, 'succeeded');
+    const recovered = await seller.polar.subscriptions.get({ id: subscriptionId });
+    assert.equal(recovered.status, 'active');
+    const em = api.orm.em.fork();
+    const [renewal] = await em.find(Order, {
+      subscription: subscriptionId,
+      billingReason: 'subscription_cycle',
+    });
+    assert.equal(renewal?.status, 'paid');
+    const stored = await em.findOneOrFail(Subscription, subscriptionId);
+    assert.equal(stored.stripePaymentMethodId, 'pm_card_visa');
+    assert.equal(stored.recoveredBy, 'customer');
+    assert.equal(stored.nextPaymentAttemptAt ?? null, null);
   });
 
   it('saves a 3-D Secure card after its holder authenticates, and refuses a failed authentication', async () => {

@@ -1,4 +1,4 @@
-import { type FilterQuery, LockMode, type QueryOrderMap } from '@mikro-orm/core';
+import { type FilterQuery, LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type Stripe from 'stripe';
 import type { BenefitType } from '../../db/entities/benefit.ts';
@@ -12,14 +12,7 @@ import {
   Subscription,
 } from '../../db/entities/index.ts';
 import type { SubscriptionStatus } from '../../db/entities/subscription.ts';
-import {
-  findPage,
-  inList,
-  type ListQuery,
-  likePattern,
-  oldestFirst,
-  type Page,
-} from '../../db/listing.ts';
+import { findPage, inList, type ListQuery, oldestFirst, type Page } from '../../db/listing.ts';
 import type { Orm } from '../../db/orm.ts';
 import { subscriptionSettingsOf } from '../../domain/organization-settings.ts';
 import type { StripeClient } from '../../integrations/stripe/client.ts';
@@ -37,7 +30,6 @@ import { updateCustomer } from '../customers/service.ts';
 import { commerceError, invalidFields, notPermitted, resourceNotFound } from '../errors.ts';
 import type {
   CustomerBenefitGrantSortField,
-  CustomerOrderSortField,
   PaymentMethodConfirmInput,
   PaymentMethodCreateInput,
   PaymentMethodSetup,
@@ -112,58 +104,6 @@ export async function getCustomerBenefitGrant(em: EntityManager, customer: Custo
   );
   if (!grant) throw resourceNotFound('Benefit grant not found');
   return grant;
-}
-
-export interface CustomerOrderFilter {
-  organizationIds: string[];
-  productIds: string[];
-  productBillingTypes: ('one_time' | 'recurring')[];
-  subscriptionIds: string[];
-  /** Part of the product's name. */
-  query?: string | undefined;
-}
-
-const orderSortKeys: Record<
-  CustomerOrderSortField,
-  (direction: 'asc' | 'desc') => QueryOrderMap<Order>
-> = {
-  created_at: (direction) => ({ createdAt: direction }),
-  amount: (direction) => ({ totalAmount: direction }),
-  net_amount: (direction) => ({ netAmount: direction }),
-  product: (direction) => ({ product: { name: direction } }),
-  subscription: (direction) => ({ subscription: { createdAt: direction } }),
-};
-
-/** One page of the customer's own orders. */
-export function listCustomerOrders(
-  em: EntityManager,
-  customer: Customer,
-  query: ListQuery<CustomerOrderFilter, CustomerOrderSortField>,
-): Promise<[Order[], number]> {
-  const billingTypes = query.productBillingTypes;
-  return findPage(em, Order, {
-    where: [
-      { customer },
-      inList('organization', query.organizationIds),
-      inList('product', query.productIds),
-      inList('subscription', query.subscriptionIds),
-      // Both billing types asked for is no filter at all.
-      billingTypes.length === 1 && {
-        product: { recurringInterval: billingTypes[0] === 'recurring' ? { $ne: null } : null },
-      },
-      query.query && { product: { name: { $ilike: likePattern(query.query) } } },
-    ],
-    sorting: query.sorting,
-    sortKeys: orderSortKeys,
-    page: query.page,
-  });
-}
-
-/** One of the customer's own orders; another customer's is not found. */
-export async function getCustomerOrder(em: EntityManager, customer: Customer, id: string) {
-  const order = await em.findOne(Order, { id, customer });
-  if (!order) throw resourceNotFound('Order not found');
-  return order;
 }
 
 /**

@@ -3,14 +3,19 @@ import type { Client, UpdateDefinition } from '@temporalio/client';
 import { AppError } from '../../core/errors.ts';
 import type { Subscription } from '../../db/entities/index.ts';
 import type {
+  RenewalRetryOutcome,
   SubscriptionChange,
   SubscriptionChangeResult,
 } from '../../domain/subscription-schedule.ts';
 import { refusalFromWorkflowFailure } from '../../processes/activity-errors.ts';
 import { updateSubscription } from '../../processes/starters.ts';
-import { changeSubscriptionUpdate } from '../../processes/subscription-messages.ts';
+import {
+  changeSubscriptionUpdate,
+  retryRenewalUpdate,
+} from '../../processes/subscription-messages.ts';
 import { commerceError } from '../errors.ts';
 import { hasEnded } from '../subscriptions/changes.ts';
+import { openRenewalOrdersOf } from '../subscriptions/recovery.ts';
 import type { SubscriptionWire } from '../subscriptions/schemas.ts';
 import { liveSubscriptionsOf } from '../subscriptions/service.ts';
 
@@ -72,4 +77,37 @@ export async function revokeSubscriptionsOf(
       if (!(error instanceof AppError && error.code === 'AlreadyCanceledSubscription')) throw error;
     }
   }
+}
+
+/**
+ * A card the customer just saved pays their failed renewals at once: each open renewal order is
+ * retried with it through its subscription's workflow (as the portal's "pay now" does), and a
+ * paid one ends its dunning. A renewal already being charged, or settled meanwhile, is left as
+ * it is; a decline leaves the dunning schedule as it was.
+ */
+export async function retryFailedRenewalsWith(
+  em: EntityManager,
+  temporal: Client,
+  customerId: string,
+  paymentMethodId: string,
+): Promise<RenewalRetryOutcome[]> {
+  const outcomes: RenewalRetryOutcome[] = [];
+  for (const { subscriptionId, orderId } of await openRenewalOrdersOf(em, customerId)) {
+    try {
+      outcomes.push(
+        await updateSubscription(temporal, subscriptionId, retryRenewalUpdate, {
+          orderId,
+          paymentMethod: paymentMethodId,
+        }),
+      );
+    } catch (error) {
+      const refusal = refusalFromWorkflowFailure(error) ?? error;
+      const settledMeanwhile =
+        refusal instanceof AppError &&
+        (refusal.code === 'PaymentAlreadyInProgress' ||
+          refusal.code === 'OrderNotEligibleForRetry');
+      if (!settledMeanwhile) throw refusal;
+    }
+  }
+  return outcomes;
 }

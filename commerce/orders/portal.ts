@@ -1,14 +1,15 @@
+import type { QueryOrderMap } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import {
   type Customer,
-  type Order,
+  Order,
   Organization,
   Payment,
   type Subscription,
 } from '../../db/entities/index.ts';
+import { findPage, inList, type ListQuery, likePattern } from '../../db/listing.ts';
 import { declineReasonOf } from '../../domain/decline-reasons.ts';
-import { customerOrderWire } from '../customer-portal/schemas.ts';
-import { getCustomerOrder } from '../customer-portal/service.ts';
+import { type CustomerOrderSortField, customerOrderWire } from '../customer-portal/schemas.ts';
 import { commerceError, resourceNotFound } from '../errors.ts';
 import { type OrganizationWire, organizationWire } from '../organizations/schemas.ts';
 import { type ProductWire, serializeProducts } from '../products/service.ts';
@@ -21,6 +22,58 @@ import { generateInvoice, serializeOrders, updateOrder } from './service.ts';
  * customerPortalOrderRoutes): billing details, the invoice, the payment's status, and the retry
  * of a failed renewal. Another customer's order is not found, exactly as an unknown one.
  */
+
+export interface CustomerOrderFilter {
+  organizationIds: string[];
+  productIds: string[];
+  productBillingTypes: ('one_time' | 'recurring')[];
+  subscriptionIds: string[];
+  /** Part of the product's name. */
+  query?: string | undefined;
+}
+
+const orderSortKeys: Record<
+  CustomerOrderSortField,
+  (direction: 'asc' | 'desc') => QueryOrderMap<Order>
+> = {
+  created_at: (direction) => ({ createdAt: direction }),
+  amount: (direction) => ({ totalAmount: direction }),
+  net_amount: (direction) => ({ netAmount: direction }),
+  product: (direction) => ({ product: { name: direction } }),
+  subscription: (direction) => ({ subscription: { createdAt: direction } }),
+};
+
+/** One page of the customer's own orders. */
+export function listCustomerOrders(
+  em: EntityManager,
+  customer: Customer,
+  query: ListQuery<CustomerOrderFilter, CustomerOrderSortField>,
+): Promise<[Order[], number]> {
+  const billingTypes = query.productBillingTypes;
+  return findPage(em, Order, {
+    where: [
+      { customer },
+      inList('organization', query.organizationIds),
+      inList('product', query.productIds),
+      inList('subscription', query.subscriptionIds),
+      // Both billing types asked for is no filter at all.
+      billingTypes.length === 1 && {
+        product: { recurringInterval: billingTypes[0] === 'recurring' ? { $ne: null } : null },
+      },
+      query.query && { product: { name: { $ilike: likePattern(query.query) } } },
+    ],
+    sorting: query.sorting,
+    sortKeys: orderSortKeys,
+    page: query.page,
+  });
+}
+
+/** One of the customer's own orders; another customer's is not found. */
+export async function getCustomerOrder(em: EntityManager, customer: Customer, id: string) {
+  const order = await em.findOne(Order, { id, customer });
+  if (!order) throw resourceNotFound('Order not found');
+  return order;
+}
 
 /** Orders as their customer sees them (Polar's `CustomerOrder`): products and organizations once each. */
 export async function serializeCustomerOrders(

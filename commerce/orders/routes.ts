@@ -8,6 +8,7 @@ import { Order, OrderItem } from '../../db/entities/index.ts';
 import { refusalFromWorkflowFailure } from '../../processes/activity-errors.ts';
 import { updateSubscription } from '../../processes/starters.ts';
 import { retryRenewalUpdate } from '../../processes/subscription-messages.ts';
+import { customerOrderSortFields } from '../customer-portal/schemas.ts';
 import { commerceError, resourceNotFound } from '../errors.ts';
 import { callerOf, scope } from '../http/caller.ts';
 import { sessionCustomerOf } from '../http/customer-session.ts';
@@ -27,6 +28,8 @@ import {
   customerInvoicedOrder,
   customerOrderPaymentStatus,
   generateCustomerInvoice,
+  getCustomerOrder,
+  listCustomerOrders,
   retryableCustomerOrder,
   serializeCustomerOrders,
   updateCustomerOrder,
@@ -41,6 +44,7 @@ import {
 import { generateInvoice, getOrder, listOrders, serializeOrders, updateOrder } from './service.ts';
 
 const invoiceDocumentQuery = z.object({ token: z.string().min(1) }).loose();
+const customerOrderListQuery = z.object({ query: z.string().trim().min(1).optional() }).loose();
 
 /** Generating is immediate here; Polar answers 202 and a JSON body (null) either way. */
 function answerInvoiceGenerated(ctx: Context) {
@@ -129,15 +133,15 @@ export function orderRoutes(dependencies: AppDependencies): Router {
 }
 
 /**
- * /v1/customer-portal/orders/{id}/…: what the customer does with their own order (the list and
- * the order itself are customerPortalRoutes'): correct its billing details, have its invoice
+ * /v1/customer-portal/orders: the customer's own orders, and what they do with one: correct its
+ * billing details, have its invoice
  * made out and read, follow its payment, and pay a failed renewal now — through the
  * subscription's workflow, as finance's retry, with a new card that then pays the renewals.
  */
 export function customerPortalOrderRoutes(dependencies: AppDependencies): Router {
   const { orm, config, temporal } = dependencies;
   const router = new Router({ prefix: '/v1/customer-portal/orders' });
-  const { session, limit } = portalGate(dependencies);
+  const { session, limit, list } = portalGate(dependencies);
   const { publicUrl } = config.api;
   const { secret } = authSettings(config);
 
@@ -145,6 +149,28 @@ export function customerPortalOrderRoutes(dependencies: AppDependencies): Router
     const [wire] = await serializeCustomerOrders(orm.em, [order], publicUrl);
     return wire;
   };
+
+  router.get(
+    '/',
+    ...list({
+      read: (ctx) => ({
+        page: readPage(ctx),
+        sorting: readSorting(ctx, customerOrderSortFields, '-created_at'),
+        query: parseQuery(ctx, customerOrderListQuery).query,
+        organizationIds: readQueryIds(ctx, 'organization_id'),
+        productIds: readQueryIds(ctx, 'product_id'),
+        productBillingTypes: readQueryList(ctx, 'product_billing_type', productBillingTypeFilter),
+        subscriptionIds: readQueryIds(ctx, 'subscription_id'),
+      }),
+      list: (customer, query) => listCustomerOrders(orm.em, customer, query),
+      serialize: (orders) => serializeCustomerOrders(orm.em, orders, publicUrl),
+    }),
+  );
+
+  router.get('/:id', limit('portalRead'), session, async (ctx) => {
+    const id = readIdParam(ctx);
+    ctx.body = await serializeOne(await getCustomerOrder(orm.em, sessionCustomerOf(ctx), id));
+  });
 
   router.patch('/:id', limit('portalWrite'), session, async (ctx) => {
     const id = readIdParam(ctx);

@@ -82,3 +82,36 @@ export function listRecoveredRenewals(
     populate: ['customer', 'product'],
   });
 }
+
+/**
+ * The customer's renewals a new card could pay now: each past-due or unpaid subscription of
+ * theirs with its open renewal order (still pending), oldest subscription first.
+ */
+export async function openRenewalOrdersOf(
+  em: EntityManager,
+  customerId: string,
+): Promise<{ subscriptionId: string; orderId: string }[]> {
+  const failing = await em.find(
+    Subscription,
+    { customer: customerId, status: { $in: ['past_due', 'unpaid'] }, endedAt: null },
+    { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] },
+  );
+  const open = failing.flatMap((subscription) =>
+    subscription.currentPeriodEnd
+      ? [
+          {
+            subscriptionId: subscription.id,
+            orderId: renewalOrderIdOf(subscription.id, subscription.currentPeriodEnd),
+          },
+        ]
+      : [],
+  );
+  if (open.length === 0) return [];
+  const pending = await em.find(
+    Order,
+    { id: { $in: open.map((renewal) => renewal.orderId) }, status: 'pending' },
+    { fields: ['id'] },
+  );
+  const pendingIds = new Set(pending.map((order) => order.id));
+  return open.filter((renewal) => pendingIds.has(renewal.orderId));
+}
