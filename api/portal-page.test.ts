@@ -43,7 +43,7 @@ describe('customer portal page (browser)', () => {
     return page;
   }
 
-  it('signs in with the mailed link, cancels the subscription with a reason, keeps it and changes its plan', async () => {
+  it('signs in with the mailed link, cancels the subscription with a reason, keeps it, adds a card and changes the plan', async () => {
     const seller = await createSeller(suite.api);
     const organization = await seller.polar.organizations.get({ id: seller.organizationId });
     const product = await seller.polar.products.create({
@@ -118,6 +118,23 @@ describe('customer portal page (browser)', () => {
     const kept = await seller.polar.subscriptions.get({ id: subscriptionId });
     assert.equal(kept.cancelAtPeriodEnd, false);
     assert.equal(kept.status, 'active');
+
+    // Cards: the one paid with is listed; a declined card is refused in the form, a good one
+    // saved (the same test card: still one card).
+    await page.getByRole('link', { name: 'Payment methods', exact: true }).click();
+    const cards = page.getByRole('region', { name: 'Payment methods' }).getByRole('listitem');
+    await cards.filter({ hasText: '4242' }).waitFor();
+    await page.getByRole('button', { name: 'Add a card' }).click();
+    const adding = page.getByRole('dialog', { name: 'Add a card' });
+    await adding.getByRole('radio', { name: /0002/ }).check();
+    await adding.getByRole('button', { name: 'Save card' }).click();
+    await adding.getByRole('alert').waitFor();
+    await adding.getByRole('radio', { name: /4242/ }).check();
+    await adding.getByRole('button', { name: 'Save card' }).click();
+    await page.getByText('The card was saved.').waitFor();
+    await cards.filter({ hasText: '4242' }).waitFor();
+    await assertFitsWidth(page);
+    await page.getByRole('link', { name: 'Subscriptions', exact: true }).click();
 
     // Another plan of the seller's storefront.
     await card.getByRole('button', { name: 'Change plan' }).click();
