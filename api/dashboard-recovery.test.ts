@@ -2,9 +2,14 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { testCards } from '../commerce/orders/testing.ts';
-import { advanceTestClock, declinedRenewal } from '../commerce/subscriptions/testing.ts';
+import {
+  advanceTestClock,
+  declinedRenewal,
+  saveCard,
+  subscribeOnTestClock,
+} from '../commerce/subscriptions/testing.ts';
 import type { Seller } from '../commerce/testing.ts';
-import { Order, Subscription } from '../db/entities/index.ts';
+import { Order } from '../db/entities/index.ts';
 import { eventually } from '../devstack/eventually.ts';
 import { waitForMail } from '../integrations/mail/testing.ts';
 import { dashboardBrowserSuite, screenshotsDir, sellerPage } from './browser-testing.ts';
@@ -124,11 +129,19 @@ describe('dashboard: finance sees failed renewals recover (browser)', () => {
       organizationName: 'Dunning Works',
     });
     const basic = await monthly(seller, 'Basic', 1000);
-    const subscriptionId = await declinedRenewal(suite.api, seller, basic.id, {
-      startAt: '2027-06-01T08:00:00Z',
-      renewAt: '2027-07-01T08:00:00Z',
-    });
-    const { clockId } = await clockOf(subscriptionId);
+    const { subscriptionId, clockId } = await subscribeOnTestClock(
+      suite.api,
+      seller,
+      basic.id,
+      '2027-06-01T08:00:00Z',
+    );
+    await saveCard(suite.api, subscriptionId, testCards.insufficientFunds);
+    await advanceTestClock(suite.api, seller, clockId, '2027-07-01T08:00:00Z');
+    await eventually(
+      () => seller.polar.subscriptions.get({ id: subscriptionId }),
+      (found) => found.status === 'past_due',
+      { what: `subscription ${subscriptionId} past due`, timeoutMs: 90_000 },
+    );
     // Past the last retry (21 days after the first failure): dunning ends it.
     await advanceTestClock(suite.api, seller, clockId, '2027-07-25T08:00:00Z');
     const ended = await eventually(
@@ -148,12 +161,4 @@ describe('dashboard: finance sees failed renewals recover (browser)', () => {
     });
     await page.close();
   });
-
-  /** The test clock the subscription follows (its customer's). */
-  async function clockOf(subscriptionId: string) {
-    const subscription = await suite.api.orm.em.fork().findOneOrFail(Subscription, subscriptionId);
-    const clockId = subscription.testClock?.id;
-    assert.ok(clockId, 'the subscription follows a test clock');
-    return { clockId };
-  }
 });
