@@ -329,7 +329,7 @@ export const routeCases: Record<string, RouteCase> = {
       body: { benefit_type: 'license_keys', properties: {} },
     }),
   },
-  'GET /v1/customer-portal/orders/': {
+  'GET /v1/customer-portal/orders': {
     access: { customerSession: true },
     request: () => ({ path: '/v1/customer-portal/orders/' }),
     stranger: 'own',
