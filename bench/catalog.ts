@@ -11,6 +11,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { projectRoot } from '../config/env.ts';
 import { benchRun } from './lib/bench-run.ts';
+import { checkAnswer } from './lib/check-answer.ts';
 import { writeBenchResults } from './lib/results.ts';
 import { type LoadOptions, type LoadSummary, runLoad } from './lib/run-load.ts';
 
@@ -115,16 +116,6 @@ async function measure(label: string, load: Omit<LoadOptions, 'durationSeconds'>
   return summary;
 }
 
-/** Fails the run unless the call answers what the benchmark expects to be measuring. */
-// biome-ignore lint/suspicious/noExplicitAny: the checks read a few fields of the JSON answer
-async function check(url: string, token: string, expect: (body: any) => boolean) {
-  const response = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
-  const body = await response.json();
-  if (response.status !== 200 || !expect(body)) {
-    throw new Error(`${url} answered ${response.status}: ${JSON.stringify(body).slice(0, 300)}`);
-  }
-}
-
 try {
   rmSync(workDir, { recursive: true, force: true });
   mkdirSync(workDir, { recursive: true });
@@ -142,13 +133,13 @@ try {
   const headers = { authorization: `Bearer ${token}` };
 
   const listUrl = `${apiUrl}/v1/products/?page=1&limit=100`;
-  await check(
+  await checkAnswer(
     listUrl,
     token,
     (page) => page.items.length === 100 && page.items[0].prices.length === 1,
   );
   const stateUrl = `${apiUrl}/v1/customers/${customerId}/state`;
-  await check(stateUrl, token, (state) => state.granted_benefits.length === 2);
+  await checkAnswer(stateUrl, token, (state) => state.granted_benefits.length === 2);
 
   const results: Record<string, LoadSummary> = {
     'list products (page of 100)': await measure('list products', {

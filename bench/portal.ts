@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { createCustomerSession } from '../commerce/customer-sessions/service.ts';
 import { projectRoot } from '../config/env.ts';
 import { benchRun } from './lib/bench-run.ts';
+import { checkAnswer } from './lib/check-answer.ts';
 import { writeBenchResults } from './lib/results.ts';
 import { type LoadSummary, runLoad } from './lib/run-load.ts';
 
@@ -139,16 +140,6 @@ async function seedCustomer(databaseUrl: string, apiUrl: string) {
   };
 }
 
-/** Fails the run unless the call answers what the benchmark expects to be measuring. */
-// biome-ignore lint/suspicious/noExplicitAny: the checks read a few fields of the JSON answer
-async function check(url: string, token: string, expect: (body: any) => boolean) {
-  const response = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
-  const body = await response.json();
-  if (response.status !== 200 || !expect(body)) {
-    throw new Error(`${url} answered ${response.status}: ${JSON.stringify(body).slice(0, 300)}`);
-  }
-}
-
 try {
   rmSync(workDir, { recursive: true, force: true });
   mkdirSync(workDir, { recursive: true });
@@ -191,7 +182,7 @@ try {
       expect: (storefront) => storefront.products.length === 2,
     },
   };
-  for (const { url, expect } of Object.values(calls)) await check(url, sessionToken, expect);
+  for (const { url, expect } of Object.values(calls)) await checkAnswer(url, sessionToken, expect);
 
   const headers = { authorization: `Bearer ${sessionToken}` };
   const results: Record<string, LoadSummary> = {};
