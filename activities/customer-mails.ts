@@ -1,8 +1,5 @@
 import type { Client } from '@temporalio/client';
-import {
-  type CardLookup,
-  sendCustomerReminders,
-} from '../commerce/customer-notifications/service.ts';
+import { sendCustomerReminders } from '../commerce/customer-notifications/service.ts';
 import { portalSignInLinkUrl } from '../commerce/customer-sessions/schemas.ts';
 import { signInLinkForEmail, signInLinkLifetimeMs } from '../commerce/customer-sessions/service.ts';
 import { Organization } from '../db/entities/index.ts';
@@ -12,20 +9,6 @@ import type { StripeClient } from '../integrations/stripe/client.ts';
 import type { CustomerSignInInput } from '../processes/customer-mails.ts';
 import { sendCustomerEmail } from '../processes/starters.ts';
 import type { EmailMessage } from './mail/index.ts';
-
-/** A saved card's brand, digits and expiry, as Stripe holds them. */
-const stripeCardLookup =
-  (stripe: StripeClient): CardLookup =>
-  async (paymentMethodId) => {
-    const { card } = await stripe.paymentMethods.retrieve(paymentMethodId);
-    if (!card) return null;
-    return {
-      brand: card.brand,
-      last4: card.last4,
-      expMonth: card.exp_month,
-      expYear: card.exp_year,
-    };
-  };
 
 /** The activities of the customer mail workflows. */
 export function createCustomerMailActivities(
@@ -41,7 +24,7 @@ export function createCustomerMailActivities(
       return sendCustomerReminders(orm.em.fork(), {
         publicUrl,
         deliver: (message) => sendCustomerEmail(temporal, message),
-        lookUpCard: stripeCardLookup(stripe),
+        stripe,
       });
     },
 

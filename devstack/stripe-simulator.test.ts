@@ -503,6 +503,32 @@ describe('Stripe simulator (stateful PaymentIntents in front of stripe-mock)', (
     assert.ok(again instanceof Stripe.errors.StripeInvalidRequestError);
   });
 
+  it('sets the expiry of one customer’s saved card, not of another’s holding the same card', async () => {
+    const holder = (await stripe.customers.create({ email: 'expiring@example.com' })).id;
+    const other = (await stripe.customers.create({ email: 'lasting@example.com' })).id;
+    for (const owner of [holder, other]) {
+      await stripe.paymentMethods.attach('pm_card_visa', { customer: owner });
+    }
+    await control.setCardExpiry(holder, 'pm_card_visa', { expMonth: 4, expYear: 2027 });
+    const expiryOf = async (owner: string) => {
+      const { card } = await stripe.customers.retrievePaymentMethod(owner, 'pm_card_visa');
+      return [card?.exp_month, card?.exp_year, card?.last4];
+    };
+    assert.deepEqual(await expiryOf(holder), [4, 2027, '4242']);
+    assert.deepEqual(await expiryOf(other), [12, new Date().getUTCFullYear() + 3, '4242']);
+    const listed = await stripe.customers.listPaymentMethods(holder, { type: 'card' });
+    assert.equal(listed.data.find((method) => method.id === 'pm_card_visa')?.card?.exp_year, 2027);
+    // A card the customer does not hold, or a month that is none, is refused.
+    await assert.rejects(
+      control.setCardExpiry(holder, 'pm_card_amex', { expMonth: 4, expYear: 2027 }),
+      /404/,
+    );
+    await assert.rejects(
+      control.setCardExpiry(holder, 'pm_card_visa', { expMonth: 13, expYear: 2027 }),
+      /400/,
+    );
+  });
+
   it('keeps the confirmation tokens its test helper makes: an intent confirmed with one pays as its card', async () => {
     const token = await stripe.testHelpers.confirmationTokens.create({
       payment_method: 'pm_card_authenticationRequired',

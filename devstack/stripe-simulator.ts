@@ -28,8 +28,8 @@ export { parseStripeForm } from './stripe-simulator/wire.ts';
  * keeps what it cannot: PaymentIntents and SetupIntents with unique ids whose outcome follows
  * Stripe's documented test payment methods, refunds that settle a moment after they are asked for,
  * answers replayed per Idempotency-Key, and the Stripe events that follow, signed with the shared webhook secret and delivered to the registered
- * webhook endpoints. Under `/_simulator/` a control API registers those endpoints and injects
- * faults for tests (see `stripeSimulatorControl`).
+ * webhook endpoints. Under `/_simulator/` a control API registers those endpoints, injects
+ * faults and sets saved cards' expiry for tests (see `stripeSimulatorControl`).
  *
  * This file is the HTTP server; stripe-simulator/ holds the rest: routes.ts dispatches the
  * stateful calls to payment-intents.ts, setup-intents.ts (their shared steps in intents.ts),

@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Subscription } from '../../db/entities/index.ts';
 import { eventually } from '../../devstack/eventually.ts';
+import { stripeSimulatorControl } from '../../devstack/stripe-simulator.ts';
 import type { CapturedMail } from '../../integrations/mail/captured-mail.ts';
 import { capturedMailsTo, extractLinks, waitForMail } from '../../integrations/mail/testing.ts';
 import type { EmailMessage } from '../../integrations/mail/transport.ts';
+import { createStripeClient } from '../../integrations/stripe/client.ts';
 import { sendCustomerEmail } from '../../processes/starters.ts';
 import { buy, buyerDetails, testCards } from '../orders/testing.ts';
 import {
@@ -14,7 +17,7 @@ import {
   subscribeOnTestClock,
 } from '../subscriptions/testing.ts';
 import { callV1, createSeller, type Seller, startCommerceApi, type TestApi } from '../testing.ts';
-import { type CardLookup, mailCustomerAboutEvent, sendCustomerReminders } from './service.ts';
+import { mailCustomerAboutEvent, sendCustomerReminders } from './service.ts';
 
 /** Long enough for a second copy of a mail, if one were on its way, to arrive. */
 const settleMs = 1500;
@@ -245,17 +248,29 @@ describe('customer mails: each sent once for what triggers it', () => {
     await advanceTestClock(api, seller, trial.clockId, '2027-03-06T10:00:00Z');
     await advanceTestClock(api, seller, yearly.clockId, '2028-01-26T10:00:00Z');
 
-    // Every saved card runs until the end of 2027: before the yearly renewal, after the trial.
+    // Both customers' cards run until the end of 2027: before the yearly renewal, after the trial.
+    const simulator = stripeSimulatorControl(api.config.stripe.simulatorUrl ?? '');
+    for (const { subscriptionId } of [trial, yearly]) {
+      const subscription = await api.orm.em
+        .fork()
+        .findOneOrFail(Subscription, subscriptionId, { populate: ['customer'] });
+      await simulator.setCardExpiry(
+        subscription.customer.stripeCustomerId as string,
+        subscription.stripePaymentMethodId as string,
+        { expMonth: 12, expYear: 2027 },
+      );
+    }
+    // The worker's own Stripe client, each card read it asks Stripe for noted.
+    const stripe = createStripeClient(api.config.stripe);
     const looked: string[] = [];
-    const lookUpCard: CardLookup = async (paymentMethodId) => {
-      looked.push(paymentMethodId);
-      return { brand: 'visa', last4: '4242', expMonth: 12, expYear: 2027 };
-    };
+    stripe.on('request', ({ method, path }: { method: string; path: string }) => {
+      if (path.includes('/payment_methods/')) looked.push(`${method} ${path}`);
+    });
     const remind = () =>
       sendCustomerReminders(api.orm.em.fork(), {
         publicUrl: api.config.api.publicUrl,
         deliver: (message) => sendCustomerEmail(api.temporal, message),
-        lookUpCard,
+        stripe,
       });
     assert.ok((await remind()) >= 3);
     assert.ok(looked.length >= 2);

@@ -4,10 +4,12 @@ import {
   type CustomerEmailSettings,
   customerEmailSettingsOf,
 } from '../../db/entities/organization.ts';
-import { type CardExpiry, cardExpiresBefore } from '../../domain/card-expiry.ts';
+import { cardExpiresBefore } from '../../domain/card-expiry.ts';
 import { formatMoney } from '../../domain/money.ts';
 import * as templates from '../../integrations/mail/customer-templates.ts';
 import type { EmailMessage, MailContent } from '../../integrations/mail/transport.ts';
+import type { StripeClient } from '../../integrations/stripe/client.ts';
+import { findCustomerPaymentMethod } from '../../integrations/stripe/payment-methods.ts';
 import { portalSignInUrl } from '../customer-sessions/service.ts';
 
 /**
@@ -267,10 +269,19 @@ async function dueSubscriptions(
   );
 }
 
-/** Looks a card up by its payment method (Stripe's `pm_…`); null when it is no card. */
-export type CardLookup = (
-  paymentMethodId: string,
-) => Promise<(CardExpiry & { brand: string; last4: string }) | null>;
+/**
+ * The subscription's card as its customer holds it at Stripe (brand, digits, expiry); null when
+ * the customer no longer holds it or it is no card.
+ */
+async function subscriptionCard(stripe: StripeClient, subscription: Subscription) {
+  const { stripeCustomerId } = subscription.customer;
+  const paymentMethodId = subscription.stripePaymentMethodId;
+  if (!stripeCustomerId || !paymentMethodId) return null;
+  const method = await findCustomerPaymentMethod(stripe, stripeCustomerId, paymentMethodId);
+  if (!method?.card) return null;
+  const { brand, last4, exp_month: expMonth, exp_year: expYear } = method.card;
+  return { brand, last4, expMonth, expYear };
+}
 
 /**
  * Sends the reminders due at `now` (each subscription by its own clock): trials ending within 3
@@ -283,9 +294,9 @@ export async function sendCustomerReminders(
   {
     publicUrl,
     deliver,
-    lookUpCard,
+    stripe,
     now = new Date(),
-  }: { publicUrl: string; deliver: DeliverMail; lookUpCard: CardLookup; now?: Date },
+  }: { publicUrl: string; deliver: DeliverMail; stripe: StripeClient; now?: Date },
 ): Promise<number> {
   let sent = 0;
   const each = async (
@@ -351,7 +362,7 @@ export async function sendCustomerReminders(
     ) as Date;
     const paymentMethodId = subscription.stripePaymentMethodId as string;
     if (!customerEmailSettingsOf(subscription.organization).cardExpiring) return null;
-    const card = await lookUpCard(paymentMethodId);
+    const card = await subscriptionCard(stripe, subscription);
     // Checked once per card and renewal, whatever it showed.
     await tx.execute(
       `insert into card_expiry_checks (subscription_id, payment_method_id, renews_at)

@@ -92,6 +92,20 @@ export function stripeSimulatorControl(simulatorUrl: string) {
       call('POST', `/_simulator/setup_intents/${encodeURIComponent(setupIntentId)}/authenticate`, {
         succeed,
       }).then(() => undefined),
+    /**
+     * Makes the customer's saved card read as expiring at the end of `expMonth`/`expYear` (cards
+     * are issued running three years): for what a card expiring soon does.
+     */
+    setCardExpiry: (
+      stripeCustomerId: string,
+      paymentMethodId: string,
+      { expMonth, expYear }: { expMonth: number; expYear: number },
+    ) =>
+      call('POST', `/_simulator/payment_methods/${encodeURIComponent(paymentMethodId)}/expiry`, {
+        customer: stripeCustomerId,
+        exp_month: expMonth,
+        exp_year: expYear,
+      }).then(() => undefined),
     /** Delivers an event again, same id and payload (a redelivery, as Stripe does). */
     resendEvent: (eventId: string) =>
       call('POST', `/_simulator/events/${encodeURIComponent(eventId)}/resend`).then(

@@ -3,6 +3,7 @@ import { deliver, deliverAll } from './events.ts';
 import { addFault } from './faults.ts';
 import { setupAuthenticated } from './intents.ts';
 import { authenticated } from './payment-intents.ts';
+import { setSavedCardExpiry } from './payment-methods.ts';
 import type { SimulatorState } from './state.ts';
 import { type Answer, type Json, type Request, stripeError } from './wire.ts';
 
@@ -36,6 +37,8 @@ export async function control(state: SimulatorState, request: Request): Promise<
   if (authentication?.[2] && method === 'POST') {
     return authenticate(state, authentication[2], body.succeed !== false, request);
   }
+  const expiry = /^\/_simulator\/payment_methods\/([^/]+)\/expiry$/.exec(path);
+  if (expiry?.[1] && method === 'POST') return cardExpiry(state, expiry[1], body);
   const challenge = /^\/_simulator\/3ds\/([^/]+)$/.exec(path);
   if (challenge?.[1] && method === 'GET') return challengePage(state, challenge[1], request);
   if (challenge?.[1] && method === 'POST') return challengeAnswered(state, challenge[1], request);
@@ -47,6 +50,32 @@ export async function control(state: SimulatorState, request: Request): Promise<
   }
   if (path === '/_simulator/events' && method === 'GET') return eventsOf(state, request);
   return stripeError(404, { type: 'invalid_request_error', message: `No control ${path}` });
+}
+
+/** A saved card's expiry, as one customer holds it: `{customer, exp_month, exp_year}`. */
+function cardExpiry(state: SimulatorState, methodId: string, body: Json): Answer {
+  const { customer, exp_month, exp_year } = body;
+  const month = Number(exp_month);
+  const year = Number(exp_year);
+  if (
+    typeof customer !== 'string' ||
+    !Number.isInteger(month) ||
+    month < 1 ||
+    month > 12 ||
+    !Number.isInteger(year)
+  ) {
+    return stripeError(400, {
+      type: 'invalid_request_error',
+      message: 'customer, exp_month (1-12) and exp_year are required.',
+    });
+  }
+  if (!setSavedCardExpiry(state, customer, methodId, { exp_month: month, exp_year: year })) {
+    return stripeError(404, {
+      type: 'invalid_request_error',
+      message: `Customer '${customer}' holds no PaymentMethod '${methodId}'.`,
+    });
+  }
+  return { status: 200, body: { id: methodId, customer, exp_month: month, exp_year: year } };
 }
 
 /** The Payment- or SetupIntent `id` names, when it awaits its holder's 3-D Secure step. */

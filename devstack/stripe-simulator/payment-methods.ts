@@ -1,4 +1,4 @@
-import { forward, type SimulatorState } from './state.ts';
+import { forward, type SavedCard, type SimulatorState } from './state.ts';
 import { cardOf } from './test-cards.ts';
 import { type Answer, type Json, now, type Request, stripeError } from './wire.ts';
 
@@ -40,10 +40,10 @@ export async function paymentMethod(
 }
 
 // Saved cards. A test card id (`pm_card_visa`) is one payment method here, not a new one per use
-// as at Stripe (its outcome is read from its id): each customer holds it on its own, and
-// detaching it takes it from every customer that holds it.
+// as at Stripe (its outcome is read from its id): each customer holds it on its own (with its
+// own expiry, when a test set one), and detaching it takes it from every customer that holds it.
 
-/** The customer's saved cards, by id, each with when it was attached (newest last). */
+/** The customer's saved cards, by id (newest attached last). */
 const cardsOf = (state: SimulatorState, customer: string) => {
   let cards = state.customerCards.get(customer);
   if (!cards) {
@@ -55,8 +55,26 @@ const cardsOf = (state: SimulatorState, customer: string) => {
 
 function attach(state: SimulatorState, customer: string, methodId: string) {
   const cards = cardsOf(state, customer);
+  const kept = cards.get(methodId);
   cards.delete(methodId);
-  cards.set(methodId, now());
+  cards.set(methodId, { ...kept, attachedAt: now() });
+}
+
+/**
+ * The control API's expiry of a saved card (cards are issued running three years): from now on
+ * the customer's card reads as expiring at the end of `exp_month`/`exp_year`. False when the
+ * customer holds no such card.
+ */
+export function setSavedCardExpiry(
+  state: SimulatorState,
+  customer: string,
+  methodId: string,
+  expiry: SavedCard['expiry'],
+): boolean {
+  const card = state.customerCards.get(customer)?.get(methodId);
+  if (!card) return false;
+  card.expiry = expiry;
+  return true;
 }
 
 /**
@@ -73,8 +91,15 @@ export function attachSavedCard(state: SimulatorState, type: string, intent: Jso
   }
 }
 
-/** The payment method as its customer sees it. */
-const heldBy = (method: Json, customer: string | null): Json => ({ ...method, customer });
+/** The payment method as its customer sees it: theirs, with the expiry of their card. */
+function heldBy(state: SimulatorState, method: Json, customer: string | null): Json {
+  const expiry = customer
+    ? state.customerCards.get(customer)?.get(String(method.id))?.expiry
+    : null;
+  return expiry
+    ? { ...method, customer, card: { ...(method.card as Json), ...expiry } }
+    : { ...method, customer };
+}
 
 const noSuchMethod = (id: string) =>
   stripeError(404, {
@@ -104,7 +129,10 @@ export async function routePaymentMethods(
     const [, customer, methodId] = ofCustomer;
     if (!methodId) return listOf(state, customer, path);
     if (!cardsOf(state, customer).has(methodId)) return noSuchMethod(methodId);
-    return { status: 200, body: heldBy(await paymentMethod(state, request, methodId), customer) };
+    return {
+      status: 200,
+      body: heldBy(state, await paymentMethod(state, request, methodId), customer),
+    };
   }
   if (listed && typeof request.query.customer === 'string') {
     return listOf(state, request.query.customer, path);
@@ -115,7 +143,7 @@ export async function routePaymentMethods(
     if (verb === 'attach') {
       const customer = String(request.form.customer);
       attach(state, customer, methodId);
-      return { status: 200, body: heldBy(shown, customer) };
+      return { status: 200, body: heldBy(state, shown, customer) };
     }
     const holders = [...state.customerCards.values()].filter((cards) => cards.delete(methodId));
     if (holders.length === 0) {
@@ -125,7 +153,7 @@ export async function routePaymentMethods(
           'The payment method you provided is not attached to a customer so detachment is impossible.',
       });
     }
-    return { status: 200, body: heldBy(shown, null) };
+    return { status: 200, body: heldBy(state, shown, null) };
   }
   return checked;
 }
@@ -136,6 +164,6 @@ function listOf(state: SimulatorState, customer: string, url: string): Answer {
     .reverse()
     .map((id) => state.paymentMethods.get(id))
     .filter((method): method is Json => method !== undefined)
-    .map((method) => heldBy(method, customer));
+    .map((method) => heldBy(state, method, customer));
   return { status: 200, body: { object: 'list', url, has_more: false, data } };
 }

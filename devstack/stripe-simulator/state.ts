@@ -20,6 +20,12 @@ export interface StoredAnswer {
   storedAt: number;
 }
 
+/** A card a customer saved: when it was attached, and the expiry a test gave it, if any. */
+export interface SavedCard {
+  attachedAt: number;
+  expiry?: { exp_month: number; exp_year: number };
+}
+
 /** What the simulator keeps between calls, since stripe-mock keeps nothing. */
 export interface SimulatorState {
   upstream: string;
@@ -28,8 +34,8 @@ export interface SimulatorState {
   paymentIntents: Map<string, Json>;
   setupIntents: Map<string, Json>;
   paymentMethods: Map<string, Json>;
-  /** Each customer's saved cards: payment method id to when it was attached (payment-methods.ts). */
-  customerCards: Map<string, Map<string, number>>;
+  /** Each customer's saved cards by payment method id, newest attached last (payment-methods.ts). */
+  customerCards: Map<string, Map<string, SavedCard>>;
   /** Confirmation tokens made through the test helper (confirmation-tokens.ts). */
   confirmationTokens: Map<string, Json>;
   /** stripe-mock's card payment method, asked for once: the shape of every one made here. */
