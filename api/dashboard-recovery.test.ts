@@ -69,6 +69,11 @@ describe('dashboard: finance sees failed renewals recover (browser)', () => {
     await page
       .getByText(/The last renewal was not paid: The card has insufficient funds\./)
       .waitFor();
+    await page.getByRole('button', { name: 'Send update-card link' }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: 'The update-card link was mailed to' })
+      .waitFor();
     await page.close();
   });
 

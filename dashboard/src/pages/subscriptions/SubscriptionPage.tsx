@@ -7,6 +7,7 @@ import { StatusBadge } from '../../components/StatusBadge';
 import { WorkflowPanel } from '../../components/WorkflowPanel';
 import { Link, type PageProps } from '../../router';
 import { recoveredLabel } from '../finance/recovery';
+import { UpdateCardLinkButton } from '../finance/UpdateCardLinkButton';
 import { reasonLabels, type Subscription, subscriptionKey, subscriptionsApi } from './api';
 import { ChangePlanSection } from './ChangePlanSection';
 import { SubscriptionActions } from './SubscriptionActions';
@@ -75,11 +76,15 @@ export default function SubscriptionPage({ params }: PageProps) {
       actions={<SubscriptionActions subscription={data} />}
     >
       {(data.status === 'past_due' || data.status === 'unpaid') && (
-        <p className="banner" role="status">
-          The last renewal was not paid
-          {data.last_payment_decline_reason ? `: ${data.last_payment_decline_reason}` : '.'}{' '}
-          <Link to="/failed-renewals">Fix it under failed renewals</Link>.
-        </p>
+        <div className="banner">
+          <p role="status">
+            The last renewal was not paid
+            {data.last_payment_decline_reason ? `: ${data.last_payment_decline_reason}` : '.'}{' '}
+            <Link to="/failed-renewals">Fix it under failed renewals</Link>, or let the customer pay
+            with a new card.
+          </p>
+          <UpdateCardLinkButton subscriptionId={data.id} />
+        </div>
       )}
       <Section title="Period">
         <Details
