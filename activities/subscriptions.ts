@@ -225,8 +225,9 @@ export function createSubscriptionActivities({
     // Undecided: the Payment shows on the order meanwhile (the portal's payment status).
     await attachRenewalPayment(orm.em.fork(), subscriptionId, end, paymentId);
     const clientSecret = charged.authentication?.clientSecret ?? null;
+    const nextActionUrl = charged.authentication?.nextActionUrl ?? null;
     return {
-      outcome: { status: charged.status, clientSecret, error: null },
+      outcome: { status: charged.status, clientSecret, nextActionUrl, error: null },
       orderId: order.orderId,
       paymentId,
       paymentIntentId,

@@ -48,11 +48,14 @@ export type SubscriptionChange =
 /**
  * How a charge of the failed renewal asked outside the dunning schedule went (a customer's
  * retry from the portal, finance's "retry now"): paid, declined (`error`), waiting for the card
- * holder's 3-D Secure step (`clientSecret` confirms it on-session), or still processing.
+ * holder's 3-D Secure step (`clientSecret` confirms it on-session; `nextActionUrl`, when Stripe
+ * names one, is the challenge's address), or still processing.
  */
 export interface RenewalRetryOutcome {
   status: 'succeeded' | 'failed' | 'requires_action' | 'processing';
   clientSecret: string | null;
+  /** Absent from outcomes recorded before it was carried. */
+  nextActionUrl?: string | null;
   error: SubscriptionPaymentError | null;
 }
 

@@ -115,7 +115,7 @@ export function customerPaymentMethodWire(method: Stripe.PaymentMethod, customer
 /** What adding (or confirming) a card came to (Polar's `CustomerPaymentMethodCreateResponse`). */
 export type PaymentMethodSetup =
   | { status: 'succeeded'; paymentMethod: Stripe.PaymentMethod }
-  | { status: 'requires_action'; clientSecret: string };
+  | { status: 'requires_action'; clientSecret: string; nextActionUrl: string | null };
 
 export const paymentMethodSetupWire = (setup: PaymentMethodSetup, customerId: string) =>
   setup.status === 'succeeded'
@@ -123,7 +123,13 @@ export const paymentMethodSetupWire = (setup: PaymentMethodSetup, customerId: st
         status: setup.status,
         payment_method: customerPaymentMethodWire(setup.paymentMethod, customerId),
       }
-    : { status: setup.status, client_secret: setup.clientSecret };
+    : {
+        status: setup.status,
+        client_secret: setup.clientSecret,
+        // Tollgate's extra (the SDK drops it): where the challenge is when Stripe.js cannot run
+        // it, the Stripe simulator's test page in test mode.
+        ...(setup.nextActionUrl && { next_action_url: setup.nextActionUrl }),
+      };
 
 /**
  * What a buyer may see of a benefit's settings (Polar's `Benefit*SubscriberProperties`): never

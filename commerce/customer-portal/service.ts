@@ -25,7 +25,7 @@ import {
   setDefaultCard,
   setUpCard,
 } from '../../integrations/stripe/payment-methods.ts';
-import { stripeCustomerFor } from '../../integrations/stripe/payments.ts';
+import { authenticationOf, stripeCustomerFor } from '../../integrations/stripe/payments.ts';
 import { updateCustomer } from '../customers/service.ts';
 import { commerceError, invalidFields, notPermitted, resourceNotFound } from '../errors.ts';
 import type {
@@ -178,6 +178,21 @@ export function setDefaultPaymentMethod(
   });
 }
 
+/**
+ * Tells Stripe the customer's default card (invoice settings) when it is `paymentMethodId`: a
+ * checkout made its card the default of a customer who had none (completeCheckout wrote the
+ * row). Nothing when the customer has another default by now. Safe to run again.
+ */
+export async function sendDefaultCardToStripe(
+  { em, stripe }: { em: EntityManager; stripe: StripeClient },
+  customerId: string,
+  paymentMethodId: string,
+): Promise<void> {
+  const customer = await em.findOneOrFail(Customer, customerId);
+  if (customer.defaultPaymentMethodId !== paymentMethodId || !customer.stripeCustomerId) return;
+  await setDefaultCard(stripe, customer.stripeCustomerId, paymentMethodId);
+}
+
 /** A card Stripe would not save, refused at the field that named it with Stripe's reason. */
 const cardRefused = (field: string, msg: string) =>
   invalidFields([{ loc: ['body', field], msg, type: 'payment_error' }]);
@@ -197,8 +212,10 @@ async function settledSetup(
     if (setDefault) await setDefaultPaymentMethod(deps, customer.id, method.id);
     return { status: 'succeeded', paymentMethod: method };
   }
-  if (intent.status === 'requires_action' && intent.client_secret) {
-    return { status: 'requires_action', clientSecret: intent.client_secret };
+  const authentication = authenticationOf(intent);
+  if (authentication) {
+    const { clientSecret, nextActionUrl } = authentication;
+    return { status: 'requires_action', clientSecret, nextActionUrl };
   }
   throw cardRefused(
     field,
@@ -209,7 +226,7 @@ async function settledSetup(
 /**
  * Saves a new card for the customer (its Stripe customer made on first use): `succeeded` with
  * the card, or `requires_action` with the client secret Stripe.js runs the 3-D Secure step
- * with (then confirmPortalPaymentMethod). The same token sent twice saves one card. An unknown
+ * with, and the challenge's address when Stripe names one (then confirmPortalPaymentMethod). The same token sent twice saves one card. An unknown
  * or expired confirmation token is refused before anything is made.
  */
 export async function addPortalPaymentMethod(

@@ -7,6 +7,8 @@ import { OrderNotEligibleForRetry } from '@polar-sh/sdk/models/errors/ordernotel
 import { ResourceNotFound } from '@polar-sh/sdk/models/errors/resourcenotfound.js';
 import { SDKError } from '@polar-sh/sdk/models/errors/sdkerror.js';
 import { Order, OutboxEvent } from '../../db/entities/index.ts';
+import { eventually } from '../../devstack/eventually.ts';
+import { stripeSimulatorControl } from '../../devstack/stripe-simulator.ts';
 import { declinedRenewal } from '../subscriptions/testing.ts';
 import { callV1, createSeller, type Seller, startCommerceApi, type TestApi } from '../testing.ts';
 import { buy } from './testing.ts';
@@ -20,6 +22,8 @@ describe('customer portal orders (/v1/customer-portal/orders/{id}/…)', () => {
   let stranger: { orderId: string; token: string };
   /** A subscription whose first renewal was declined: its pending renewal order and session. */
   let declined: { subscriptionId: string; orderId: string; token: string };
+  /** Another declined renewal, paid with a card its bank asks 3-D Secure for. */
+  let authenticating: { subscriptionId: string; orderId: string; token: string };
 
   const sessionFor = async (customerId: string) =>
     (await seller.polar.customerSessions.create({ customerId })).token;
@@ -42,25 +46,25 @@ describe('customer portal orders (/v1/customer-portal/orders/{id}/…)', () => {
       recurringInterval: 'month',
       prices: [{ amountType: 'fixed', priceAmount: 2000 }],
     });
-    let subscriptionId: string;
-    [paid, stranger, subscriptionId] = await Promise.all([
-      buyer(ebook.id),
-      buyer(ebook.id),
-      declinedRenewal(api, seller, plan.id, {
-        startAt: '2027-04-01T08:00:00Z',
-        renewAt: '2027-05-01T08:00:00Z',
-      }),
-    ]);
-    const subscription = await seller.polar.subscriptions.get({ id: subscriptionId });
-    const [renewal] = await api.orm.em
-      .fork()
-      .find(Order, { subscription: subscriptionId, billingReason: 'subscription_cycle' });
-    assert.ok(renewal);
-    declined = {
-      subscriptionId,
-      orderId: renewal.id,
-      token: await sessionFor(subscription.customerId),
+    const declinedBuyer = async (startAt: string, renewAt: string) => {
+      const subscriptionId = await declinedRenewal(api, seller, plan.id, { startAt, renewAt });
+      const subscription = await seller.polar.subscriptions.get({ id: subscriptionId });
+      const [renewal] = await api.orm.em
+        .fork()
+        .find(Order, { subscription: subscriptionId, billingReason: 'subscription_cycle' });
+      assert.ok(renewal);
+      return {
+        subscriptionId,
+        orderId: renewal.id,
+        token: await sessionFor(subscription.customerId),
+      };
     };
+    [paid, stranger, declined, authenticating] = await Promise.all([
+      buyer(ebook.id),
+      buyer(ebook.id),
+      declinedBuyer('2027-04-01T08:00:00Z', '2027-05-01T08:00:00Z'),
+      declinedBuyer('2027-04-02T08:00:00Z', '2027-05-02T08:00:00Z'),
+    ]);
   });
   after(() => api.close());
 
@@ -211,6 +215,38 @@ describe('customer portal orders (/v1/customer-portal/orders/{id}/…)', () => {
       }),
       OrderNotEligibleForRetry,
     );
+  });
+
+  it('names the 3-D Secure challenge of a renewal payment (next_action_url), and settles it once authenticated', async () => {
+    const answer = await callV1(
+      api,
+      authenticating.token,
+      'POST',
+      `/v1/customer-portal/orders/${authenticating.orderId}/confirm-payment`,
+      { payment_method_id: 'pm_card_threeDSecure2Required' },
+    );
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    assert.equal(answer.body.status, 'requires_action');
+    const paymentIntentId = String(answer.body.client_secret).split('_secret_')[0] ?? '';
+    assert.match(paymentIntentId, /^pi_/);
+    // The simulator's test challenge for that PaymentIntent, where a page without Stripe.js goes.
+    assert.match(answer.body.next_action_url, new RegExp(`/_simulator/3ds/${paymentIntentId}$`));
+    const challenge = await fetch(answer.body.next_action_url);
+    assert.equal(challenge.status, 200);
+    assert.match(await challenge.text(), /3-D Secure test challenge/);
+
+    await stripeSimulatorControl(api.config.stripe.simulatorUrl ?? '').authenticatePayment(
+      paymentIntentId,
+    );
+    await eventually(
+      () => orders().getPaymentStatus(as(authenticating.token), { id: authenticating.orderId }),
+      (status) => status.status === 'succeeded',
+      { what: 'the authenticated renewal paid', timeoutMs: 60_000 },
+    );
+    const subscription = await seller.polar.subscriptions.get({
+      id: authenticating.subscriptionId,
+    });
+    assert.equal(subscription.status, 'active');
   });
 
   it('answers only session holders', async () => {

@@ -101,10 +101,17 @@ export const confirmRetryPaymentInput = z.object({
 export type ConfirmRetryPaymentInput = z.infer<typeof confirmRetryPaymentInput>;
 
 /** Polar's `CustomerOrderPaymentConfirmation`: the secret only to authenticate, the reason only when declined. */
-export function paymentConfirmationWire({ status, clientSecret, error }: RenewalRetryOutcome) {
+export function paymentConfirmationWire({
+  status,
+  clientSecret,
+  nextActionUrl,
+  error,
+}: RenewalRetryOutcome) {
   return {
     status,
     ...(clientSecret && { client_secret: clientSecret }),
+    // Tollgate's extra (the SDK drops it): the challenge's address when Stripe.js cannot run it.
+    ...(nextActionUrl && { next_action_url: nextActionUrl }),
     ...(error && { error: declineReasonOf(error.code) ?? error.message }),
   };
 }

@@ -49,7 +49,9 @@ export interface IntentAuthentication {
 }
 
 /** The 3-D Secure step an intent waits for; null when it waits for none. */
-function authenticationOf(intent: Stripe.PaymentIntent | Stripe.SetupIntent) {
+export function authenticationOf(
+  intent: Stripe.PaymentIntent | Stripe.SetupIntent,
+): IntentAuthentication | null {
   if (intent.status !== 'requires_action' || !intent.client_secret) return null;
   const action = intent.next_action;
   const sdkUrl = (action?.use_stripe_sdk as { stripe_js?: unknown } | undefined)?.stripe_js;
