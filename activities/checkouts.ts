@@ -9,8 +9,10 @@ import {
   failCheckoutPayment,
 } from '../commerce/checkouts/outcomes.ts';
 import type { CheckoutConfirmation } from '../commerce/checkouts/schemas.ts';
+import { sendDefaultCardToStripe } from '../commerce/customer-portal/service.ts';
 import { Checkout, type CheckoutPaymentError } from '../db/entities/checkout.ts';
 import type { Orm } from '../db/orm.ts';
+import type { StripeClient } from '../integrations/stripe/client.ts';
 import { toActivityFailure } from '../processes/activity-errors.ts';
 import { startSubscription } from '../processes/starters.ts';
 
@@ -62,7 +64,7 @@ export interface StartCheckoutSubscriptionInput {
  * public URL.
  */
 export function createCheckoutActivities(
-  { orm, temporal }: { orm: Orm; temporal: Client },
+  { orm, temporal, stripe }: { orm: Orm; temporal: Client; stripe: StripeClient },
   publicUrl: string,
 ) {
   return {
@@ -93,14 +95,31 @@ export function createCheckoutActivities(
 
     /**
      * The paid (or free) checkout's order, subscription and success (see completeCheckout);
-     * `paymentMethodId`: the card saved for the subscription's renewals.
+     * `paymentMethodId`: the card saved for the subscription's renewals, told to Stripe as the
+     * customer's default when it became theirs.
      */
-    completeCheckout({
+    async completeCheckout({
       checkoutId,
       paymentId,
       paymentMethodId = null,
     }: CompleteCheckoutInput): Promise<CompletedCheckout> {
-      return completeCheckout(orm.em.fork(), checkoutId, paymentId, publicUrl, paymentMethodId);
+      const done = await completeCheckout(
+        orm.em.fork(),
+        checkoutId,
+        paymentId,
+        publicUrl,
+        paymentMethodId,
+      );
+      // After the commit (no Stripe call in a transaction); a retry finds the order and tells
+      // Stripe again.
+      if (done.subscriptionId && paymentMethodId) {
+        await sendDefaultCardToStripe(
+          { em: orm.em.fork(), stripe },
+          done.customerId,
+          paymentMethodId,
+        );
+      }
+      return done;
     },
 
     /**

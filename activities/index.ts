@@ -34,7 +34,7 @@ export function createActivities({ config, orm, mailer, stripe, temporal }: Acti
     ...createInvitationActivities(orm),
     ...createPaymentActivities({ orm, stripe }),
     ...createRefundActivities({ orm, stripe }),
-    ...createCheckoutActivities({ orm, temporal }, config.api.publicUrl),
+    ...createCheckoutActivities({ orm, temporal, stripe }, config.api.publicUrl),
     ...createBenefitGrantActivities({ orm, temporal }, config.benefitIntegrations),
     ...createWebhookActivities(orm),
     ...createTestClockActivities({ orm, temporal }),

@@ -1,7 +1,14 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { CheckoutPaymentError } from '../../db/entities/checkout.ts';
-import { Checkout, Order, OrderItem, Payment, type Subscription } from '../../db/entities/index.ts';
+import {
+  Checkout,
+  Customer,
+  Order,
+  OrderItem,
+  Payment,
+  type Subscription,
+} from '../../db/entities/index.ts';
 import { announceCustomerStateChange } from '../customers/state.ts';
 import { orderWire } from '../orders/schemas.ts';
 import { nextInvoiceNumber } from '../orders/service.ts';
@@ -87,7 +94,8 @@ async function createOrderOf(
  * A confirmed checkout paid (or owing nothing), made an order in one transaction: the paid order
  * with its item and the checkout's amounts and billing details, its invoice number, the payment
  * linked to it; for a recurring product the subscription with its first period, charged on
- * `paymentMethodId` (the card the checkout saved) at renewal; the checkout succeeded. Records
+ * `paymentMethodId` (the card the checkout saved) at renewal, the card the customer's default
+ * when they had none; the checkout succeeded. Records
  * order.created, order.paid, checkout.updated (and the subscription's events). Run twice, the
  * second run finds the order by its checkout and answers it.
  */
@@ -119,6 +127,15 @@ export function completeCheckout(
       ? await startSubscriptionFromCheckout(tx, checkout, publicUrl)
       : null;
     if (subscription) subscription.stripePaymentMethodId = paymentMethodId;
+    if (subscription && paymentMethodId) {
+      // The card becomes the customer's default when they have none (a conditional write: a
+      // default chosen meanwhile stays); the activity tells Stripe (sendDefaultCardToStripe).
+      await tx.nativeUpdate(
+        Customer,
+        { id: checkout.customer.id, defaultPaymentMethodId: null },
+        { defaultPaymentMethodId: paymentMethodId },
+      );
+    }
     const { order, item } = await createOrderOf(tx, checkout, subscription);
     checkout.status = 'succeeded';
     checkout.order = order;

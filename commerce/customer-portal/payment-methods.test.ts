@@ -10,7 +10,7 @@ import { SDKError } from '@polar-sh/sdk/models/errors/sdkerror.js';
 import { Customer, Order, Subscription } from '../../db/entities/index.ts';
 import { stripeSimulatorControl } from '../../devstack/stripe-simulator.ts';
 import { createStripeClient } from '../../integrations/stripe/client.ts';
-import { buy } from '../orders/testing.ts';
+import { buy, buyerClient, buyerDetails, settledCheckout } from '../orders/testing.ts';
 import { declinedRenewal } from '../subscriptions/testing.ts';
 import { callV1, createSeller, type Seller, startCommerceApi, type TestApi } from '../testing.ts';
 
@@ -82,6 +82,8 @@ describe('customer portal payment methods (/v1/customer-portal/customers/me/paym
       { brand: cardOf(visa).brand, last4: cardOf(visa).last4 },
       { brand: 'visa', last4: '4242' },
     );
+    // The card the checkout saved became the default of a customer who had none.
+    assert.equal((await portal().get(security)).defaultPaymentMethodId, 'pm_card_visa');
 
     const added = await portal().addPaymentMethod(security, {
       confirmationTokenId: 'pm_card_mastercard',
@@ -116,6 +118,22 @@ describe('customer portal payment methods (/v1/customer-portal/customers/me/paym
       (await listed(security)).items.map((method) => method.id),
       ['pm_card_mastercard'],
     );
+    assert.equal((await portal().get(security)).defaultPaymentMethodId, 'pm_card_mastercard');
+  });
+
+  it('keeps the default a customer already has when a checkout saves another card', async () => {
+    const { customerId, security } = await customerWithSession();
+    await api.orm.em
+      .fork()
+      .nativeUpdate(Customer, customerId, { defaultPaymentMethodId: 'pm_card_mastercard' });
+    const checkout = await seller.polar.checkouts.create({ products: [planId], customerId });
+    const { customerEmail: _, ...details } = buyerDetails();
+    await buyerClient(api).checkouts.clientConfirm({
+      clientSecret: checkout.clientSecret,
+      checkoutConfirmStripe: details,
+    });
+    const settled = await settledCheckout(seller, checkout.id);
+    assert.equal(settled.status, 'succeeded');
     assert.equal((await portal().get(security)).defaultPaymentMethodId, 'pm_card_mastercard');
   });
 
@@ -209,6 +227,40 @@ describe('customer portal payment methods (/v1/customer-portal/customers/me/paym
       (await storedCustomer(customerId)).defaultPaymentMethodId,
       'pm_card_authenticationRequired',
     );
+  });
+
+  it('names the 3-D Secure challenge of a card being added (next_action_url), as long as it waits', async () => {
+    const { security } = await customerWithSession();
+    const paymentMethods = '/v1/customer-portal/customers/me/payment-methods';
+    const added = await callV1(api, security.customerSession, 'POST', paymentMethods, {
+      confirmation_token_id: 'pm_card_threeDSecure2Required',
+      set_default: false,
+      return_url: returnUrl,
+    });
+    assert.equal(added.status, 201, JSON.stringify(added.body));
+    assert.equal(added.body.status, 'requires_action');
+    const setupIntentId = setupIntentOf(added.body.client_secret);
+    // The simulator's test challenge for that SetupIntent, where a page without Stripe.js goes.
+    assert.match(added.body.next_action_url, new RegExp(`/_simulator/3ds/${setupIntentId}$`));
+    const challenge = await fetch(added.body.next_action_url);
+    assert.equal(challenge.status, 200);
+    assert.match(await challenge.text(), /Save this card for future payments\?/);
+
+    const confirm = () =>
+      callV1(api, security.customerSession, 'POST', `${paymentMethods}/confirm`, {
+        setup_intent_id: setupIntentId,
+        set_default: false,
+      });
+    const waiting = await confirm();
+    assert.equal(waiting.body.status, 'requires_action');
+    assert.equal(waiting.body.next_action_url, added.body.next_action_url);
+
+    const simulator = stripeSimulatorControl(api.config.stripe.simulatorUrl ?? '');
+    await simulator.authenticateSetup(setupIntentId);
+    const confirmed = await confirm();
+    assert.equal(confirmed.body.status, 'succeeded');
+    assert.equal(confirmed.body.next_action_url, undefined);
+    assert.equal(confirmed.body.payment_method.id, 'pm_card_threeDSecure2Required');
   });
 
   it('finds neither another customer’s card nor its SetupIntent', async () => {
