@@ -10,6 +10,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Connection } from '@mikro-orm/postgresql';
 import { createCustomerSession } from '../commerce/customer-sessions/service.ts';
 import { projectRoot } from '../config/env.ts';
 import { stripeSimulatorControl } from '../devstack/stripe-simulator.ts';
@@ -65,12 +66,13 @@ async function until(what: string, done: () => Promise<boolean>) {
 
 /**
  * The recovery path as customers take it. `recoveryCount` subscribers on one test clock buy
- * the plan with pm_card_chargeCustomerFail (pays now, declines at renewal); the clock moves past
- * the renewal and every renewal declines. Then each customer, one after another, adds
+ * the plan with pm_card_visa, whose funds then run out (their saved card becomes Stripe's
+ * insufficient-funds card, as commerce/subscriptions/testing.ts does); the clock moves past the
+ * renewal and every renewal declines. Then each customer, one after another, adds
  * pm_card_visa in the portal: the time measured is the add's answer, which comes once the
  * card paid the renewal through the subscription's workflow (checked active afterwards).
  */
-async function measureRecovery(seller: SellerApi, apiUrl: string, planId: string) {
+async function measureRecovery(seller: SellerApi, db: Connection, apiUrl: string, planId: string) {
   const startAt = new Date('2027-01-01T10:00:00Z');
   const clock = await seller('POST', '/v1/test-clocks/', {
     name: 'Portal recovery bench',
@@ -91,7 +93,7 @@ async function measureRecovery(seller: SellerApi, apiUrl: string, planId: string
       customer_email: email,
       customer_name: 'Recovering customer',
       customer_billing_address: { country: 'FR', city: 'Paris', line1: '1 rue de Rivoli' },
-      confirmation_token_id: 'pm_card_chargeCustomerFail',
+      confirmation_token_id: 'pm_card_visa',
     });
     customerIds.push(customer.id);
   }
@@ -101,6 +103,11 @@ async function measureRecovery(seller: SellerApi, apiUrl: string, planId: string
   await until('every subscriber paid', async () => {
     return (await subscriptionsIn('active')).length === recoveryCount;
   });
+  await db.execute(
+    `update subscriptions set stripe_payment_method_id = 'pm_card_chargeDeclinedInsufficientFunds'
+     where customer_id in (${customerIds.map(() => '?').join(', ')})`,
+    customerIds,
+  );
   await seller('POST', `/v1/test-clocks/${clock.id}/advance`, {
     frozen_time: new Date(startAt.getTime() + 32 * 24 * 3600 * 1000).toISOString(),
   });
@@ -174,7 +181,7 @@ async function seedCustomer(databaseUrl: string, apiUrl: string) {
        billing_anchor, cancel_at_period_end, pending_items, dunning_attempts, metadata,
        custom_field_data, stripe_payment_method_id, created_at)
      select gen_random_uuid(), ?, ?, ?, 'active', 2900, 'usd', 'month', ?, ?,
-       ? - make_interval(days => 30 * g), ?, false, '[]', 0, '{}', '{}', 'pm_card_visa',
+       ?::timestamptz - make_interval(days => 30 * g), ?, false, '[]', 0, '{}', '{}', 'pm_card_visa',
        now() - make_interval(days => 30 * g)
      from generate_series(1, ?) g`,
     [
@@ -237,6 +244,7 @@ async function seedCustomer(databaseUrl: string, apiUrl: string) {
   );
   return {
     seller: create,
+    db: connection,
     planId: plan.id as string,
     sessionToken,
     slug: 'portal-bench',
@@ -273,7 +281,7 @@ try {
     ...(cpuProfile ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${join(workDir, 'api')}` } : {}),
   });
   say(`seeding a customer with ${orderCount} orders and ${subscriptionCount} subscriptions`);
-  const { seller, planId, sessionToken, slug, orderId, subscriptionId } = await seedCustomer(
+  const { seller, db, planId, sessionToken, slug, orderId, subscriptionId } = await seedCustomer(
     stack.addresses.databaseUrl,
     apiUrl,
   );
@@ -318,7 +326,7 @@ try {
   await stripeSimulatorControl(simulatorUrl).registerWebhookTarget(
     `${apiUrl}/v1/integrations/stripe/webhook`,
   );
-  const { customerWithCards, ...recovery } = await measureRecovery(seller, apiUrl, planId);
+  const { customerWithCards, ...recovery } = await measureRecovery(seller, db, apiUrl, planId);
   // The card list asks Stripe each time: measured for a customer who has saved cards.
   const cardHolder = await seller('POST', '/v1/customer-sessions/', {
     customer_id: customerWithCards,
