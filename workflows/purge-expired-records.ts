@@ -6,15 +6,21 @@ import {
   purgeExpiredRecordsState,
 } from '../processes/purge-expired-records.ts';
 
-const { deleteExpiredSessions, deleteExpiredVerifications, deleteAbandonedUploads } =
-  proxyActivities<MaintenanceActivities>({
-    startToCloseTimeout: '1 minute',
-    retry: { maximumAttempts: 5 },
-  });
+const {
+  deleteExpiredSessions,
+  deleteExpiredVerifications,
+  deleteAbandonedUploads,
+  deleteExpiredCustomerAccess,
+  deleteSpentMailRecords,
+} = proxyActivities<MaintenanceActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { maximumAttempts: 5 },
+});
 
 /**
- * Deletes the sessions and verification tokens that expired before a cut-off, and the files
- * whose upload was abandoned by then.
+ * Deletes the sessions and verification tokens that expired before a cut-off, the files whose
+ * upload was abandoned by then, the customer portal's expired sessions and expired or used
+ * sign-in links, and the customer mail records past their use.
  */
 export async function purgeExpiredRecords({
   before,
@@ -25,6 +31,9 @@ export async function purgeExpiredRecords({
     sessionsDeleted: 0,
     verificationsDeleted: 0,
     abandonedUploadsDeleted: 0,
+    customerSessionsDeleted: 0,
+    customerSignInLinksDeleted: 0,
+    customerMailRecordsDeleted: 0,
   };
   setHandler(purgeExpiredRecordsState, () => state);
 
@@ -35,6 +44,14 @@ export async function purgeExpiredRecords({
   if (patched('delete-abandoned-uploads')) {
     state.stage = 'deleting-abandoned-uploads';
     state.abandonedUploadsDeleted = await deleteAbandonedUploads(before);
+  }
+  // Likewise for the customer portal's records, added later still.
+  if (patched('delete-customer-records')) {
+    state.stage = 'deleting-customer-records';
+    const access = await deleteExpiredCustomerAccess(before);
+    state.customerSessionsDeleted = access.sessions;
+    state.customerSignInLinksDeleted = access.signInLinks;
+    state.customerMailRecordsDeleted = await deleteSpentMailRecords(before);
   }
   state.stage = 'done';
   return state;

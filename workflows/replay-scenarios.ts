@@ -135,6 +135,9 @@ export const replayScenarios: Record<string, (client: Client) => Promise<string>
   // Recorded again after patched('delete-abandoned-uploads'): the purge's new step.
   'purge-expired-records-with-uploads': (client) =>
     recordPurge(client, 'purge-expired-records-with-uploads'),
+  // Recorded again after patched('delete-customer-records'): the customer portal's records.
+  'purge-expired-records-with-customer-records': (client) =>
+    recordPurge(client, 'purge-expired-records-with-customer-records'),
   'send-email': (client) => recordSendEmail(client, 'send-email'),
   // Recorded again once payloads were encrypted (temporal/payload-codec.ts): the replay test
   // decrypts this one, and reads the others, recorded before, as they are.

@@ -389,3 +389,56 @@ export async function sendCustomerReminders(
 }
 
 const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+
+// Housekeeping
+
+/** How long a sent mail's claim is kept: far past any day its fact could come due again. */
+export const mailClaimRetentionDays = 90;
+
+/**
+ * Deletes the once-only records that can no longer stop a second mail, as of `before` (never
+ * later than now), for the purge of expired records; answers how many went.
+ * - Relay marks (`customer_mail_events`) older than two days: the relay reads only the last
+ *   day's events.
+ * - Mail claims (`customer_mails`) older than `mailClaimRetentionDays`, of customers on no test
+ *   clock. An event's mail is claimed on the day of its event, and the relay never reads older
+ *   events; a reminder is claimed at most 30 days before its date (a trial's end, a renewal),
+ *   and is due only while that date is ahead, by real time for these customers: 90 days on, it
+ *   is past for good. A test clock can stand still for months, keeping a reminder due, so its
+ *   customers' claims stay (deleting the clock deletes no live subscription, see test-clocks).
+ * - Card checks (`card_expiry_checks`) of a renewal already past by the subscription's clock:
+ *   only a renewal still ahead is checked, and clocks only move forward.
+ */
+export async function deleteSpentMailRecords(em: EntityManager, before: Date): Promise<number> {
+  const cutOff = `least(?::timestamptz, now())`;
+  const counted = async (tx: EntityManager, deletion: string, params: unknown[]) => {
+    const [row] = await tx.execute<{ count: number }[]>(
+      `with deleted as (${deletion} returning 1) select count(*)::int as count from deleted`,
+      params,
+    );
+    return row?.count ?? 0;
+  };
+  return em.transactional(async (tx) => {
+    const marks = await counted(
+      tx,
+      `delete from customer_mail_events where handled_at < ${cutOff} - interval '2 days'`,
+      [before],
+    );
+    const claims = await counted(
+      tx,
+      `delete from customer_mails m using customers c
+       where c.id = m.customer_id and c.test_clock_id is null
+         and m.created_at < ${cutOff} - make_interval(days => ?)`,
+      [before, mailClaimRetentionDays],
+    );
+    const checks = await counted(
+      tx,
+      `delete from card_expiry_checks k using subscriptions s
+       where s.id = k.subscription_id
+         and k.renews_at < coalesce((select tc.frozen_time from test_clocks tc
+           where tc.id = s.test_clock_id), ${cutOff})`,
+      [before],
+    );
+    return marks + claims + checks;
+  });
+}

@@ -186,3 +186,17 @@ export async function openSessionWithSignInLink(em: EntityManager, token: string
     return { ...session, customer, returnTo: link.returnTo ?? null };
   });
 }
+
+/**
+ * Housekeeping (the purge of expired records): customer sessions that expired before `before`,
+ * and sign-in links expired or used by then. A used link opens nothing again, and the sign-in
+ * activity that issued it finished before it was mailed, so no retry re-issues it by its id.
+ */
+export async function deleteExpiredCustomerAccess(em: EntityManager, before: Date) {
+  return em.transactional(async (tx) => ({
+    sessions: await tx.nativeDelete(CustomerSession, { expiresAt: { $lt: before } }),
+    signInLinks: await tx.nativeDelete(CustomerSignInLink, {
+      $or: [{ expiresAt: { $lt: before } }, { usedAt: { $lt: before } }],
+    }),
+  }));
+}
