@@ -134,6 +134,13 @@ async function victimObjects(api: TestApi, victim: Seller, receiver: Receiver) {
     reason: 'customer_request',
     amount: 100,
   });
+  // Settled before any check: a refund the simulator settles later would change the victim's
+  // rows while the suite compares them.
+  await eventually(
+    () => call('GET', `/v1/refunds/${refund.id}`),
+    (found) => found.status === 'succeeded',
+    { what: 'the victim’s refund settled' },
+  );
   await call('POST', `/v1/orders/${order.id}/invoice`);
   const [payment] = (await call('GET', `/v1/payments?order_id=${order.id}`)).items;
   assert.ok(payment, 'the victim’s order has a payment');
