@@ -1,11 +1,11 @@
 import { type FormEvent, type ReactNode, useCallback, useRef, useState } from 'react';
 import {
   type ConfirmationTokenSource,
-  runAuthentication,
   StripeCard,
   TestPaymentMethods,
   testPaymentMethods,
 } from '../checkout/payment';
+import { authenticate, intentIdOf } from './authentication';
 import { usePortal, useProblem } from './resource';
 
 interface CardFormProps {
@@ -88,9 +88,6 @@ export function CardForm({
   );
 }
 
-/** A SetupIntent's id, from its client secret (`seti_…_secret_…`). */
-const setupIntentIdOf = (clientSecret: string) => clientSecret.split('_secret_')[0] ?? clientSecret;
-
 interface AddCardFormProps {
   amount: number;
   currency: string;
@@ -115,14 +112,17 @@ export function AddCardForm({ amount, currency, setDefault, onCancel, onAdded }:
         try {
           let added = await api.addPaymentMethod(confirmationTokenId, makeDefault);
           if (added.status === 'requires_action') {
-            // The bank's 3-D Secure check, then the card's setup confirmed.
-            const run = await runAuthentication({ intent_client_secret: added.client_secret });
+            // The bank's 3-D Secure check, then the card's setup confirmed (after the
+            // challenge page, by AfterAuthentication).
+            const setupIntentId = intentIdOf(added.client_secret);
+            const run = await authenticate(added, {
+              kind: 'card',
+              setupIntentId,
+              setDefault: makeDefault,
+            });
             if (!run.ended) return null;
             if (run.problem) return run.problem;
-            added = await api.confirmPaymentMethod(
-              setupIntentIdOf(added.client_secret),
-              makeDefault,
-            );
+            added = await api.confirmPaymentMethod(setupIntentId, makeDefault);
             if (added.status !== 'succeeded') return 'The card could not be confirmed.';
           }
           onAdded();

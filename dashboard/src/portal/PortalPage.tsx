@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { CheckoutApiError } from '../checkout/api';
 import { authenticateSignIn, getOrganization, portalApi } from './api';
+import { AfterAuthentication } from './authentication';
 import { Benefits } from './Benefits';
 import { BillingDetails } from './BillingDetails';
 import { Downloads } from './Downloads';
@@ -19,6 +20,7 @@ import {
   storeSession,
   takeFromAddress,
 } from './session';
+import { Usage } from './Usage';
 import './portal.css';
 
 const sections = [
@@ -26,6 +28,7 @@ const sections = [
   { id: 'subscriptions', label: 'Subscriptions' },
   { id: 'orders', label: 'Orders' },
   { id: 'payment-methods', label: 'Payment methods' },
+  { id: 'usage', label: 'Usage' },
   { id: 'license-keys', label: 'License keys' },
   { id: 'downloads', label: 'Downloads' },
   { id: 'benefits', label: 'Benefits' },
@@ -230,14 +233,17 @@ function SignedInPortal({
           </ul>
         </nav>
         <main className="portal-main">
-          {section === 'overview' && <Overview sectionHref={(id) => `#${id}`} />}
-          {section === 'subscriptions' && <Subscriptions focusId={focusIn('subscriptions')} />}
-          {section === 'orders' && <Orders focusId={focusIn('orders')} />}
-          {section === 'payment-methods' && <PaymentMethods />}
-          {section === 'license-keys' && <LicenseKeys />}
-          {section === 'downloads' && <Downloads />}
-          {section === 'benefits' && <Benefits linkError={arrival.linkError} />}
-          {section === 'billing' && <BillingDetails />}
+          <AfterAuthentication>
+            {section === 'overview' && <Overview sectionHref={(id) => `#${id}`} />}
+            {section === 'subscriptions' && <Subscriptions focusId={focusIn('subscriptions')} />}
+            {section === 'orders' && <Orders focusId={focusIn('orders')} />}
+            {section === 'payment-methods' && <PaymentMethods />}
+            {section === 'usage' && <Usage />}
+            {section === 'license-keys' && <LicenseKeys />}
+            {section === 'downloads' && <Downloads />}
+            {section === 'benefits' && <Benefits linkError={arrival.linkError} />}
+            {section === 'billing' && <BillingDetails />}
+          </AfterAuthentication>
         </main>
       </div>
     </PortalContext.Provider>

@@ -22,6 +22,7 @@ import {
   paymentOutcome,
 } from './payments';
 import { formatDate, Loaded, useAction, usePortal, useProblem, useResource } from './resource';
+import { formatUnits } from './units';
 
 const statusLabels: Record<SubscriptionStatus, string> = {
   incomplete: 'Incomplete',
@@ -193,10 +194,7 @@ function SubscriptionCard({
                 <li key={usage.id}>
                   <span>
                     {usage.meter.name}
-                    <span className="muted">
-                      {' '}
-                      · {usage.consumed_units.toLocaleString('en-US')} units
-                    </span>
+                    <span className="muted"> · {formatUnits(usage.consumed_units)} units</span>
                   </span>
                   <span className="amount">{formatMoney(usage.amount, subscription.currency)}</span>
                 </li>
@@ -306,6 +304,7 @@ function SubscriptionCard({
                 onToken={async (confirmationTokenId) => {
                   try {
                     const problem = await paymentOutcome(
+                      failedRenewal.id,
                       await api.confirmPayment(failedRenewal.id, confirmationTokenId),
                     );
                     if (problem === null)

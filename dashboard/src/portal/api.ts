@@ -92,12 +92,29 @@ export interface PaymentMethod {
 
 export type PaymentMethodAdded =
   | { status: 'succeeded'; payment_method: PaymentMethod }
-  | { status: 'requires_action'; client_secret: string };
+  | { status: 'requires_action'; client_secret: string; next_action_url?: string };
 
 export interface PaymentConfirmation {
   status: string;
   client_secret?: string | null;
+  /** Where the bank's check is when Stripe.js does not run it (the Stripe simulator's page). */
+  next_action_url?: string;
   error?: string | null;
+}
+
+export interface OrderPaymentStatus {
+  status: 'succeeded' | 'failed' | 'pending';
+  error: string | null;
+}
+
+/** The customer's standing on one of the seller's meters (units used, credited, left). */
+export interface CustomerMeter {
+  id: string;
+  modified_at: string | null;
+  consumed_units: number;
+  credited_units: number;
+  balance: number;
+  meter: { id: string; name: string };
 }
 
 /** A grant, with the account a Discord or GitHub grant is given to once linked. */
@@ -204,6 +221,8 @@ export function portalApi(token: string) {
     ) => write<CustomerOrder>('PATCH', `/orders/${id(orderId)}`, billing),
     generateInvoice: (orderId: string) => write<unknown>('POST', `/orders/${id(orderId)}/invoice`),
     invoice: (orderId: string) => read<{ url: string }>(`/orders/${id(orderId)}/invoice`),
+    paymentStatus: (orderId: string) =>
+      read<OrderPaymentStatus>(`/orders/${id(orderId)}/payment-status`),
     /**
      * Pays an order whose charge failed with `card`: a confirmation token (Stripe Elements), or
      * a payment method (a saved card, or one of Stripe's test cards in test mode).
@@ -227,6 +246,8 @@ export function portalApi(token: string) {
             cancellation_comment?: string | null;
           },
     ) => write<CustomerSubscription>('PATCH', `/subscriptions/${id(subscriptionId)}`, update),
+
+    meters: () => read<ListResource<CustomerMeter>>(`/meters/${all}`),
 
     grants: () => read<ListResource<BenefitGrant>>(`/benefit-grants/${all}`),
     /** Where to send the customer to link the Discord or GitHub account a grant waits for. */

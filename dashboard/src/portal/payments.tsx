@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { formatMoney } from '../checkout/money';
-import { runAuthentication } from '../checkout/payment';
 import type { CustomerOrder, PaymentConfirmation, PaymentMethod, PortalCustomer } from './api';
+import { authenticate } from './authentication';
 import { CardForm } from './CardForm';
 import { Dialog } from './Dialog';
 import { useAction, usePortal, useProblem } from './resource';
@@ -33,12 +33,17 @@ export function defaultMethod(customer: PortalCustomer, methods: PaymentMethod[]
 }
 
 /**
- * What a confirm-payment answer comes to for the customer: null when paid (or, after the bank's
- * 3-D Secure check, being settled), else the problem to show.
+ * What a confirm-payment answer of order `orderId` comes to for the customer: null when paid
+ * (or, after the bank's 3-D Secure check, being settled; after the challenge page,
+ * AfterAuthentication says how it went), else the problem to show.
  */
-export async function paymentOutcome(answer: PaymentConfirmation): Promise<string | null> {
+export async function paymentOutcome(
+  orderId: string,
+  answer: PaymentConfirmation,
+): Promise<string | null> {
   if (answer.status === 'requires_action' && answer.client_secret) {
-    const run = await runAuthentication({ intent_client_secret: answer.client_secret });
+    const asked = { client_secret: answer.client_secret, next_action_url: answer.next_action_url };
+    const run = await authenticate(asked, { kind: 'payment', orderId });
     return run.ended ? run.problem : null;
   }
   if (answer.status === 'succeeded' || answer.status === 'pending') return null;
@@ -70,7 +75,7 @@ export function PayNow({ order, methods, onPaid }: PayNowProps) {
   const amount = formatMoney(order.total_amount, order.currency);
 
   const settle = async (answer: PaymentConfirmation) => {
-    const problem = await paymentOutcome(answer);
+    const problem = await paymentOutcome(order.id, answer);
     if (problem === null) {
       setOpen(false);
       onPaid();
