@@ -20,3 +20,10 @@ export function appendEvent(
     data: data as Record<string, unknown>,
   });
 }
+
+/** An outbox event as the mail relays read it (by SQL): its id, type and resource. */
+export interface OutboxEventRow {
+  id: string;
+  type: string;
+  data: Record<string, unknown>;
+}

@@ -78,3 +78,25 @@ export const customerEmailSettingsOf = (organization: {
   ...defaultCustomerEmailSettings(),
   ...organization.customerEmailSettings,
 });
+
+/** Polar's seller-side `notification_settings`: the mails the organization's team receives. */
+export interface NotificationSettings {
+  newOrder: boolean;
+  newSubscription: boolean;
+  /** Tollgate's own: owners and admins are mailed when a renewal's dunning starts and ends. */
+  dunning: boolean;
+}
+
+export const defaultNotificationSettings = (): NotificationSettings => ({
+  newOrder: true,
+  newSubscription: true,
+  dunning: true,
+});
+
+/** The organization's notification settings, with the defaults of keys added since it saved them. */
+export const notificationSettingsOf = (organization: {
+  notificationSettings: Partial<NotificationSettings>;
+}): NotificationSettings => ({
+  ...defaultNotificationSettings(),
+  ...organization.notificationSettings,
+});

@@ -23,8 +23,9 @@ const batchSize = 200;
 
 /**
  * Mails customers about the outbox events that concern them (a paid order's receipt, a
- * subscription started, canceled or recovered; commerce/customer-notifications), each through
- * its own sendEmail workflow. Like the webhook relay it runs in the worker process, told of new
+ * subscription started, canceled or recovered; commerce/customer-notifications), and the
+ * seller's owners and admins when a renewal's dunning starts and ends
+ * (commerce/seller-notifications), each mail through its own sendEmail workflow. Like the webhook relay it runs in the worker process, told of new
  * events by the same PostgreSQL notification, with a poll for those it missed. Several relays
  * are safe: each event is read in a transaction that marks it read, and each mail is claimed by
  * its id before it is started.

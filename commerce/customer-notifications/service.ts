@@ -11,6 +11,8 @@ import type { EmailMessage, MailContent } from '../../integrations/mail/transpor
 import type { StripeClient } from '../../integrations/stripe/client.ts';
 import { findCustomerPaymentMethod } from '../../integrations/stripe/payment-methods.ts';
 import { portalSignInUrl } from '../customer-sessions/service.ts';
+import type { OutboxEventRow } from '../outbox.ts';
+import { mailSellerAboutEvent, sellerMailEventTypes } from '../seller-notifications/service.ts';
 
 /**
  * The mails that keep a seller's customers informed: read from the outbox (a receipt when an
@@ -116,18 +118,13 @@ export const customerMailEventTypes = [
   'subscription.active',
 ] as const;
 
-interface OutboxRow {
-  id: string;
-  type: string;
-  data: Record<string, unknown>;
-}
-
 const textOf = (value: unknown) => (typeof value === 'string' ? value : null);
 
 /** The mail an event calls for, from the rows as they are now; null when none. */
-async function mailForEvent(em: EntityManager, event: OutboxRow): Promise<PlannedMail | null> {
+async function mailForEvent(em: EntityManager, event: OutboxEventRow): Promise<PlannedMail | null> {
   const id = textOf(event.data.id);
-  if (!id) return null;
+  const types: readonly string[] = customerMailEventTypes;
+  if (!id || !types.includes(event.type)) return null;
   if (event.type === 'order.paid') {
     const order = await em.findOne(Order, id, { populate: subscriptionPopulate });
     // A free order (a trial's first) has nothing to receipt.
@@ -208,28 +205,36 @@ async function mailForEvent(em: EntityManager, event: OutboxRow): Promise<Planne
   return null;
 }
 
+/** The outbox events the relay reads: those customers are mailed about, and the seller's. */
+const relayedEventTypes = [...new Set([...customerMailEventTypes, ...sellerMailEventTypes])];
+
 /**
- * Outbox events of the last day of the types customers are mailed about that no relay has
- * read yet, oldest first. (Older ones are not mailed late: a receipt a day late is noise.)
+ * Outbox events of the last day of the types customers (or sellers, about dunning) are mailed
+ * about that no relay has read yet, oldest first. (Older ones are not mailed late: a receipt a
+ * day late is noise.)
  */
-export function unreadCustomerMailEvents(em: EntityManager, limit = 200): Promise<OutboxRow[]> {
-  return em.execute<OutboxRow[]>(
+export function unreadCustomerMailEvents(
+  em: EntityManager,
+  limit = 200,
+): Promise<OutboxEventRow[]> {
+  return em.execute<OutboxEventRow[]>(
     `select e.id, e.type, e.data from outbox_events e
      where e.type in (?) and e.created_at > now() - interval '1 day'
        and not exists (select 1 from customer_mail_events read where read.event_id = e.id)
      order by e.created_at, e.id limit ?`,
-    [[...customerMailEventTypes], limit],
+    [relayedEventTypes, limit],
   );
 }
 
 /**
  * Reads one outbox event, in one transaction: marks it read (a relay running the same event at
- * the same time waits, then finds it read) and sends the mail it calls for. Answers whether a
- * mail went out.
+ * the same time waits, then finds it read) and sends the mail it calls for, to the customer and,
+ * for a dunning fact, to the seller's owners and admins (commerce/seller-notifications).
+ * Answers whether a mail went out.
  */
 export function mailCustomerAboutEvent(
   em: EntityManager,
-  event: OutboxRow,
+  event: OutboxEventRow,
   { publicUrl, deliver }: { publicUrl: string; deliver: DeliverMail },
 ): Promise<boolean> {
   return em.fork().transactional(async (tx) => {
@@ -240,7 +245,9 @@ export function mailCustomerAboutEvent(
     );
     if (read.length === 0) return false;
     const mail = await mailForEvent(tx, event);
-    return mail ? sendOnce(tx, mail, publicUrl, deliver) : false;
+    const customerMailed = mail ? await sendOnce(tx, mail, publicUrl, deliver) : false;
+    const sellerMails = await mailSellerAboutEvent(tx, event, { publicUrl, deliver });
+    return customerMailed || sellerMails > 0;
   });
 }
 

@@ -4,6 +4,7 @@ import {
   type CustomerEmailSettings,
   customerEmailSettingsOf,
   dunningFinalStatuses,
+  notificationSettingsOf,
   socialPlatforms,
   subscriptionSettingsOf,
 } from '../../domain/organization-settings.ts';
@@ -46,8 +47,13 @@ export const organizationUpdateInput = z.object({
     })
     .nullable()
     .optional(),
+  // Polar's two keys, and Tollgate's own `dunning` (kept when left out).
   notification_settings: z
-    .object({ new_order: z.boolean(), new_subscription: z.boolean() })
+    .object({
+      new_order: z.boolean(),
+      new_subscription: z.boolean(),
+      dunning: z.boolean().optional(),
+    })
     .nullable()
     .optional(),
   // Tollgate's own: which mails the customers receive; keys left out keep their value.
@@ -79,7 +85,8 @@ export const organizationListQuery = z.object({ slug: nullableText.optional() })
 
 /** The seller organization as /v1 answers it (Polar's `Organization`). */
 export function organizationWire(organization: Organization) {
-  const { featureSettings, notificationSettings } = organization;
+  const { featureSettings } = organization;
+  const notificationSettings = notificationSettingsOf(organization);
   const subscriptionSettings = subscriptionSettingsOf(organization);
   return {
     id: organization.id,
@@ -107,6 +114,7 @@ export function organizationWire(organization: Organization) {
     notification_settings: {
       new_order: notificationSettings.newOrder,
       new_subscription: notificationSettings.newSubscription,
+      dunning: notificationSettings.dunning,
     },
     customer_email_settings: customerEmailSettingsWire(customerEmailSettingsOf(organization)),
   };

@@ -1,6 +1,10 @@
 import type { EntityManager } from '@mikro-orm/core';
 import { Organization, Product } from '../../db/entities/index.ts';
-import { customerEmailSettingsOf, subscriptionSettingsOf } from '../../db/entities/organization.ts';
+import {
+  customerEmailSettingsOf,
+  notificationSettingsOf,
+  subscriptionSettingsOf,
+} from '../../db/entities/organization.ts';
 import { resourceNotFound } from '../errors.ts';
 import { appendEvent } from '../outbox.ts';
 import { type OrganizationUpdateInput, organizationWire } from './schemas.ts';
@@ -73,6 +77,8 @@ export function updateOrganization(
       organization.notificationSettings = {
         newOrder: input.notification_settings.new_order,
         newSubscription: input.notification_settings.new_subscription,
+        dunning:
+          input.notification_settings.dunning ?? notificationSettingsOf(organization).dunning,
       };
     }
     if (input.customer_email_settings) {

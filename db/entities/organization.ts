@@ -2,7 +2,9 @@ import { defineEntity, p } from '@mikro-orm/core';
 import {
   type CustomerEmailSettings,
   defaultCustomerEmailSettings,
+  defaultNotificationSettings,
   defaultSubscriptionSettings,
+  type NotificationSettings,
   type SocialPlatform,
   type SubscriptionSettings,
 } from '../../domain/organization-settings.ts';
@@ -13,8 +15,11 @@ export {
   customerEmailSettingsOf,
   type DunningFinalStatus,
   defaultCustomerEmailSettings,
+  defaultNotificationSettings,
   defaultSubscriptionSettings,
   dunningFinalStatuses,
+  type NotificationSettings,
+  notificationSettingsOf,
   type SocialPlatform,
   type SubscriptionSettings,
   socialPlatforms,
@@ -32,19 +37,9 @@ export interface FeatureSettings {
   seatBasedPricingEnabled: boolean;
 }
 
-export interface NotificationSettings {
-  newOrder: boolean;
-  newSubscription: boolean;
-}
-
 export const defaultFeatureSettings = (): FeatureSettings => ({
   issueFundingEnabled: false,
   seatBasedPricingEnabled: false,
-});
-
-export const defaultNotificationSettings = (): NotificationSettings => ({
-  newOrder: true,
-  newSubscription: true,
 });
 
 /**
