@@ -64,6 +64,38 @@ describe('customer portal page with 3-D Secure (browser)', () => {
     await page.close();
   });
 
+  it('says so when the challenge fails, and saves nothing', async () => {
+    const seller = await createSeller(suite.api);
+    const plan = await seller.polar.products.create({
+      name: 'Basic plan',
+      recurringInterval: 'month',
+      prices: [{ amountType: 'fixed', priceAmount: 900 }],
+    });
+    const { order } = await buy(suite.api, seller, plan.id);
+    assert.ok(order);
+    const page = await portalOf(order.customerId, seller);
+
+    await page.getByRole('link', { name: 'Payment methods', exact: true }).click();
+    await page.getByRole('button', { name: 'Add a card' }).click();
+    const adding = page.getByRole('dialog', { name: 'Add a card' });
+    await adding.getByRole('radio', { name: /3220/ }).check();
+    await adding.getByRole('button', { name: 'Save card' }).click();
+    await page.waitForURL(/\/_simulator\/3ds\/seti_/, { timeout: 30_000 });
+    await page.getByRole('button', { name: 'Fail' }).click();
+
+    await page
+      .getByRole('alert')
+      .getByText(
+        'Your card could not be authenticated: it was not saved. Try again, or use another card.',
+      )
+      .waitFor({ timeout: 30_000 });
+    const cards = page.getByRole('region', { name: 'Payment methods' }).getByRole('listitem');
+    await cards.filter({ hasText: '4242' }).waitFor();
+    assert.equal(await cards.count(), 1);
+    await page.screenshot({ path: join(screenshotsDir, 'portal-3ds-failed.png'), fullPage: true });
+    await page.close();
+  });
+
   it('pays a declined renewal with a card whose bank asks for the challenge', async () => {
     const seller = await createSeller(suite.api);
     const plan = await seller.polar.products.create({

@@ -1,4 +1,5 @@
 import { type ReactNode, useEffect, useRef, useState } from 'react';
+import { CheckoutApiError } from '../checkout/api';
 import { type AuthenticationRun, runAuthentication } from '../checkout/payment';
 import type { PortalApi } from './api';
 import { usePortal, useProblem } from './resource';
@@ -93,10 +94,18 @@ async function settledPayment(api: PortalApi, orderId: string): Promise<StepOutc
 /** Finishes what the check was for: the card saved (confirmed), or the payment's outcome. */
 export async function finishStep(api: PortalApi, step: AuthenticatedStep): Promise<StepOutcome> {
   if (step.kind === 'payment') return settledPayment(api, step.orderId);
-  const confirmed = await api.confirmPaymentMethod(step.setupIntentId, step.setDefault);
-  return confirmed.status === 'succeeded'
-    ? { succeeded: true, message: 'The card was saved.' }
-    : { succeeded: false, message: 'Your bank’s check was not completed: the card was not saved.' };
+  const confirmed = await api
+    .confirmPaymentMethod(step.setupIntentId, step.setDefault)
+    .catch((error: unknown) => {
+      // The SetupIntent failed: after the check, that is the check failing.
+      if (error instanceof CheckoutApiError && error.status === 422) return null;
+      throw error;
+    });
+  if (confirmed?.status === 'succeeded') return { succeeded: true, message: 'The card was saved.' };
+  const message = confirmed
+    ? 'Your bank’s check was not completed: the card was not saved.'
+    : 'Your card could not be authenticated: it was not saved. Try again, or use another card.';
+  return { succeeded: false, message };
 }
 
 /**
