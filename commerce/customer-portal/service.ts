@@ -23,6 +23,7 @@ import {
   findSetupIntent,
   listCards,
   setDefaultCard,
+  setDefaultCardUnlessRefused,
   setUpCard,
 } from '../../integrations/stripe/payment-methods.ts';
 import { authenticationOf, stripeCustomerFor } from '../../integrations/stripe/payments.ts';
@@ -181,7 +182,9 @@ export function setDefaultPaymentMethod(
 /**
  * Tells Stripe the customer's default card (invoice settings) when it is `paymentMethodId`: a
  * checkout made its card the default of a customer who had none (completeCheckout wrote the
- * row). Nothing when the customer has another default by now. Safe to run again.
+ * row). Nothing when the customer has another default by now, or when Stripe refuses the card
+ * (the checkout's completion is never held up by it: Tollgate charges renewals with the
+ * subscription's card, not Stripe's default). Safe to run again.
  */
 export async function sendDefaultCardToStripe(
   { em, stripe }: { em: EntityManager; stripe: StripeClient },
@@ -190,7 +193,7 @@ export async function sendDefaultCardToStripe(
 ): Promise<void> {
   const customer = await em.findOneOrFail(Customer, customerId);
   if (customer.defaultPaymentMethodId !== paymentMethodId || !customer.stripeCustomerId) return;
-  await setDefaultCard(stripe, customer.stripeCustomerId, paymentMethodId);
+  await setDefaultCardUnlessRefused(stripe, customer.stripeCustomerId, paymentMethodId);
 }
 
 /** A card Stripe would not save, refused at the field that named it with Stripe's reason. */

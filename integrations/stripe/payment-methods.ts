@@ -113,6 +113,24 @@ export async function setDefaultCard(
   });
 }
 
+/**
+ * setDefaultCard for a step that must not be stuck on it: a card Stripe refuses as the default
+ * (detached since) answers false instead of throwing; a Stripe outage still throws (retried).
+ */
+export async function setDefaultCardUnlessRefused(
+  stripe: StripeClient,
+  stripeCustomerId: string,
+  paymentMethodId: string,
+): Promise<boolean> {
+  try {
+    await setDefaultCard(stripe, stripeCustomerId, paymentMethodId);
+    return true;
+  } catch (error) {
+    if (error instanceof Stripe.errors.StripeInvalidRequestError) return false;
+    throw error;
+  }
+}
+
 /** Removes a card from its customer: it can never be charged again. */
 export async function detachCard(stripe: StripeClient, paymentMethodId: string): Promise<void> {
   await stripe.paymentMethods.detach(paymentMethodId);
