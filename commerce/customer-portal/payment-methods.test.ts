@@ -263,6 +263,36 @@ describe('customer portal payment methods (/v1/customer-portal/customers/me/paym
     assert.equal(confirmed.body.payment_method.id, 'pm_card_threeDSecure2Required');
   });
 
+  it('tries a 3-D Secure test card again after its step failed, and answers one that passed as saved', async () => {
+    const { security } = await customerWithSession();
+    const simulator = stripeSimulatorControl(api.config.stripe.simulatorUrl ?? '');
+    const add = () =>
+      portal().addPaymentMethod(security, {
+        confirmationTokenId: 'pm_card_threeDSecure2Required',
+        setDefault: false,
+        returnUrl,
+      });
+    const first = await add();
+    assert.ok('clientSecret' in first);
+    const failed = setupIntentOf(first.clientSecret);
+    await simulator.authenticateSetup(failed, { succeed: false });
+
+    const second = await add();
+    assert.ok('clientSecret' in second);
+    const retried = setupIntentOf(second.clientSecret);
+    assert.notEqual(retried, failed);
+    // Sent again while it waits: the same step.
+    const waiting = await add();
+    assert.ok('clientSecret' in waiting);
+    assert.equal(setupIntentOf(waiting.clientSecret), retried);
+
+    await simulator.authenticateSetup(retried);
+    const saved = await add();
+    assert.equal(saved.status, 'succeeded');
+    assert.ok('paymentMethod' in saved);
+    assert.equal(saved.paymentMethod.id, 'pm_card_threeDSecure2Required');
+  });
+
   it('finds neither another customer’s card nor its SetupIntent', async () => {
     const owner = await customerWithSession();
     const stranger = await customerWithSession();

@@ -226,6 +226,9 @@ async function settledSetup(
   );
 }
 
+/** How many failed 3-D Secure attempts of one card are followed to its newest. */
+const maxCardAttempts = 20;
+
 /**
  * Saves a new card for the customer (its Stripe customer made on first use): `succeeded` with
  * the card, or `requires_action` with the client secret Stripe.js runs the 3-D Secure step
@@ -249,13 +252,27 @@ export async function addPortalPaymentMethod(
     }
   }
   const stripeCustomerId = await stripeCustomerFor({ orm, stripe }, customer.id);
-  const intent = await setUpCard(stripe, {
-    stripeCustomerId,
-    paymentMethodOrToken: source,
-    returnUrl: input.return_url,
-    idempotencyKey: `portal-card:${customer.id}:${source}`,
-    metadata: { customer_id: customer.id, organization_id: customer.organization.id },
-  });
+  const setUp = (idempotencyKey: string) =>
+    setUpCard(stripe, {
+      stripeCustomerId,
+      paymentMethodOrToken: source,
+      returnUrl: input.return_url,
+      idempotencyKey,
+      metadata: { customer_id: customer.id, organization_id: customer.organization.id },
+    });
+  let intent = await setUp(`portal-card:${customer.id}:${source}`);
+  // The same card sent again (a test card's id) gets its first attempt's answer back: one still
+  // waiting for 3-D Secure is answered as it is now, and after a failed step a new attempt is
+  // made (keyed by the one that failed), so the customer can try the card again.
+  for (let attempts = 0; attempts < maxCardAttempts; attempts += 1) {
+    if ('refused' in intent || intent.status !== 'requires_action') break;
+    const current = await findSetupIntent(stripe, intent.id);
+    if (!current || current.status === 'requires_action') break;
+    intent =
+      current.status === 'requires_payment_method'
+        ? await setUp(`portal-card:${customer.id}:${source}:after:${intent.id}`)
+        : current;
+  }
   if ('refused' in intent) throw cardRefused('confirmation_token_id', intent.refused);
   return settledSetup({ em, stripe }, customer, intent, {
     setDefault: input.set_default,
