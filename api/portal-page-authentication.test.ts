@@ -64,7 +64,7 @@ describe('customer portal page with 3-D Secure (browser)', () => {
     await page.close();
   });
 
-  it('says so when the challenge fails, and saves nothing', async () => {
+  it('says so when the challenge fails, and saves nothing; the card passes a second challenge', async () => {
     const seller = await createSeller(suite.api);
     const plan = await seller.polar.products.create({
       name: 'Basic plan',
@@ -93,6 +93,15 @@ describe('customer portal page with 3-D Secure (browser)', () => {
     await cards.filter({ hasText: '4242' }).waitFor();
     assert.equal(await cards.count(), 1);
     await page.screenshot({ path: join(screenshotsDir, 'portal-3ds-failed.png'), fullPage: true });
+
+    // The same card again: a new challenge, passed this time.
+    await page.getByRole('button', { name: 'Add a card' }).click();
+    await adding.getByRole('radio', { name: /3220/ }).check();
+    await adding.getByRole('button', { name: 'Save card' }).click();
+    await page.waitForURL(/\/_simulator\/3ds\/seti_/, { timeout: 30_000 });
+    await page.getByRole('button', { name: 'Complete' }).click();
+    await page.getByText('The card was saved.').waitFor({ timeout: 30_000 });
+    await cards.filter({ hasText: '3220' }).waitFor();
     await page.close();
   });
 
