@@ -1,5 +1,4 @@
 import type { Client } from '@temporalio/client';
-import pg from 'pg';
 import {
   mailCustomerAboutEvent,
   unreadCustomerMailEvents,
@@ -7,6 +6,7 @@ import {
 import { webhookChannels } from '../commerce/webhooks/queue.ts';
 import type { Logger } from '../config/logger.ts';
 import type { Orm } from '../db/orm.ts';
+import { CoalescedPass, listenToChannels } from './outbox-listening.ts';
 import { sendCustomerEmail } from './starters.ts';
 
 export interface CustomerMailRelayOptions {
@@ -32,44 +32,36 @@ const batchSize = 200;
  */
 export class CustomerMailRelay {
   private readonly options: CustomerMailRelayOptions;
-  private listener: pg.Client | undefined;
+  private readonly passes = new CoalescedPass(() => this.relayAll());
+  private listener: { close(): Promise<void> } | undefined;
   private timer: NodeJS.Timeout | undefined;
-  private closed = false;
-  private pass: Promise<void> | undefined;
-  private passAgain = false;
 
   constructor(options: CustomerMailRelayOptions) {
     this.options = options;
   }
 
   async start() {
-    await this.listen();
+    this.listener = await listenToChannels({
+      databaseUrl: this.options.databaseUrl,
+      channels: [webhookChannels.outboxAppended],
+      logger: this.options.logger,
+      name: 'customer mail relay',
+      onNotification: () => this.relay(),
+      onListening: () => this.relay(),
+    });
     this.timer = setInterval(() => this.relay(), this.options.pollIntervalMs ?? 5_000);
     this.relay();
   }
 
   async close() {
-    this.closed = true;
     clearInterval(this.timer);
-    await this.pass;
-    await this.listener?.end().catch(() => undefined);
+    await this.passes.stop();
+    await this.listener?.close();
   }
 
   /** Runs a pass now, or right after the one under way (requests meanwhile coalesce). */
   relay() {
-    if (this.closed) return;
-    if (this.pass) {
-      this.passAgain = true;
-      return;
-    }
-    this.pass = (async () => {
-      do {
-        this.passAgain = false;
-        await this.relayAll();
-      } while (this.passAgain && !this.closed);
-    })().finally(() => {
-      this.pass = undefined;
-    });
+    this.passes.request();
   }
 
   private async relayAll() {
@@ -89,39 +81,9 @@ export class CustomerMailRelay {
         );
       }
       // A full batch may have more behind it; after a failure, the poll tries again.
-      if (events.length === batchSize && !failed) this.passAgain = true;
+      if (events.length === batchSize && !failed) this.relay();
     } catch (error) {
       logger.error({ err: error }, 'customer mail relay pass failed; the poll retries');
     }
-  }
-
-  private async listen() {
-    const client = new pg.Client({ connectionString: this.options.databaseUrl });
-    this.listener = client;
-    client.on('notification', ({ channel }) => {
-      if (channel === webhookChannels.outboxAppended) this.relay();
-    });
-    const lost = (error?: Error) => {
-      if (this.closed || this.listener !== client) return;
-      this.listener = undefined;
-      client.end().catch(() => undefined);
-      this.options.logger.warn(
-        { err: error },
-        'customer mail relay reconnecting (the poll covers)',
-      );
-      setTimeout(() => {
-        if (!this.closed) void this.listen();
-      }, 1000).unref();
-    };
-    client.on('error', lost);
-    client.on('end', () => lost());
-    try {
-      await client.connect();
-      await client.query(`listen ${webhookChannels.outboxAppended}`);
-    } catch (error) {
-      lost(error as Error);
-      return;
-    }
-    this.relay();
   }
 }

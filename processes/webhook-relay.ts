@@ -6,6 +6,7 @@ import type { Logger } from '../config/logger.ts';
 import type { WebhookFormat } from '../db/entities/webhook.ts';
 import { newId } from '../db/ids.ts';
 import type { WebhookDeliverySettings } from '../domain/webhooks.ts';
+import { CoalescedPass, listenToChannels } from './outbox-listening.ts';
 import { wakeWebhookEndpoint } from './starters.ts';
 
 export interface WebhookRelayOptions {
@@ -62,11 +63,16 @@ interface EndpointRow {
 export class WebhookRelay {
   private readonly options: WebhookRelayOptions;
   private pool: pg.Pool | undefined;
-  private listener: pg.Client | undefined;
+  private listener: { close(): Promise<void> } | undefined;
   private timers: NodeJS.Timeout[] = [];
   private closed = false;
-  private pass: Promise<void> | undefined;
-  private passAgain = false;
+  private readonly passes = new CoalescedPass(async () => {
+    try {
+      await this.relayAll();
+    } catch (error) {
+      this.options.logger.error({ err: error }, 'webhook relay pass failed; the poll retries');
+    }
+  });
   private readonly lastWoken = new Map<string, number>();
   private readonly pendingWakes = new Map<string, NodeJS.Timeout>();
 
@@ -77,7 +83,18 @@ export class WebhookRelay {
   async start() {
     this.pool = new pg.Pool({ connectionString: this.options.databaseUrl, max: 2 });
     this.pool.on('error', (error) => this.options.logger.warn({ err: error }, 'relay pool'));
-    await this.listen();
+    this.listener = await listenToChannels({
+      databaseUrl: this.options.databaseUrl,
+      channels: [webhookChannels.outboxAppended, webhookChannels.eventsQueued],
+      logger: this.options.logger,
+      name: 'webhook relay',
+      onNotification: (channel, payload) => {
+        if (channel === webhookChannels.outboxAppended) this.relay();
+        else if (channel === webhookChannels.eventsQueued && payload) void this.wake([payload]);
+      },
+      // Whatever was committed while not listening.
+      onListening: () => this.relay(),
+    });
     const { pollIntervalMs = 5_000, sweepIntervalMs = 30_000 } = this.options;
     this.timers.push(
       setInterval(() => this.relay(), pollIntervalMs),
@@ -90,63 +107,14 @@ export class WebhookRelay {
     this.closed = true;
     for (const timer of this.timers) clearInterval(timer);
     for (const timer of this.pendingWakes.values()) clearTimeout(timer);
-    await this.pass;
-    await this.listener?.end().catch(() => undefined);
+    await this.passes.stop();
+    await this.listener?.close();
     await this.pool?.end();
   }
 
   /** Runs a relay pass now, or right after the one under way (requests meanwhile coalesce). */
   relay() {
-    if (this.closed) return;
-    if (this.pass) {
-      this.passAgain = true;
-      return;
-    }
-    this.pass = (async () => {
-      do {
-        this.passAgain = false;
-        try {
-          await this.relayAll();
-        } catch (error) {
-          this.options.logger.error({ err: error }, 'webhook relay pass failed; the poll retries');
-        }
-      } while (this.passAgain && !this.closed);
-    })().finally(() => {
-      this.pass = undefined;
-    });
-  }
-
-  private async listen() {
-    const client = new pg.Client({ connectionString: this.options.databaseUrl });
-    this.listener = client;
-    client.on('notification', ({ channel, payload }) => {
-      if (channel === webhookChannels.outboxAppended) this.relay();
-      else if (channel === webhookChannels.eventsQueued && payload) void this.wake([payload]);
-    });
-    const lost = (error?: Error) => {
-      if (this.closed || this.listener !== client) return;
-      this.listener = undefined;
-      client.end().catch(() => undefined);
-      this.options.logger.warn(
-        { err: error },
-        'webhook relay lost its notifications; reconnecting (the poll covers meanwhile)',
-      );
-      setTimeout(() => {
-        if (!this.closed) void this.listen();
-      }, 1000).unref();
-    };
-    client.on('error', lost);
-    client.on('end', () => lost());
-    try {
-      await client.connect();
-      await client.query(`listen ${webhookChannels.outboxAppended}`);
-      await client.query(`listen ${webhookChannels.eventsQueued}`);
-    } catch (error) {
-      lost(error as Error);
-      return;
-    }
-    // Whatever was committed while not listening.
-    this.relay();
+    this.passes.request();
   }
 
   private async relayAll() {
