@@ -4,6 +4,7 @@ import {
   type CustomerEmailSettings,
   customerEmailSettingsOf,
 } from '../../db/entities/organization.ts';
+import type { SqlFragment } from '../../db/sql.ts';
 import { cardExpiresBefore } from '../../domain/card-expiry.ts';
 import { formatMoney } from '../../domain/money.ts';
 import * as templates from '../../integrations/mail/customer-templates.ts';
@@ -259,14 +260,14 @@ export const reminderLeadDays = { trialEnding: 3, renewalUpcoming: 7, cardExpiri
 /** A subscription's own time: its test clock's, or `now`. */
 const clockNow = `coalesce((select tc.frozen_time from test_clocks tc where tc.id = s.test_clock_id), ?::timestamptz)`;
 
+/** The live subscriptions (not ending at their period's end) that `condition` finds due. */
 async function dueSubscriptions(
   em: EntityManager,
-  condition: string,
-  params: unknown[],
+  condition: SqlFragment,
 ): Promise<Subscription[]> {
   const rows = await em.execute<{ id: string }[]>(
-    `select s.id from subscriptions s where s.cancel_at_period_end = false and ${condition}`,
-    params,
+    `select s.id from subscriptions s where s.cancel_at_period_end = false and ${condition.sql}`,
+    condition.params,
   );
   if (rows.length === 0) return [];
   return em.find(
@@ -319,13 +320,12 @@ export async function sendCustomerReminders(
     }
   };
 
-  const trials = await dueSubscriptions(
-    em,
-    `s.status = 'trialing' and s.trial_end > ${clockNow}
+  const trials = await dueSubscriptions(em, {
+    sql: `s.status = 'trialing' and s.trial_end > ${clockNow}
        and s.trial_end <= ${clockNow} + make_interval(days => ?)
        and s.trial_end - s.trial_start > make_interval(days => ?)`,
-    [now, now, reminderLeadDays.trialEnding, reminderLeadDays.trialEnding],
-  );
+    params: [now, now, reminderLeadDays.trialEnding, reminderLeadDays.trialEnding],
+  });
   await each(trials, async (subscription) => {
     const trialEndsAt = subscription.trialEnd as Date;
     return subscriptionMail(
@@ -337,12 +337,11 @@ export async function sendCustomerReminders(
     );
   });
 
-  const renewals = await dueSubscriptions(
-    em,
-    `s.status = 'active' and s.recurring_interval = 'year' and s.current_period_end > ${clockNow}
+  const renewals = await dueSubscriptions(em, {
+    sql: `s.status = 'active' and s.recurring_interval = 'year' and s.current_period_end > ${clockNow}
        and s.current_period_end <= ${clockNow} + make_interval(days => ?)`,
-    [now, now, reminderLeadDays.renewalUpcoming],
-  );
+    params: [now, now, reminderLeadDays.renewalUpcoming],
+  });
   await each(renewals, async (subscription) => {
     const renewsAt = subscription.currentPeriodEnd as Date;
     return subscriptionMail(
@@ -355,14 +354,13 @@ export async function sendCustomerReminders(
   });
 
   const nextCharge = `(case when s.status = 'trialing' then s.trial_end else s.current_period_end end)`;
-  const charging = await dueSubscriptions(
-    em,
-    `s.status in ('active', 'trialing') and s.stripe_payment_method_id is not null
+  const charging = await dueSubscriptions(em, {
+    sql: `s.status in ('active', 'trialing') and s.stripe_payment_method_id is not null
        and ${nextCharge} > ${clockNow} and ${nextCharge} <= ${clockNow} + make_interval(days => ?)
        and not exists (select 1 from card_expiry_checks c where c.subscription_id = s.id
          and c.payment_method_id = s.stripe_payment_method_id and c.renews_at = ${nextCharge})`,
-    [now, now, reminderLeadDays.cardExpiring],
-  );
+    params: [now, now, reminderLeadDays.cardExpiring],
+  });
   await each(charging, async (subscription, tx) => {
     const renewsAt = (
       subscription.status === 'trialing' ? subscription.trialEnd : subscription.currentPeriodEnd
@@ -418,34 +416,31 @@ export const mailClaimRetentionDays = 90;
  */
 export async function deleteSpentMailRecords(em: EntityManager, before: Date): Promise<number> {
   const cutOff = `least(?::timestamptz, now())`;
-  const counted = async (tx: EntityManager, deletion: string, params: unknown[]) => {
+  const counted = async (tx: EntityManager, deletion: SqlFragment) => {
     const [row] = await tx.execute<{ count: number }[]>(
-      `with deleted as (${deletion} returning 1) select count(*)::int as count from deleted`,
-      params,
+      `with deleted as (${deletion.sql} returning 1) select count(*)::int as count from deleted`,
+      deletion.params,
     );
     return row?.count ?? 0;
   };
   return em.transactional(async (tx) => {
-    const marks = await counted(
-      tx,
-      `delete from customer_mail_events where handled_at < ${cutOff} - interval '2 days'`,
-      [before],
-    );
-    const claims = await counted(
-      tx,
-      `delete from customer_mails m using customers c
+    const marks = await counted(tx, {
+      sql: `delete from customer_mail_events where handled_at < ${cutOff} - interval '2 days'`,
+      params: [before],
+    });
+    const claims = await counted(tx, {
+      sql: `delete from customer_mails m using customers c
        where c.id = m.customer_id and c.test_clock_id is null
          and m.created_at < ${cutOff} - make_interval(days => ?)`,
-      [before, mailClaimRetentionDays],
-    );
-    const checks = await counted(
-      tx,
-      `delete from card_expiry_checks k using subscriptions s
+      params: [before, mailClaimRetentionDays],
+    });
+    const checks = await counted(tx, {
+      sql: `delete from card_expiry_checks k using subscriptions s
        where s.id = k.subscription_id
          and k.renews_at < coalesce((select tc.frozen_time from test_clocks tc
            where tc.id = s.test_clock_id), ${cutOff})`,
-      [before],
-    );
+      params: [before],
+    });
     return marks + claims + checks;
   });
 }
