@@ -61,6 +61,29 @@ const setup = (attempt: number, status: PaymentSetupResult['status']): PaymentSe
   message: status === 'failed' ? 'Your card was declined.' : null,
 });
 
+/** What completing the checkout answers: its order, and the subscription it started (if any). */
+const completedAs = (checkout: ConfirmedCheckout, subscriptionId: string | null) => ({
+  organizationId: checkout.organizationId,
+  customerId: checkout.customerId,
+  productId: checkout.productId,
+  orderId: 'replay-order',
+  subscriptionId,
+});
+
+/** Stripe's word that a payment succeeded, on the Visa card ending `cardLast4`. */
+const succeededOutcome = (
+  { paymentId, paymentIntentId }: { paymentId: string; paymentIntentId: string },
+  cardLast4: string,
+) => ({
+  paymentId,
+  paymentIntentId,
+  status: 'succeeded' as const,
+  declineCode: null,
+  message: null,
+  cardBrand: 'visa',
+  cardLast4,
+});
+
 type ReplayCheckoutActivities = CheckoutActivities &
   Pick<
     PaymentActivities,
@@ -145,13 +168,7 @@ export function recordPaidCheckout(client: Client): Promise<string> {
     {
       ...commonActivities,
       confirmCheckout: async () => confirmed,
-      completeCheckout: async () => ({
-        organizationId: confirmed.organizationId,
-        customerId: confirmed.customerId,
-        productId: confirmed.productId,
-        orderId: 'replay-order',
-        subscriptionId: null,
-      }),
+      completeCheckout: async () => completedAs(confirmed, null),
       createCheckoutPayment: async ({ attempt }) =>
         charge(attempt, attempt === 1 ? 'failed' : 'processing'),
       setUpCheckoutPaymentMethod: async ({ attempt }) => setup(attempt, 'succeeded'),
@@ -161,16 +178,7 @@ export function recordPaidCheckout(client: Client): Promise<string> {
       await handle.executeUpdate(confirmCheckoutUpdate, { args: [confirmBody] });
       await declinedOnce;
       await handle.executeUpdate(confirmCheckoutUpdate, { args: [confirmBody] });
-      const { paymentId, paymentIntentId } = charge(2, 'succeeded');
-      await handle.signal(paymentOutcomeSignal, {
-        paymentId,
-        paymentIntentId,
-        status: 'succeeded',
-        declineCode: null,
-        message: null,
-        cardBrand: 'visa',
-        cardLast4: '4242',
-      });
+      await handle.signal(paymentOutcomeSignal, succeededOutcome(charge(2, 'succeeded'), '4242'));
     },
   );
 }
@@ -186,13 +194,7 @@ export function recordTrialCheckout(client: Client): Promise<string> {
     {
       ...commonActivities,
       confirmCheckout: async () => trialConfirmed,
-      completeCheckout: async () => ({
-        organizationId: trialConfirmed.organizationId,
-        customerId: trialConfirmed.customerId,
-        productId: trialConfirmed.productId,
-        orderId: 'replay-order',
-        subscriptionId: 'replay-subscription',
-      }),
+      completeCheckout: async () => completedAs(trialConfirmed, 'replay-subscription'),
       createCheckoutPayment: async ({ attempt }) => charge(attempt, 'succeeded'),
       setUpCheckoutPaymentMethod: async ({ attempt }) =>
         setup(attempt, attempt === 1 ? 'failed' : 'succeeded'),
@@ -218,13 +220,7 @@ export function recordAuthenticatedCheckout(client: Client): Promise<string> {
     {
       ...commonActivities,
       confirmCheckout: async () => confirmed,
-      completeCheckout: async () => ({
-        organizationId: confirmed.organizationId,
-        customerId: confirmed.customerId,
-        productId: confirmed.productId,
-        orderId: 'replay-order',
-        subscriptionId: null,
-      }),
+      completeCheckout: async () => completedAs(confirmed, null),
       createCheckoutPayment: async ({ attempt }) => ({
         ...charge(attempt, 'requires_action'),
         authentication: authentication(`pi_replay_${attempt}`),
@@ -236,16 +232,7 @@ export function recordAuthenticatedCheckout(client: Client): Promise<string> {
       await handle.executeUpdate(confirmCheckoutUpdate, { args: [confirmBody] });
       await declinedOnce;
       await handle.executeUpdate(confirmCheckoutUpdate, { args: [confirmBody] });
-      const { paymentId, paymentIntentId } = charge(2, 'succeeded');
-      await handle.signal(paymentOutcomeSignal, {
-        paymentId,
-        paymentIntentId,
-        status: 'succeeded',
-        declineCode: null,
-        message: null,
-        cardBrand: 'visa',
-        cardLast4: '3220',
-      });
+      await handle.signal(paymentOutcomeSignal, succeededOutcome(charge(2, 'succeeded'), '3220'));
     },
     1,
   );
@@ -266,13 +253,7 @@ export function recordAuthenticatedTrialCheckout(client: Client): Promise<string
     {
       ...commonActivities,
       confirmCheckout: async () => trialConfirmed,
-      completeCheckout: async () => ({
-        organizationId: trialConfirmed.organizationId,
-        customerId: trialConfirmed.customerId,
-        productId: trialConfirmed.productId,
-        orderId: 'replay-order',
-        subscriptionId: 'replay-subscription',
-      }),
+      completeCheckout: async () => completedAs(trialConfirmed, 'replay-subscription'),
       createCheckoutPayment: async ({ attempt }) => charge(attempt, 'succeeded'),
       setUpCheckoutPaymentMethod: async ({ attempt }) => waiting(attempt),
       startCheckoutSubscription: async () => undefined,
@@ -313,13 +294,7 @@ export function recordReportedAuthenticationCheckout(client: Client): Promise<st
       ...commonActivities,
       awaitCheckoutAuthentication: async () => told(),
       confirmCheckout: async () => confirmed,
-      completeCheckout: async () => ({
-        organizationId: confirmed.organizationId,
-        customerId: confirmed.customerId,
-        productId: confirmed.productId,
-        orderId: 'replay-order',
-        subscriptionId: null,
-      }),
+      completeCheckout: async () => completedAs(confirmed, null),
       createCheckoutPayment: async ({ attempt }) => ({
         ...charge(attempt, 'requires_action'),
         authentication: authentication(`pi_replay_${attempt}`),
@@ -327,15 +302,7 @@ export function recordReportedAuthenticationCheckout(client: Client): Promise<st
       checkCheckoutPayment: async ({ paymentId, paymentIntentId }) => {
         checks += 1;
         if (checks === 1) return null;
-        return {
-          paymentId,
-          paymentIntentId,
-          status: 'succeeded',
-          declineCode: null,
-          message: null,
-          cardBrand: 'visa',
-          cardLast4: '3220',
-        };
+        return succeededOutcome({ paymentId, paymentIntentId }, '3220');
       },
       setUpCheckoutPaymentMethod: async ({ attempt }) => setup(attempt, 'succeeded'),
       startCheckoutSubscription: async () => undefined,
