@@ -13,7 +13,7 @@ import { projectRoot } from '../config/env.ts';
 import { benchRun } from './lib/bench-run.ts';
 import { checkAnswer } from './lib/check-answer.ts';
 import { writeBenchResults } from './lib/results.ts';
-import { type LoadOptions, type LoadSummary, runLoad } from './lib/run-load.ts';
+import type { LoadOptions, LoadSummary } from './lib/run-load.ts';
 
 const options = process.argv.slice(2).filter((argument) => !argument.startsWith('--'));
 const durationSeconds = Number(options[0] ?? 10);
@@ -95,26 +95,9 @@ async function seedCatalog(databaseUrl: string) {
   return { token, customerId };
 }
 
-async function measure(label: string, load: Omit<LoadOptions, 'durationSeconds'>) {
-  say(`${label}: warm-up ${warmupSeconds} s`);
-  await runLoad(
-    `${label} (warm-up)`,
-    { ...load, durationSeconds: warmupSeconds },
-    {
-      warmUp: true,
-      signal: run.loadAbort.signal,
-    },
-  );
-  run.failIfCrashed();
-  say(`${label}: ${durationSeconds} s, ${load.connections} connections`);
-  const summary = await runLoad(
-    label,
-    { ...load, durationSeconds },
-    { signal: run.loadAbort.signal },
-  );
-  run.failIfCrashed();
-  return summary;
-}
+/** A warm-up, then the measured run of one call. */
+const measure = (label: string, load: Omit<LoadOptions, 'durationSeconds'>) =>
+  run.measure(label, load, { warmupSeconds, durationSeconds });
 
 try {
   rmSync(workDir, { recursive: true, force: true });

@@ -17,7 +17,7 @@ import { stripeSimulatorControl } from '../devstack/stripe-simulator.ts';
 import { benchRun } from './lib/bench-run.ts';
 import { checkAnswer } from './lib/check-answer.ts';
 import { writeBenchResults } from './lib/results.ts';
-import { type LoadOptions, type LoadSummary, runLoad } from './lib/run-load.ts';
+import type { LoadOptions, LoadSummary } from './lib/run-load.ts';
 
 const options = process.argv.slice(2).filter((argument) => !argument.startsWith('--'));
 const durationSeconds = Number(options[0] ?? 5);
@@ -253,22 +253,9 @@ async function seedCustomer(databaseUrl: string, apiUrl: string) {
   };
 }
 
-/** A warm-up, then the measured run of one call at its connections. */
-async function measure(name: string, load: Omit<LoadOptions, 'durationSeconds'>) {
-  say(`${name}: warm-up ${warmupSeconds} s, then ${durationSeconds} s at ${load.connections}`);
-  await runLoad(
-    `${name} (warm-up)`,
-    { ...load, durationSeconds: warmupSeconds },
-    { warmUp: true, signal: run.loadAbort.signal },
-  );
-  const summary = await runLoad(
-    name,
-    { ...load, durationSeconds },
-    { signal: run.loadAbort.signal },
-  );
-  run.failIfCrashed();
-  return summary;
-}
+/** A warm-up, then the measured run of one call. */
+const measure = (label: string, load: Omit<LoadOptions, 'durationSeconds'>) =>
+  run.measure(label, load, { warmupSeconds, durationSeconds });
 
 try {
   rmSync(workDir, { recursive: true, force: true });

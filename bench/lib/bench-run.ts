@@ -5,6 +5,7 @@ import { startApiProcess } from '../../devstack/app-processes.ts';
 import { findFreePort, type RunningService, Supervisor } from '../../devstack/supervisor.ts';
 import { startTestStack, type TestStack } from '../../devstack/test-stack.ts';
 import { allScopes } from '../../domain/scopes.ts';
+import { type LoadOptions, type LoadSummary, runLoad } from './run-load.ts';
 
 /**
  * What a benchmark run starts (the test stack, an API process) and its clean-up on success,
@@ -21,6 +22,9 @@ export function benchRun(name: string, budgetSeconds: number) {
   const closers: (() => Promise<unknown>)[] = [];
   /** Aborted on clean-up: kills a running load generator. */
   const loadAbort = new AbortController();
+  const failIfCrashed = () => {
+    if (crashed) throw new Error(crashed);
+  };
   let cleaningUp: Promise<void> | undefined;
   const cleanUp = () => {
     cleaningUp ??= (async () => {
@@ -44,8 +48,30 @@ export function benchRun(name: string, budgetSeconds: number) {
     say,
     loadAbort,
     cleanUp,
-    failIfCrashed: () => {
-      if (crashed) throw new Error(crashed);
+    failIfCrashed,
+    /**
+     * A warm-up of `warmupSeconds`, then the measured run of `durationSeconds`: its summary. A
+     * crashed process fails the run after either.
+     */
+    measure: async (
+      label: string,
+      load: Omit<LoadOptions, 'durationSeconds'>,
+      { warmupSeconds, durationSeconds }: { warmupSeconds: number; durationSeconds: number },
+    ): Promise<LoadSummary> => {
+      say(`${label}: warm-up ${warmupSeconds} s, then ${durationSeconds} s at ${load.connections}`);
+      await runLoad(
+        `${label} (warm-up)`,
+        { ...load, durationSeconds: warmupSeconds },
+        { warmUp: true, signal: loadAbort.signal },
+      );
+      failIfCrashed();
+      const summary = await runLoad(
+        label,
+        { ...load, durationSeconds },
+        { signal: loadAbort.signal },
+      );
+      failIfCrashed();
+      return summary;
     },
     /** Closed on clean-up, before the processes stop (database pools, Temporal clients). */
     closeOnCleanUp: (close: () => Promise<unknown>) => closers.push(close),
