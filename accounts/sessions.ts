@@ -75,6 +75,18 @@ export function sessionJson(session: SessionFields, token: string) {
   };
 }
 
+/**
+ * The session an x-api-key header stands for, with only the keys Better Auth's api-key plugin
+ * gives it: none of the impersonation, active organization or active team.
+ */
+export function apiKeySessionJson(session: SessionFields, key: string) {
+  const { id, token, userId, expiresAt, ipAddress, userAgent, createdAt, updatedAt } = sessionJson(
+    session,
+    key,
+  );
+  return { id, token, userId, expiresAt, ipAddress, userAgent, createdAt, updatedAt };
+}
+
 /** The signed-in caller: the token presented, its session and user. */
 export interface SignedIn {
   token: string;

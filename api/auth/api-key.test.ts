@@ -411,6 +411,24 @@ describe('API keys through the Better Auth client', () => {
     assert.equal(data?.session.id, created?.id);
     assert.equal(data?.session.userId, userId);
     assert.equal(data?.session.token, key);
+    // The keys of the session Better Auth's api-key plugin makes from a key, and no others;
+    // a signed-in browser's session keeps the organization and admin plugins' keys.
+    const sessionKeys = [
+      'createdAt',
+      'expiresAt',
+      'id',
+      'ipAddress',
+      'token',
+      'updatedAt',
+      'userAgent',
+      'userId',
+    ];
+    assert.deepEqual(Object.keys(data?.session ?? {}).sort(), sessionKeys);
+    const cookieSession = await ownerClient.getSession();
+    assert.deepEqual(
+      Object.keys(cookieSession.data?.session ?? {}).sort(),
+      [...sessionKeys, 'activeOrganizationId', 'activeTeamId', 'impersonatedBy'].sort(),
+    );
     const listed = await client.apiKey.list({ fetchOptions: { headers } });
     assert.deepEqual(
       listed.data?.map((apiKey) => apiKey.id),

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { authError } from '../../accounts/errors.ts';
 import { sessionIdFromToken } from '../../accounts/session-token.ts';
 import {
+  apiKeySessionJson,
   listOwnSessions,
   readSessionView,
   revokeOwnSession,
@@ -62,7 +63,7 @@ export function sessionRoutes({ orm }: AppDependencies, settings: AuthSettings):
       const signedIn = await signedInOrNull(ctx, orm, settings);
       if (!signedIn) return answerSignedOut();
       const { session, token: key, user } = signedIn;
-      ctx.body = { session: sessionJson(session, key), user: userJson(user) };
+      ctx.body = { session: apiKeySessionJson(session, key), user: userJson(user) };
       return;
     }
     const useCache = token && settings.cookieCache.enabled && !query.disableCookieCache;
