@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Config } from '../config/env.ts';
 import { Verification } from '../db/entities/index.ts';
 import { hashToken } from '../domain/token-hashes.ts';
 
@@ -7,31 +8,42 @@ const alphanumeric = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012345
 const lowerAlphanumeric = '0123456789abcdefghijklmnopqrstuvwxyz';
 
 /**
- * The tokens /api/auth mails, with Better Auth's lengths, alphabets and lifetimes (Better Auth
- * signs email-verification tokens as JWTs; here every kind is a random token).
+ * The tokens /api/auth mails, with Better Auth's lengths and alphabets (Better Auth signs
+ * email-verification tokens as JWTs; here every kind is a random token). Lifetimes: below.
  */
 export const tokenKinds = {
   emailVerification: {
     prefix: 'email-verification',
     length: 32,
     alphabet: alphanumeric,
-    lifetimeSeconds: 3600,
   },
   passwordReset: {
     prefix: 'reset-password',
     length: 24,
     alphabet: alphanumeric,
-    lifetimeSeconds: 3600,
   },
   accountDeletion: {
     prefix: 'delete-account',
     length: 32,
     alphabet: lowerAlphanumeric,
-    lifetimeSeconds: 86_400,
   },
 } as const;
 
 export type TokenKind = keyof typeof tokenKinds;
+
+/**
+ * How long each kind lives, in seconds: email verification and password reset as configured
+ * (an hour unless set), account deletion Better Auth's day.
+ */
+export function tokenLifetimes(
+  configured: Config['auth']['tokenLifetimes'],
+): Record<TokenKind, number> {
+  return {
+    emailVerification: configured.emailVerificationSeconds,
+    passwordReset: configured.passwordResetSeconds,
+    accountDeletion: 86_400,
+  };
+}
 
 // The row is found by its indexed identifier: the kind, then the token's hash.
 const identifierOf = (kind: TokenKind, token: string) =>
@@ -44,10 +56,16 @@ function randomToken(length: number, alphabet: string): string {
 
 /**
  * Makes a token of `kind` that stands for `subject` (what using it acts on, such as a user id)
- * and stages its row in `em` (the caller flushes). Answers the token, which only the mail holds.
+ * and lives `lifetimeSeconds`, and stages its row in `em` (the caller flushes). Answers the
+ * token, which only the mail holds.
  */
-export function issueToken(em: EntityManager, kind: TokenKind, subject: string): string {
-  const { length, alphabet, lifetimeSeconds } = tokenKinds[kind];
+export function issueToken(
+  em: EntityManager,
+  kind: TokenKind,
+  subject: string,
+  lifetimeSeconds: number,
+): string {
+  const { length, alphabet } = tokenKinds[kind];
   const token = randomToken(length, alphabet);
   em.create(Verification, {
     identifier: identifierOf(kind, token),

@@ -53,6 +53,7 @@ const secretVariables = new Set([
   'STRIPE_SECRET_KEY',
   'STRIPE_WEBHOOK_SECRET',
   'TOLLGATE_FILES_S3_SECRET_ACCESS_KEY',
+  'TOLLGATE_CAPTCHA_SECRET_KEY',
 ]);
 
 const trustedProxiesSetting =
@@ -81,6 +82,19 @@ function parseTrustedProxies(setting: string): TrustedProxies | null {
     return { address, prefix, family: version === 4 ? 'ipv4' : 'ipv6' } as const;
   });
   return networks.every((network) => network !== null) ? { networks } : null;
+}
+
+/** The captcha kinds of spec §9: Cloudflare Turnstile, Google reCAPTCHA (v2 and v3), hCaptcha. */
+export const captchaProviders = ['turnstile', 'recaptcha', 'hcaptcha'] as const;
+export type CaptchaProvider = (typeof captchaProviders)[number];
+
+export interface CaptchaConfig {
+  provider: CaptchaProvider;
+  secretKey: string;
+  /** Unset: the provider's own siteverify endpoint (integrations/captcha/siteverify.ts). */
+  verifyUrl: string | undefined;
+  /** reCAPTCHA v3 answers below this score are refused. */
+  minScore: number;
 }
 
 /**
@@ -223,6 +237,30 @@ const environmentSchema = z.object({
     )
     .optional(),
   TOLLGATE_SESSION_COOKIE_CACHE: z.enum(['on', 'off'], { message: 'on or off' }).default('off'),
+  /** Lifetimes of the mailed tokens (spec §9: Better Auth's defaults). */
+  TOLLGATE_EMAIL_VERIFICATION_TOKEN_TTL_SECONDS: z.coerce
+    .number({ message: 'a whole number of seconds, 1 or more' })
+    .int('a whole number of seconds, 1 or more')
+    .min(1, 'a whole number of seconds, 1 or more')
+    .default(3600),
+  TOLLGATE_PASSWORD_RESET_TOKEN_TTL_SECONDS: z.coerce
+    .number({ message: 'a whole number of seconds, 1 or more' })
+    .int('a whole number of seconds, 1 or more')
+    .min(1, 'a whole number of seconds, 1 or more')
+    .default(3600),
+  /** Unset: no captcha. Set, sign-up, sign-in and password reset requests need a solved one. */
+  TOLLGATE_CAPTCHA_PROVIDER: z
+    .enum(captchaProviders, { message: 'turnstile, recaptcha or hcaptcha' })
+    .optional(),
+  TOLLGATE_CAPTCHA_SECRET_KEY: z.string().min(1).optional(),
+  /** Stands in for the provider's siteverify endpoint (a local verifier in tests). */
+  TOLLGATE_CAPTCHA_VERIFY_URL: url(['http', 'https'], 'an http(s) URL').optional(),
+  /** reCAPTCHA v3: the lowest score that passes (Better Auth's default, 0.5). */
+  TOLLGATE_CAPTCHA_MIN_SCORE: z.coerce
+    .number({ message: 'a score between 0 and 1, such as 0.5' })
+    .min(0, 'a score between 0 and 1, such as 0.5')
+    .max(1, 'a score between 0 and 1, such as 0.5')
+    .default(0.5),
   GITHUB_CLIENT_ID: z.string().optional(),
   GITHUB_CLIENT_SECRET: z.string().optional(),
   GOOGLE_CLIENT_ID: z.string().optional(),
@@ -455,6 +493,10 @@ export interface Config {
     membershipLimit: number;
     /** How long an invitation stays open, and how long before its expiry the reminder goes. */
     invitations: { lifetimeSeconds: number; reminderSeconds: number; limit: number };
+    /** How long a mailed email-verification and password-reset link works. */
+    tokenLifetimes: { emailVerificationSeconds: number; passwordResetSeconds: number };
+    /** Unset: sign-up, sign-in and password reset need no captcha (api/middleware/captcha.ts). */
+    captcha: CaptchaConfig | undefined;
   };
 }
 
@@ -557,7 +599,35 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
         reminderSeconds: env.TOLLGATE_INVITATION_REMINDER_SECONDS,
         limit: env.TOLLGATE_INVITATION_LIMIT,
       },
+      tokenLifetimes: {
+        emailVerificationSeconds: env.TOLLGATE_EMAIL_VERIFICATION_TOKEN_TTL_SECONDS,
+        passwordResetSeconds: env.TOLLGATE_PASSWORD_RESET_TOKEN_TTL_SECONDS,
+      },
+      captcha: captchaConfig(env),
     },
+  };
+}
+
+/** The captcha check when a provider is set; a provider needs its secret, and a secret a provider. */
+function captchaConfig(env: Environment): CaptchaConfig | undefined {
+  const provider = env.TOLLGATE_CAPTCHA_PROVIDER;
+  const secretKey = env.TOLLGATE_CAPTCHA_SECRET_KEY;
+  if (!provider && !secretKey) return undefined;
+  if (!provider) {
+    throw new ConfigurationError(
+      'TOLLGATE_CAPTCHA_PROVIDER must be set when TOLLGATE_CAPTCHA_SECRET_KEY is (turnstile, recaptcha or hcaptcha)',
+    );
+  }
+  if (!secretKey) {
+    throw new ConfigurationError(
+      'TOLLGATE_CAPTCHA_SECRET_KEY must be set when TOLLGATE_CAPTCHA_PROVIDER is (the secret key of the site)',
+    );
+  }
+  return {
+    provider,
+    secretKey,
+    verifyUrl: env.TOLLGATE_CAPTCHA_VERIFY_URL,
+    minScore: env.TOLLGATE_CAPTCHA_MIN_SCORE,
   };
 }
 

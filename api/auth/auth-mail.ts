@@ -1,5 +1,10 @@
 import { z } from 'zod';
-import { issueToken, type TokenKind, tokenKinds } from '../../accounts/verification-tokens.ts';
+import {
+  issueToken,
+  type TokenKind,
+  tokenKinds,
+  tokenLifetimes,
+} from '../../accounts/verification-tokens.ts';
 import type { User } from '../../db/entities/index.ts';
 import { hashToken } from '../../domain/token-hashes.ts';
 import * as templates from '../../integrations/mail/templates.ts';
@@ -33,6 +38,7 @@ type Recipient = Pick<User, 'id' | 'email'>;
  */
 export function authMails({ orm, temporal, config }: AppDependencies) {
   const baseUrl = authBaseUrl(config.api.publicUrl);
+  const lifetimes = tokenLifetimes(config.auth.tokenLifetimes);
   const link = (path: string, query: Record<string, string>) =>
     `${baseUrl}${path}?${new URLSearchParams(query)}`;
 
@@ -42,7 +48,7 @@ export function authMails({ orm, temporal, config }: AppDependencies) {
     to: string,
     content: (token: string) => MailContent,
   ): Promise<void> {
-    const token = issueToken(orm.em, kind, subject);
+    const token = issueToken(orm.em, kind, subject, lifetimes[kind]);
     await orm.em.flush();
     const id = `${tokenKinds[kind].prefix}:${hashToken(token).slice(0, 32)}`;
     await sendEmail(temporal, { id, to, ...content(token) });

@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import { type AuthSettings, authSettings } from '../../accounts/settings.ts';
 import type { AppDependencies } from '../dependencies.ts';
+import { captchaCheck } from '../middleware/captcha.ts';
 import { accountRoutes } from './account-routes.ts';
 import { adminRoutes } from './admin-routes.ts';
 import { apiKeyRoutes } from './api-key-routes.ts';
@@ -30,6 +31,17 @@ const areas: ((dependencies: AppDependencies, settings: AuthSettings) => Router)
   invitationRoutes,
 ];
 
+/**
+ * What a configured captcha guards: Better Auth's plugin's defaults (sign-up, sign-in and the
+ * reset request), and the reset request's other path, which would otherwise go around it.
+ */
+const captchaPaths = [
+  '/sign-up/email',
+  '/sign-in/email',
+  '/forget-password',
+  '/request-password-reset',
+];
+
 /** Everything under /api/auth that Better Auth's client calls. */
 export function authRoutes(dependencies: AppDependencies): Router {
   const settings = authSettings(dependencies.config);
@@ -37,6 +49,8 @@ export function authRoutes(dependencies: AppDependencies): Router {
   // Counted before anything else, as Better Auth does: a blocked request costs one statement.
   router.use(authRateLimit(dependencies, settings));
   router.use(originGuard(settings.trustedOrigins));
+  const { captcha } = dependencies.config.auth;
+  if (captcha) router.use(captchaPaths, captchaCheck(captcha, dependencies.logger));
   for (const area of areas) router.use(area(dependencies, settings).routes());
   return router;
 }
