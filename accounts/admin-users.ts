@@ -6,7 +6,7 @@ import { defaultRole, joinRoles } from './admin-permissions.ts';
 import { authError } from './errors.ts';
 import { hashPassword } from './passwords.ts';
 import type { AuthSettings } from './settings.ts';
-import { checkPasswordLength, createUser, storePassword } from './users.ts';
+import { checkPasswordLength, createUser, deleteUser, storePassword } from './users.ts';
 
 // What Better Auth's admin plugin does to users: create, read, update, list, ban, remove.
 
@@ -150,9 +150,7 @@ export async function removeUser(em: EntityManager, adminId: string, userId: str
   if (userId.toLowerCase() === adminId) throw authError('invalid', 'YOU_CANNOT_REMOVE_YOURSELF');
   await em.transactional(async (tx) => {
     const user = await requireUser(tx, userId);
-    await revokeTokensOfCreator(tx, user.id);
-    // Sessions, accounts, memberships and API keys go with the user (foreign keys cascade).
-    await tx.nativeDelete(User, { id: user.id });
+    await deleteUser(tx, user.id);
   });
 }
 

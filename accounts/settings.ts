@@ -22,6 +22,11 @@ export interface AuthSettings {
   adminUserIds: string[];
   /** Admin plugin: lifetime of a session an admin opens as another user. */
   impersonationSessionSeconds: number;
+  /**
+   * delete-user: `mail` asks for the mailed link's token first (Better Auth with
+   * `deleteUser.sendDeleteAccountVerification`), `none` deletes at once (without it).
+   */
+  deleteUserVerification: 'mail' | 'none';
   /** get-session answers from a signed cookie copy while it is younger than `maxAgeSeconds`. */
   cookieCache: { enabled: boolean; maxAgeSeconds: number };
   /** Limits of sign-in, sign-up and account mail per IP and per account (rate-limit-settings.ts). */
@@ -72,6 +77,7 @@ export function authSettings(config: RuntimeConfig): AuthSettings {
     requireEmailVerification: config.auth.requireEmailVerification,
     adminUserIds: config.auth.adminUserIds,
     impersonationSessionSeconds: 60 * 60,
+    deleteUserVerification: config.auth.deleteUserVerification,
     cookieCache: { enabled: config.auth.sessionCookieCache, maxAgeSeconds: 300 },
     rateLimit: rateLimitSettings(config.auth.rateLimit),
     signInThrottle: signInThrottleSettings(config.auth.rateLimit),

@@ -144,9 +144,8 @@ export async function changePassword(
 }
 
 /**
- * Deletes the user with their own deletion token: the access tokens they created are revoked;
- * sessions, accounts and memberships cascade. Another user's token is refused and, rolled
- * back, stays good for its owner.
+ * Deletes the user with their own deletion token (see deleteUser). Another user's token is
+ * refused and, rolled back, stays good for its owner.
  */
 export async function deleteUserWithToken(
   em: EntityManager,
@@ -157,6 +156,16 @@ export async function deleteUserWithToken(
     if ((await consumeToken(tx, 'accountDeletion', token)) !== userId) {
       throw authError('not_found', 'INVALID_TOKEN');
     }
+    await deleteUser(tx, userId);
+  });
+}
+
+/**
+ * Deletes the user: the access tokens they created are revoked; sessions, accounts, memberships
+ * and API keys go with the user (foreign keys cascade). One transaction, nested in the caller's.
+ */
+export async function deleteUser(em: EntityManager, userId: string): Promise<void> {
+  await em.transactional(async (tx) => {
     await revokeTokensOfCreator(tx, userId);
     await tx.nativeDelete(User, { id: userId });
   });

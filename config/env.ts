@@ -237,6 +237,9 @@ const environmentSchema = z.object({
     )
     .optional(),
   TOLLGATE_SESSION_COOKIE_CACHE: z.enum(['on', 'off'], { message: 'on or off' }).default('off'),
+  TOLLGATE_DELETE_USER_VERIFICATION: z
+    .enum(['mail', 'none'], { message: 'mail or none' })
+    .default('mail'),
   /** Lifetimes of the mailed tokens (spec §9: Better Auth's defaults). */
   TOLLGATE_EMAIL_VERIFICATION_TOKEN_TTL_SECONDS: z.coerce
     .number({ message: 'a whole number of seconds, 1 or more' })
@@ -474,6 +477,8 @@ export interface Config {
     adminUserIds: string[];
     /** Keep a signed copy of the session in a cookie for 5 minutes, sparing the database. */
     sessionCookieCache: boolean;
+    /** delete-user mails a confirmation link (`mail`), or deletes at once (`none`). */
+    deleteUserVerification: 'mail' | 'none';
     social: {
       /** A provider is on when its client id and secret are both set. */
       providers: Partial<Record<SocialProviderId, SocialProviderConfig>>;
@@ -575,6 +580,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
         .map((id) => id.trim().toLowerCase())
         .filter(Boolean),
       sessionCookieCache: env.TOLLGATE_SESSION_COOKIE_CACHE === 'on',
+      deleteUserVerification: env.TOLLGATE_DELETE_USER_VERIFICATION,
       social: {
         providers: {
           github: socialProvider(env, 'GITHUB'),

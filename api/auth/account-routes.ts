@@ -2,9 +2,9 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { authError } from '../../accounts/errors.ts';
-import type { SignedIn } from '../../accounts/sessions.ts';
+import { isFreshSession, type SignedIn } from '../../accounts/sessions.ts';
 import type { AuthSettings } from '../../accounts/settings.ts';
-import { deleteUserWithToken, requirePassword } from '../../accounts/users.ts';
+import { deleteUser, deleteUserWithToken, requirePassword } from '../../accounts/users.ts';
 import type { AppDependencies } from '../dependencies.ts';
 import { parseBody, parseQuery } from '../validation.ts';
 import { accountEmailRoutes } from './account-email-routes.ts';
@@ -29,8 +29,9 @@ const userDeleted = { success: true, message: 'User deleted' };
 
 /**
  * The account itself: its email address, its password and deleting it. Deleting follows
- * Better Auth with `deleteUser.sendDeleteAccountVerification` set: the user asks (with their
- * password when they give it), a mail carries a token, and the token deletes.
+ * Better Auth's `deleteUser` options as TOLLGATE_DELETE_USER_VERIFICATION says: with `mail`
+ * (its `sendDeleteAccountVerification` set) the user asks (with their password when they give
+ * it), a mail carries a token, and the token deletes; with `none` the request deletes at once.
  */
 export function accountRoutes(dependencies: AppDependencies, settings: AuthSettings): Router {
   const { orm } = dependencies;
@@ -52,8 +53,18 @@ export function accountRoutes(dependencies: AppDependencies, settings: AuthSetti
       ctx.body = userDeleted;
       return;
     }
-    await mails.confirmAccountDeletion(signedIn.user, body.callbackURL);
-    ctx.body = { success: true, message: 'Verification email sent' };
+    if (settings.deleteUserVerification === 'mail') {
+      await mails.confirmAccountDeletion(signedIn.user, body.callbackURL);
+      ctx.body = { success: true, message: 'Verification email sent' };
+      return;
+    }
+    // No mail to confirm with: the password, or else a recent sign-in, stands for the owner.
+    if (!body.password && !isFreshSession(signedIn.session, settings)) {
+      throw authError('invalid', 'SESSION_EXPIRED');
+    }
+    await deleteUser(orm.em, signedIn.user.id);
+    clearSessionCookies(ctx, settings);
+    ctx.body = userDeleted;
   });
 
   // The mailed link: it deletes only with the owner signed in, in the browser that follows it.
