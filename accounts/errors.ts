@@ -107,6 +107,11 @@ export const authMessages = {
   FAILED_TO_GET_A_VALID_ACCESS_TOKEN: 'Failed to get a valid access token',
   FAILED_TO_REFRESH_ACCESS_TOKEN: 'Failed to refresh access token',
   ACCESS_TOKEN_NOT_FOUND: 'Access token not found',
+  // Better Auth's Stripe plugin: subscription/restore.
+  SUBSCRIPTION_NOT_FOUND: 'Subscription not found',
+  SUBSCRIPTION_ID_NOT_FOUND: 'Subscription ID not found',
+  SUBSCRIPTION_NOT_ACTIVE: 'Subscription is not active',
+  SUBSCRIPTION_NOT_SCHEDULED_FOR_CANCELLATION: 'Subscription is not scheduled for cancellation',
 } as const;
 
 export type AuthMessage = keyof typeof authMessages;

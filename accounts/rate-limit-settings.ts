@@ -28,7 +28,8 @@ export interface RateLimitRule {
  * - resetting with a token: 20 per IP per 15 min;
  * - verification mail: 3 per email per hour, 10 per IP per 15 min;
  * - change-password: 5 per session per 15 min (guessing the current password), 20 per IP per
- *   15 min; change-email: 5 per session per hour, 20 per IP per 15 min.
+ *   15 min; change-email: 5 per session per hour, 20 per IP per 15 min;
+ * - subscription/restore: 10 per session per hour, 20 per IP per 15 min.
  */
 const productionRules = {
   signIn: {
@@ -63,6 +64,11 @@ const productionRules = {
     paths: ['/change-email'],
     perIp: { max: 20, windowSeconds: 15 * minute },
     perAccount: { account: 'session', max: 5, windowSeconds: hour },
+  },
+  subscriptionRestore: {
+    paths: ['/subscription/restore'],
+    perIp: { max: 20, windowSeconds: 15 * minute },
+    perAccount: { account: 'session', max: 10, windowSeconds: hour },
   },
 } satisfies Record<string, RateLimitRule>;
 

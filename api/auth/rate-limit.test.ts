@@ -357,7 +357,7 @@ describe('rate limits of /api/auth', () => {
 describe('rate limit rules', () => {
   const production = rateLimitSettings({ enabled: true, scale: 1 }).rules;
 
-  it('covers sign-in, sign-up, password reset, verification mail and account changes', () => {
+  it('covers sign-in, sign-up, password reset, verification mail, account changes and restores', () => {
     const expected = {
       '/sign-in/email': 'signIn',
       '/sign-in/social': 'signIn',
@@ -369,6 +369,7 @@ describe('rate limit rules', () => {
       '/send-verification-email': 'verificationMail',
       '/change-password': 'changePassword',
       '/change-email': 'changeEmail',
+      '/subscription/restore': 'subscriptionRestore',
       '/Sign-In/Email/': 'signIn',
     };
     for (const [path, rule] of Object.entries(expected)) {

@@ -15,6 +15,7 @@ import { pageRoutes } from './page-routes.ts';
 import { authRateLimit } from './rate-limit.ts';
 import { sessionRoutes } from './session-routes.ts';
 import { socialRoutes } from './social/routes.ts';
+import { subscriptionRoutes } from './subscription-routes.ts';
 
 /** One router per area of /api/auth; each is mounted below the origin guard. */
 const areas: ((dependencies: AppDependencies, settings: AuthSettings) => Router)[] = [
@@ -29,6 +30,7 @@ const areas: ((dependencies: AppDependencies, settings: AuthSettings) => Router)
   organizationRoutes,
   memberRoutes,
   invitationRoutes,
+  subscriptionRoutes,
 ];
 
 /**
