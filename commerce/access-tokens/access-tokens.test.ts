@@ -252,7 +252,6 @@ describe('organization access tokens (/v1/organization-access-tokens)', () => {
     });
     assert.equal(asMember.status, 403);
     assert.equal(asMember.body.error, 'insufficient_scope');
-    assert.equal((await member.call('GET', tokensPath)).status, 403);
 
     // A member still reads the organization through their session, but cannot change it.
     const organizationPath = `/v1/organizations/${owner.organizationId}`;
@@ -282,6 +281,48 @@ describe('organization access tokens (/v1/organization-access-tokens)', () => {
       scopes: ['organizations:read'],
     });
     assert.equal(asAdmin.status, 201);
+  });
+
+  it('are listed to every member, without secrets; a member still changes none of them', async () => {
+    const seller = await signedInOwner(api);
+    const { body: created } = await seller.call('POST', tokensPath, {
+      comment: 'CI',
+      scopes: ['products:read'],
+    });
+    const id = created.organization_access_token.id;
+    const member = await signedInMember(api, seller.organizationId, 'member');
+    // A member signed in long ago still reads the list: only managing tokens takes a fresh session.
+    const twoDaysAgo = new Date(Date.now() - 2 * 24 * 3600 * 1000);
+    await api.orm.em
+      .fork()
+      .nativeUpdate(
+        Session,
+        { user: member.userId },
+        { createdAt: twoDaysAgo, updatedAt: twoDaysAgo },
+      );
+    const listed = await member.call('GET', tokensPath);
+    assert.equal(listed.status, 200);
+    assert.deepEqual(
+      listed.body.items.map((item: { id: string; comment: string }) => [item.id, item.comment]),
+      [[id, 'CI']],
+    );
+    for (const item of listed.body.items) assert.deepEqual(Object.keys(item).sort(), wireKeys);
+    const wire = JSON.stringify(listed.body);
+    assert.ok(!wire.includes(created.token) && !wire.includes(hashToken(created.token)));
+
+    const renamed = await member.call('PATCH', `${tokensPath}${id}`, { comment: 'Mine now' });
+    assert.equal(renamed.status, 403);
+    assert.equal((await member.call('DELETE', `${tokensPath}${id}`)).status, 403);
+    const [stored] = (await seller.call('GET', tokensPath)).body.items;
+    assert.equal(stored.comment, 'CI');
+    // A token, even one allowed to read tokens, lists none: tokens are for people to see.
+    const { body: reader } = await seller.call('POST', tokensPath, {
+      comment: 'Reader',
+      scopes: ['organization_access_tokens:read'],
+    });
+    const byToken = await callV1(api, reader.token, 'GET', tokensPath);
+    assert.equal(byToken.status, 403);
+    assert.equal(byToken.body.error, 'NotPermitted');
   });
 
   it("never list, change or revoke another organization's tokens", async () => {

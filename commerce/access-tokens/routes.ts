@@ -19,12 +19,18 @@ import {
   updateAccessToken,
 } from './service.ts';
 
-/** Tokens are managed by people (owners and admins, signed in), never by another token. */
-function requirePerson(ctx: Context) {
+/** Tokens are seen by people (any member, signed in), never by another token. */
+function requireMember(ctx: Context) {
   const caller = callerOf(ctx);
   if (caller.kind !== 'member') {
     throw notPermitted('Organization access tokens are managed from a signed-in session.');
   }
+  return caller;
+}
+
+/** Tokens are managed by people (owners and admins, signed in recently), never by another token. */
+function requirePerson(ctx: Context) {
+  const caller = requireMember(ctx);
   // A stolen, long-lived cookie must not mint credentials that outlive it (as in Polar).
   if (!caller.freshSession) {
     throw notPermitted('Sign in again to manage organization access tokens.');
@@ -34,16 +40,17 @@ function requirePerson(ctx: Context) {
 
 /**
  * /v1/organization-access-tokens: create, list, update and revoke the organization's tokens.
- * Listing needs the write scope too: tokens are for those who manage them (owners and admins).
+ * Every member may list them (never their secrets, which only their creation shows); owners
+ * and admins manage them.
  */
 export function accessTokenRoutes({ orm }: AppDependencies): Router {
   const router = new Router({ prefix: '/v1/organization-access-tokens' });
 
   router.get(
     '/',
-    scope('organization_access_tokens:write'),
+    scope('organization_access_tokens:read'),
     listRoute({
-      lister: requirePerson,
+      lister: requireMember,
       ownOrganizationOnly: true,
       read: (ctx) => ({
         page: readPage(ctx),
