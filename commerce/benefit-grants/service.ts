@@ -4,11 +4,11 @@ import type { BenefitType } from '../../db/entities/benefit.ts';
 import type { CustomerOAuthPlatform } from '../../db/entities/customer-access.ts';
 import { BenefitGrant, CustomerOAuthAccount } from '../../db/entities/index.ts';
 import { newId } from '../../db/ids.ts';
+import { visibleGrantProperties } from '../../domain/benefit-properties.ts';
 import { discordApi } from '../../integrations/discord/discord-api.ts';
 import { githubApi } from '../../integrations/github/github-api.ts';
 import { benefitGrantWire } from '../benefits/schemas.ts';
-import { customerStateWire } from '../customers/schemas.ts';
-import { announceCustomerStateChange, getCustomerState } from '../customers/state.ts';
+import { recordCustomerStateChange } from '../customers/state.ts';
 import { appendEvent } from '../outbox.ts';
 import { grantDownloadables, revokeDownloadables } from './downloadables.ts';
 import { grantLicenseKey, revokeLicenseKey, updateLicenseKeyLimits } from './license-keys.ts';
@@ -71,24 +71,31 @@ async function lockGrant(
 
 /**
  * Records what happened to the grant: the `benefit_grant.*` event with the grant as /v1 shows
- * it, and the customer's new state (`customer.state_changed`, cached states invalidated).
+ * it (an update with the properties it had before, `previous_properties`), and the customer's
+ * new state (`customer.state_changed`, cached states invalidated).
  */
 async function announceGrant(
   tx: EntityManager,
   grant: BenefitGrant,
-  type:
-    | 'benefit_grant.created'
-    | 'benefit_grant.updated'
-    | 'benefit_grant.cycled'
-    | 'benefit_grant.revoked',
+  event:
+    | { type: 'benefit_grant.created' | 'benefit_grant.cycled' | 'benefit_grant.revoked' }
+    | { type: 'benefit_grant.updated'; previousProperties: Record<string, unknown> },
 ) {
   await tx.flush();
   const organizationId = grant.benefit.organization.id;
-  appendEvent(tx, organizationId, type, benefitGrantWire(grant));
-  await announceCustomerStateChange(tx, organizationId, grant.customer.id);
-  if (grant.customer.deletedAt) return;
-  const state = await getCustomerState(tx, organizationId, { id: grant.customer.id });
-  appendEvent(tx, organizationId, 'customer.state_changed', customerStateWire(state));
+  const wire = benefitGrantWire(grant);
+  appendEvent(
+    tx,
+    organizationId,
+    event.type,
+    'previousProperties' in event
+      ? {
+          ...wire,
+          previous_properties: visibleGrantProperties(grant.benefit.type, event.previousProperties),
+        }
+      : wire,
+  );
+  await recordCustomerStateChange(tx, organizationId, grant.customer.id);
 }
 
 const isGranted = (grant: BenefitGrant) => grant.grantedAt != null && grant.revokedAt == null;
@@ -168,7 +175,13 @@ async function callAccountPlatform(
 
 type GrantPlan =
   | { outcome: GrantOutcome }
-  | { outcome: 'call'; call: AccountCall; previous: AccountCall | null };
+  | {
+      outcome: 'call';
+      call: AccountCall;
+      previous: AccountCall | null;
+      /** The grant's properties before this request: an update's `previous_properties`. */
+      previousProperties: Record<string, unknown>;
+    };
 
 /**
  * Grants the benefit to the customer: one grant row per customer and benefit, whichever order
@@ -200,7 +213,7 @@ export async function grantBenefit(
       const now = new Date();
       grant.properties = await grantInDatabase(tx, grant, now);
       Object.assign(grant, { grantedAt: now, revokedAt: null, error: null });
-      await announceGrant(tx, grant, 'benefit_grant.created');
+      await announceGrant(tx, grant, { type: 'benefit_grant.created' });
       return { outcome: 'granted' };
     }
     const account = await tx.findOne(CustomerOAuthAccount, {
@@ -209,6 +222,7 @@ export async function grantBenefit(
     });
     const grantedAccountId = granted ? (grant.properties.granted_account_id as string) : undefined;
     if (granted && account?.accountId === grantedAccountId) return { outcome: 'granted' };
+    const previousProperties = grant.properties;
     grant.properties = {
       ...accountGrantProperties(grant),
       account_id: account?.accountId ?? null,
@@ -238,6 +252,7 @@ export async function grantBenefit(
             account: { accountId: grantedAccountId, username: null, accessToken: null },
           }
         : null,
+      previousProperties,
     };
   });
   if (plan.outcome !== 'call') return plan.outcome;
@@ -257,7 +272,9 @@ export async function grantBenefit(
     await announceGrant(
       tx,
       grant,
-      newlyGranted ? 'benefit_grant.created' : 'benefit_grant.updated',
+      newlyGranted
+        ? { type: 'benefit_grant.created' }
+        : { type: 'benefit_grant.updated', previousProperties: plan.previousProperties },
     );
     return 'granted';
   });
@@ -320,7 +337,12 @@ export async function revokeBenefit(
         if (ownSourceGone) {
           grant.orderId = remaining.orderId;
           grant.subscriptionId = remaining.subscriptionId;
-          if (isGranted(grant)) await announceGrant(tx, grant, 'benefit_grant.updated');
+          if (isGranted(grant)) {
+            await announceGrant(tx, grant, {
+              type: 'benefit_grant.updated',
+              previousProperties: grant.properties,
+            });
+          }
         }
         return { outcome: 'kept' };
       }
@@ -340,7 +362,7 @@ export async function revokeBenefit(
     }
     await revokeInDatabase(tx, grant);
     Object.assign(grant, { revokedAt: new Date(), error: null });
-    await announceGrant(tx, grant, 'benefit_grant.revoked');
+    await announceGrant(tx, grant, { type: 'benefit_grant.revoked' });
     return { outcome: 'revoked' };
   });
   if (plan.outcome !== 'call') return plan.outcome;
@@ -349,7 +371,7 @@ export async function revokeBenefit(
     const grant = await lockGrant(tx, target, false);
     if (!grant || grant.revokedAt) return 'none';
     Object.assign(grant, { revokedAt: new Date(), error: null });
-    await announceGrant(tx, grant, 'benefit_grant.revoked');
+    await announceGrant(tx, grant, { type: 'benefit_grant.revoked' });
     return 'revoked';
   });
 }
@@ -384,6 +406,7 @@ export async function updateGrantedBenefit(
     const grant = await lockGrant(tx, target, false);
     if (!grant || !isGranted(grant) || grant.benefit.deletedAt) return { outcome: 'none' };
     const { type } = grant.benefit;
+    const previousProperties = grant.properties;
     if (type === 'license_keys') await updateLicenseKeyLimits(tx, grant);
     else if (type === 'downloadables') grant.properties = await grantDownloadables(tx, grant);
     else if (!accountPlatforms[type]) return { outcome: 'none' };
@@ -402,7 +425,7 @@ export async function updateGrantedBenefit(
         next: { benefitType: type, settings: grant.benefit.properties, account },
       };
     }
-    await announceGrant(tx, grant, 'benefit_grant.updated');
+    await announceGrant(tx, grant, { type: 'benefit_grant.updated', previousProperties });
     return { outcome: 'updated' };
   });
   if (plan.outcome !== 'call') return plan.outcome;
@@ -411,9 +434,10 @@ export async function updateGrantedBenefit(
   return em.fork().transactional(async (tx) => {
     const grant = await lockGrant(tx, target, false);
     if (!grant || !isGranted(grant)) return 'none';
-    grant.properties = { ...grant.properties, ...accountGrantProperties(grant) };
+    const previousProperties = grant.properties;
+    grant.properties = { ...previousProperties, ...accountGrantProperties(grant) };
     grant.error = null;
-    await announceGrant(tx, grant, 'benefit_grant.updated');
+    await announceGrant(tx, grant, { type: 'benefit_grant.updated', previousProperties });
     return 'updated';
   });
 }
@@ -434,7 +458,7 @@ export function cycleBenefit(
     const credited = await renewMeterCredit(tx, grant, periodStart);
     if (!credited) return 'none';
     grant.properties = credited;
-    await announceGrant(tx, grant, 'benefit_grant.cycled');
+    await announceGrant(tx, grant, { type: 'benefit_grant.cycled' });
     return 'cycled';
   });
 }

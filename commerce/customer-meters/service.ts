@@ -12,10 +12,8 @@ import {
   matchesFilter,
   operandOf,
 } from '../../domain/meter-filter.ts';
-import { customerStateWire } from '../customers/schemas.ts';
-import { announceCustomerStateChange, getCustomerState } from '../customers/state.ts';
+import { announceCustomerStateChange, recordCustomerStateChange } from '../customers/state.ts';
 import { resourceNotFound } from '../errors.ts';
-import { appendEvent } from '../outbox.ts';
 import type { CustomerMeterRow, CustomerMeterSortField } from './schemas.ts';
 
 /** A customer meter's units as the database holds them: decimals as exact text. */
@@ -53,7 +51,6 @@ interface UnitsRow {
   consumed_units: string;
   credited_units: number;
   balance: string;
-  positive: boolean;
 }
 
 const unitsOf = (row: UnitsRow): CustomerMeterUnits => ({
@@ -62,8 +59,8 @@ const unitsOf = (row: UnitsRow): CustomerMeterUnits => ({
   balance: row.balance,
 });
 
-const unitsColumns = `consumed_units::text, credited_units, (credited_units - consumed_units)::text as balance,
-  credited_units - consumed_units > 0 as positive`;
+const unitsColumns =
+  'consumed_units::text, credited_units, (credited_units - consumed_units)::text as balance';
 
 /**
  * Records a system event of the customer (`meter.credited`, `meter.reset`) unless one with the
@@ -121,8 +118,9 @@ async function lockCustomerMeter(
 /**
  * Credits meter units to a customer inside the caller's transaction (`em` must be one): records
  * the `meter.credited` system event (and `meter.reset` for a cycle) and updates the customer
- * meter, creating it. Idempotent per grant, and per period for cycles. A balance that crosses
- * zero records `customer.state_changed`.
+ * meter, creating it. Idempotent per grant, and per period for cycles. Records
+ * `customer.state_changed` (the state shows credited units): one per transaction, so a grant
+ * that credits sends one.
  */
 export async function creditCustomerMeter(
   em: EntityManager,
@@ -168,18 +166,8 @@ export async function creditCustomerMeter(
      where customer_id = ? and meter_id = ? returning ${unitsColumns}`,
     [units, ...(cycle ? [rollover, cycle.periodStart] : []), now, customerId, meterId],
   );
-  const result = after as UnitsRow;
-  await announceCustomerStateChange(em, organizationId, customerId);
-  if (before.positive !== result.positive) {
-    await recordStateChanged(em, organizationId, customerId);
-  }
-  return { applied: true, ...unitsOf(result) };
-}
-
-/** Records `customer.state_changed` with the customer's state as the transaction sees it. */
-async function recordStateChanged(em: EntityManager, organizationId: string, customerId: string) {
-  const state = await getCustomerState(em, organizationId, { id: customerId });
-  appendEvent(em, organizationId, 'customer.state_changed', customerStateWire(state));
+  await recordCustomerStateChange(em, organizationId, customerId);
+  return { applied: true, ...unitsOf(after as UnitsRow) };
 }
 
 /** A stored user event as meters read it. */
@@ -456,7 +444,7 @@ export async function recordUsage(
   for (const usage of late.values()) {
     await recordLateUsage(em, organizationId, usage);
   }
-  for (const customerId of crossed) await recordStateChanged(em, organizationId, customerId);
+  for (const customerId of crossed) await recordCustomerStateChange(em, organizationId, customerId);
   return [...late.values()];
 }
 
@@ -522,7 +510,7 @@ export async function rebuildCustomerMeters(
   );
   const crossed = await recomputeConsumedUnits(em, organizationId, meter, undefined, now);
   await announceCustomerStateChange(em, organizationId);
-  for (const customerId of crossed) await recordStateChanged(em, organizationId, customerId);
+  for (const customerId of crossed) await recordCustomerStateChange(em, organizationId, customerId);
 }
 
 /**

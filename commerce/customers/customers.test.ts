@@ -100,7 +100,7 @@ describe('customers (/v1/customers)', () => {
     assert.deepEqual(created.taxId, ['123456789', 'us_ein']);
   });
 
-  it('updates fields, sets the external id once and records customer.updated', async () => {
+  it('updates fields, sets the external id once and records customer.updated and customer.state_changed', async () => {
     const created = await seller.polar.customers.create({ email: freshEmail(), name: 'Old' });
     assert.equal(created.externalId, null);
     const externalId = `set-once-${randomUUID()}`;
@@ -122,6 +122,12 @@ describe('customers (/v1/customers)', () => {
 
     const [event] = (await events('customer.updated')).filter((e) => e.data.id === created.id);
     assert.equal(event?.data.name, 'New');
+    // The state view shows the customer: one state, as updated.
+    const states = (await events('customer.state_changed')).filter((e) => e.data.id === created.id);
+    assert.deepEqual(
+      states.map((state) => [state.data.name, state.data.external_id]),
+      [['New', externalId]],
+    );
 
     const emailChanged = await seller.polar.customers.update({
       id: created.id,

@@ -17,7 +17,11 @@ import {
   type customerSortFields,
   customerWire,
 } from './schemas.ts';
-import { announceCustomerStateChange, type CustomerLookup } from './state.ts';
+import {
+  announceCustomerStateChange,
+  type CustomerLookup,
+  recordCustomerStateChange,
+} from './state.ts';
 
 const liveCustomer = (organizationId: string, lookup: CustomerLookup): FilterQuery<Customer> => ({
   organization: organizationId,
@@ -218,7 +222,7 @@ export async function createCustomer(
  * Applies a seller's update; absent fields keep their value. The email may change (unverified
  * again if it really changes), the external id only be set while none is, the billing address
  * not be cleared once set. The tax id, new or kept, is validated against the resulting country.
- * Records `customer.updated`.
+ * Records `customer.updated` and `customer.state_changed` (the state shows the customer).
  */
 export function updateCustomer(
   em: EntityManager,
@@ -271,7 +275,7 @@ export function updateCustomer(
       appendEvent(tx, organizationId, 'customer.updated', customerWire(customer));
       if (attachExternalId)
         await attachPendingEvents(tx, organizationId, customer.id, attachExternalId);
-      await announceCustomerStateChange(tx, organizationId, customer.id);
+      await recordCustomerStateChange(tx, organizationId, customer.id);
       return customer;
     }),
   );

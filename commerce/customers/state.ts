@@ -1,13 +1,15 @@
 import type { EntityManager as CoreEntityManager, EntityDictionary } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { announceChange } from '../../db/change-notifications.ts';
-import { Customer } from '../../db/entities/index.ts';
+import { Customer, OutboxEvent } from '../../db/entities/index.ts';
 import { resourceNotFound } from '../errors.ts';
-import type {
-  CustomerState,
-  CustomerStateGrantRow,
-  CustomerStateMeterRow,
-  CustomerStateSubscriptionRow,
+import { appendEvent } from '../outbox.ts';
+import {
+  type CustomerState,
+  type CustomerStateGrantRow,
+  type CustomerStateMeterRow,
+  type CustomerStateSubscriptionRow,
+  customerStateWire,
 } from './schemas.ts';
 
 /** How a request names a customer: by id, or by the seller's own id for it. */
@@ -62,19 +64,19 @@ export function announceCustomerStateChange(
   return announceChange(em, 'customerState', key);
 }
 
-/** What a live customer of the organization has now. */
-export async function getCustomerState(
+/** What a live customer of the organization has now; null when there is none (deleted). */
+async function findCustomerState(
   em: EntityManager,
   organizationId: string,
   lookup: CustomerLookup,
-): Promise<CustomerState> {
+): Promise<CustomerState | null> {
   const byExternalId = !('id' in lookup);
   // Through the entity manager: inside a transaction, the state includes its own writes.
   const [row] = await em.execute<CustomerStateRow[]>(customerStateQuery(byExternalId), [
     organizationId,
     'id' in lookup ? lookup.id : lookup.externalId,
   ]);
-  if (!row) throw resourceNotFound('Customer not found');
+  if (!row) return null;
   const { granted_benefits, active_meters, active_subscriptions, ...customerRow } = row;
   return {
     customer: em.map(Customer, customerRow),
@@ -82,4 +84,62 @@ export async function getCustomerState(
     meters: active_meters,
     subscriptions: active_subscriptions,
   };
+}
+
+/** What a live customer of the organization has now. */
+export async function getCustomerState(
+  em: EntityManager,
+  organizationId: string,
+  lookup: CustomerLookup,
+): Promise<CustomerState> {
+  const state = await findCustomerState(em, organizationId, lookup);
+  if (!state) throw resourceNotFound('Customer not found');
+  return state;
+}
+
+/**
+ * The `customer.state_changed` event each transaction recorded, per customer id: a transaction
+ * records one per customer, however many of its writes change what the customer has.
+ */
+const stateEventsOfTransaction = new WeakMap<object, Map<string, string>>();
+
+function stateEventsRecordedIn(em: EntityManager): Map<string, string> {
+  const transaction = em.getTransactionContext<object>();
+  // Outside a transaction each write commits alone: nothing to share with the next.
+  if (!transaction) return new Map();
+  let recorded = stateEventsOfTransaction.get(transaction);
+  if (!recorded) {
+    recorded = new Map();
+    stateEventsOfTransaction.set(transaction, recorded);
+  }
+  return recorded;
+}
+
+/**
+ * What the customer has changed, inside the transaction that changes it (after its writes):
+ * cached states are told (announceCustomerStateChange) and `customer.state_changed` records the
+ * state as the transaction now sees it. Called again in the same transaction (a grant that also
+ * credits a meter), the event recorded first takes the newer state and moves after the events
+ * recorded meanwhile, so the transaction sends one, with the state it commits. A deleted
+ * customer has no state to send.
+ */
+export async function recordCustomerStateChange(
+  em: EntityManager,
+  organizationId: string,
+  customerId: string,
+): Promise<void> {
+  await announceCustomerStateChange(em, organizationId, customerId);
+  await em.flush();
+  const state = await findCustomerState(em, organizationId, { id: customerId });
+  if (!state) return;
+  const data = customerStateWire(state);
+  const recorded = stateEventsRecordedIn(em);
+  const eventId = recorded.get(customerId);
+  if (eventId) {
+    await em.nativeUpdate(OutboxEvent, { id: eventId }, { data, createdAt: new Date() });
+    return;
+  }
+  const event = appendEvent(em, organizationId, 'customer.state_changed', data);
+  await em.flush();
+  recorded.set(customerId, event.id);
 }

@@ -26,7 +26,7 @@ import type {
 } from '../../domain/subscription-schedule.ts';
 import type { StripeClient } from '../../integrations/stripe/client.ts';
 import { chargeSubscriptionCard } from '../../integrations/stripe/payments.ts';
-import { announceCustomerStateChange } from '../customers/state.ts';
+import { recordCustomerStateChange } from '../customers/state.ts';
 import { commerceError, resourceNotFound } from '../errors.ts';
 import { nextInvoiceNumber, serializeOrders } from '../orders/service.ts';
 import { appendEvent, type CommerceEventType } from '../outbox.ts';
@@ -112,7 +112,8 @@ async function resultOf(
 /**
  * Runs `apply` on the subscription locked in a transaction, at the subscription's "now" (its
  * test clock's time in a sandbox); `apply` changes the row and names the events the change
- * records, none when it found the subscription already as asked.
+ * records (customer.state_changed follows them), none when it found the subscription already as
+ * asked.
  */
 function inLockedSubscription(
   { orm, publicUrl }: SubscriptionChangeDependencies,
@@ -136,7 +137,7 @@ function inLockedSubscription(
     if (events.length > 0) {
       const organizationId = subscription.organization.id;
       for (const type of events) appendEvent(tx, organizationId, type, result.subscription);
-      await announceCustomerStateChange(tx, organizationId, subscription.customer.id);
+      await recordCustomerStateChange(tx, organizationId, subscription.customer.id);
     }
     return result;
   });
@@ -464,7 +465,7 @@ async function changeProduct(
     const result = await resultOf(tx, locked, deps.publicUrl);
     const organizationId = locked.organization.id;
     appendEvent(tx, organizationId, 'subscription.updated', result.subscription);
-    await announceCustomerStateChange(tx, organizationId, locked.customer.id);
+    await recordCustomerStateChange(tx, organizationId, locked.customer.id);
     return result;
   });
 }

@@ -19,7 +19,7 @@ import type {
   SubscriptionSchedule,
 } from '../../domain/subscription-schedule.ts';
 import { paymentIdOf } from '../../integrations/stripe/payments.ts';
-import { announceCustomerStateChange } from '../customers/state.ts';
+import { recordCustomerStateChange } from '../customers/state.ts';
 import { commerceError } from '../errors.ts';
 import { type OrderWire, orderWire } from '../orders/schemas.ts';
 import { type InvoiceCounterRow, invoiceNumberOf, serializeOrders } from '../orders/service.ts';
@@ -287,7 +287,7 @@ export interface RenewalRecovery {
  * subscription active. A renewal that had failed is marked recovered (by `recovery`'s payer; by
  * dunning when a scheduled retry paid it, by finance when it was resolved without a charge).
  * Records order.updated, order.paid, subscription.updated (and subscription.active when it was
- * trialing, past due or unpaid). Done already, it changes nothing.
+ * trialing, past due or unpaid) and customer.state_changed. Done already, it changes nothing.
  */
 export function settleRenewalPaid(
   em: EntityManager,
@@ -332,7 +332,7 @@ export function settleRenewalPaid(
     if (comesBack && subscription.status === 'active') {
       appendEvent(tx, organizationId, 'subscription.active', wire);
     }
-    await announceCustomerStateChange(tx, organizationId, subscription.customer.id);
+    await recordCustomerStateChange(tx, organizationId, subscription.customer.id);
     return lifecycleState(tx, subscription);
   });
 }
@@ -341,7 +341,9 @@ export function settleRenewalPaid(
  * Charge `attempt` of the renewal of the period ending `periodEnd` failed: the subscription is
  * past due (since its first failure), the next retry is scheduled `dunningRetryDays` after that
  * first failure, by the subscription's clock; a hard decline, or the last retry, schedules none.
- * Records subscription.updated. Recorded already (the same attempt), it changes nothing.
+ * Records subscription.updated, and customer.state_changed on the first failure (the
+ * subscription leaves the customer's active ones). Recorded already (the same attempt), it
+ * changes nothing.
  */
 export function recordRenewalDecline(
   em: EntityManager,
@@ -369,6 +371,7 @@ export function recordRenewalDecline(
     subscription.lastPaymentAttemptAt = now;
     const { dunningRetryDays } = subscriptionSettingsOf(subscription.organization);
     const retryDay = hardDeclineCodes.has(error.code) ? undefined : dunningRetryDays[attempt - 1];
+    const wasActive = subscription.status === 'active' || subscription.status === 'trialing';
     if (subscription.status !== 'unpaid') subscription.status = 'past_due';
     subscription.pastDueAt = pastDueAt;
     subscription.dunningAttempts = attempt;
@@ -377,12 +380,14 @@ export function recordRenewalDecline(
     subscription.lastPaymentError = error;
     subscription.modifiedAt = new Date();
     await tx.flush();
+    const organizationId = subscription.organization.id;
     appendEvent(
       tx,
-      subscription.organization.id,
+      organizationId,
       'subscription.updated',
       await subscriptionWireOf(tx, subscription, publicUrl),
     );
+    if (wasActive) await recordCustomerStateChange(tx, organizationId, subscription.customer.id);
     return lifecycleState(tx, subscription);
   });
 }
@@ -462,8 +467,8 @@ export type SubscriptionEnding = 'period_end' | 'dunning_exhausted' | 'finance_c
  * dunningFinalStatus says (unpaid keeps it, without renewals, until finance acts), its cause
  * `payment_failed` (the date of the last attempt is lastPaymentAttemptAt). A canceled
  * subscription's end is subscription.revoked (Polar's event for access taken away; canceled
- * was announced when cancel_at_period_end was set, or is announced here when it was not).
- * Ended already, it changes nothing.
+ * was announced when cancel_at_period_end was set, or is announced here when it was not), and
+ * customer.state_changed follows. Ended already, it changes nothing.
  */
 export function endSubscription(
   em: EntityManager,
@@ -504,7 +509,7 @@ export function endSubscription(
       if (ending !== 'period_end') appendEvent(tx, organizationId, 'subscription.canceled', wire);
       appendEvent(tx, organizationId, 'subscription.revoked', wire);
     }
-    await announceCustomerStateChange(tx, organizationId, subscription.customer.id);
+    await recordCustomerStateChange(tx, organizationId, subscription.customer.id);
     return lifecycleState(tx, subscription);
   });
 }
