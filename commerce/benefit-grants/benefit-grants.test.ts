@@ -786,6 +786,15 @@ describe('benefit grants (grant workflow, customer state, portal)', () => {
           state.grantedBenefits[0].properties.roleId === '200',
         { what: 'the state naming the new role' },
       );
+      // The update names the role the grant had before.
+      const [updated] = await grantEventsOf(customer.id, 'updated');
+      const { properties, previous_properties } = updated?.data as {
+        properties: { role_id: string };
+        previous_properties: { role_id: string; account_id: string };
+      };
+      assert.equal(properties.role_id, '200');
+      assert.equal(previous_properties.role_id, '100');
+      assert.equal(previous_properties.account_id, userId);
     });
 
     it('finishes a failing grant on the next worker after the worker is stopped', async () => {
