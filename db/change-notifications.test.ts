@@ -127,6 +127,33 @@ describe('change notifications', () => {
       assert.equal(await cache.read('org-b', 'page-1', load), 2, 'org-b is untouched');
     });
 
+    it('drops every variant of a key at once, on a change to any of its topics', async () => {
+      const cache = new ReadCache<string>(thisProcess, ['customerState', 'catalog'], {
+        ...limits,
+        maxVariantsPerKey: 10,
+      });
+      let loads = 0;
+      const load = (what: string) => async () => `${what} #${++loads}`;
+      const read = (key: string, variant: string) =>
+        cache.read('org-v', key, load(variant), { variant });
+      assert.equal(await read('customer-1', '/orders'), '/orders #1');
+      assert.equal(await read('customer-1', '/subscriptions'), '/subscriptions #2');
+      assert.equal(await read('customer-2', '/orders'), '/orders #3');
+      assert.equal(await read('customer-1', '/orders'), '/orders #1', 'variants are kept apart');
+
+      const heard = nextChange(thisProcess, 'org-v/customer-1');
+      await announceChange(orm.em.fork() as SqlEntityManager, 'customerState', 'org-v/customer-1');
+      await heard;
+      assert.equal(await read('customer-1', '/orders'), '/orders #4');
+      assert.equal(await read('customer-1', '/subscriptions'), '/subscriptions #5');
+      assert.equal(await read('customer-2', '/orders'), '/orders #3', 'another key is untouched');
+
+      const catalogChanged = nextChange(thisProcess, 'org-v');
+      await announceChange(orm.em.fork() as SqlEntityManager, 'catalog', 'org-v');
+      await catalogChanged;
+      assert.equal(await read('customer-2', '/orders'), '/orders #6', 'the whole scope dropped');
+    });
+
     it('does not keep a read that a change overtook', async () => {
       const cache = new ReadCache<string>(thisProcess, 'catalog', limits);
       const stale = cache.read('org-c', 'page-1', async () => {
@@ -145,8 +172,8 @@ describe('change notifications', () => {
         loads++;
         return null;
       };
-      await cache.read('made-up', '', unknown, (found) => found !== null);
-      await cache.read('made-up', '', unknown, (found) => found !== null);
+      await cache.read('made-up', '', unknown, { worthKeeping: (found) => found !== null });
+      await cache.read('made-up', '', unknown, { worthKeeping: (found) => found !== null });
       assert.equal(loads, 2);
 
       const offline = new ChangeListener(database.url, logger);

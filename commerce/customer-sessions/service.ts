@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { EntityManager } from '@mikro-orm/core';
+import type { EntityDictionary, EntityManager } from '@mikro-orm/core';
 import { AppError } from '../../core/errors.ts';
 import {
   Checkout,
@@ -38,27 +38,54 @@ export async function createCustomerSession(
   return { token, expiresAt, session };
 }
 
+/** Whose portal a customer session opens, and until when (ms since the epoch). */
+export interface OpenCustomerSession {
+  customerId: string;
+  organizationId: string;
+  expiresAt: number;
+}
+
 /**
- * The live customer a `polar_cst_` token opens, or null (unknown, expired, customer deleted, or
- * handed out by a checkout that has not succeeded).
+ * The session a `polar_cst_` token opens, or null (unknown, or handed out by a checkout that
+ * has not succeeded). A found session never changes: only its expiry and its customer's
+ * deletion end it (see findLiveCustomerRow).
  */
-export async function findSessionCustomer(
+export async function findOpenSession(
   em: EntityManager,
   token: string,
-): Promise<Customer | null> {
+): Promise<OpenCustomerSession | null> {
   if (!token.startsWith(customerSessionTokenPrefix)) return null;
-  const session = await em.findOne(
-    CustomerSession,
-    {
-      tokenHash: hashToken(token),
-      expiresAt: { $gt: new Date() },
-      $or: [{ checkout: null }, { checkout: { status: 'succeeded' } }],
-    },
-    { populate: ['customer'] },
-  );
-  const customer = session?.customer;
-  if (!customer || customer.deletedAt) return null;
-  return customer;
+  const [session] = await em
+    .getConnection()
+    .execute<{ customer_id: string; organization_id: string; expires_at: string | Date }[]>(
+      `select s.customer_id, c.organization_id, s.expires_at
+     from customer_sessions s
+     join customers c on c.id = s.customer_id
+     left join checkouts ch on ch.id = s.checkout_id
+     where s.token_hash = ? and (s.checkout_id is null or ch.status = 'succeeded')`,
+      [hashToken(token)],
+    );
+  if (!session) return null;
+  return {
+    customerId: session.customer_id,
+    organizationId: session.organization_id,
+    expiresAt: new Date(session.expires_at).getTime(),
+  };
+}
+
+/** The customer's row as the table holds it, unless deleted: `em.map(Customer, row)` makes it an entity. */
+export async function findLiveCustomerRow(
+  em: EntityManager,
+  organizationId: string,
+  customerId: string,
+): Promise<EntityDictionary<Customer> | null> {
+  const [row] = await em
+    .getConnection()
+    .execute<EntityDictionary<Customer>[]>(
+      'select * from customers where id = ? and organization_id = ? and deleted_at is null',
+      [customerId, organizationId],
+    );
+  return row ?? null;
 }
 
 export const signInLinkTokenPrefix = 'tollgate_csl_';

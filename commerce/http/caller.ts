@@ -1,14 +1,14 @@
 import type { Context, Middleware } from 'koa';
+import { scopesOfMember } from '../../accounts/organization/roles.ts';
 import { findActiveSession, isFreshSession } from '../../accounts/sessions.ts';
 import { type AuthSettings, authSettings } from '../../accounts/settings.ts';
 import { cookieNames, readCookie, verifySignedCookie } from '../../api/auth/cookies.ts';
 import { isTrustedOrigin } from '../../api/auth/origins.ts';
 import type { AppDependencies } from '../../api/dependencies.ts';
 import { AppError } from '../../core/errors.ts';
-import { Member, OrganizationAccessToken } from '../../db/entities/index.ts';
+import { Member, OrganizationAccessToken, type User } from '../../db/entities/index.ts';
 import type { Orm } from '../../db/orm.ts';
-import { isCommerceWriter } from '../../domain/organization-permissions.ts';
-import { allScopes, grants, type Scope } from '../../domain/scopes.ts';
+import { grants, type Scope } from '../../domain/scopes.ts';
 import { hashToken } from '../../domain/token-hashes.ts';
 import { type CommerceCaller, organizationTokenPrefix } from '../caller.ts';
 import { commerceError } from '../errors.ts';
@@ -33,8 +33,9 @@ const pendingIdentification = new WeakMap<Context, () => Promise<CommerceState>>
 /**
  * Prepares the caller of every /v1 request, identified when a route asks for it (`scope`): an
  * organization access token (Bearer `polar_oat_…`) or a dashboard session cookie acting for the
- * session's active organization. Members may read; owners and admins may also write. Cookie
- * requests that change things must come from a trusted origin (CSRF).
+ * session's active organization, with the scopes the member's role grants (owners and admins
+ * every one, members the reads, an organization's own role what it names). Cookie requests that
+ * change things must come from a trusted origin (CSRF).
  */
 export function identifyCaller({ orm, config, changes }: AppDependencies): Middleware {
   const settings = authSettings(config);
@@ -92,20 +93,20 @@ async function loadToken(orm: Orm, tokenHash: string): Promise<StoredToken | nul
   };
 }
 
+/** The credential of an `Authorization: Bearer …` header, if it is one. */
+export const bearerOf = (authorization: string) => /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
+
 async function tokenCaller(
   orm: Orm,
   tokens: ReadCache<StoredToken | null>,
   authorization: string,
 ): Promise<CommerceState> {
-  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
+  const bearer = bearerOf(authorization);
   if (!bearer?.startsWith(organizationTokenPrefix)) return invalidCredentials;
   const tokenHash = hashToken(bearer);
-  const token = await tokens.read(
-    tokenHash,
-    '',
-    () => loadToken(orm, tokenHash),
-    (found) => found !== null,
-  );
+  const token = await tokens.read(tokenHash, '', () => loadToken(orm, tokenHash), {
+    worthKeeping: (found) => found !== null,
+  });
   const now = Date.now();
   if (!token || (token.expiresAt !== null && token.expiresAt <= now)) return invalidCredentials;
   if (token.lastUsedAt === null || now - token.lastUsedAt > lastUsedWriteInterval) {
@@ -132,16 +133,12 @@ async function tokenCaller(
 const safeMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
- * The dashboard session cookie (never a Better Auth bearer token or API key, which /v1 does not
- * take), acting for its active organization: none answers as anonymous.
+ * The live session of the dashboard session cookie (never a Better Auth bearer token or API key,
+ * which /v1 does not take), or null. Requests that change things must come from a trusted origin.
  */
-async function sessionCaller(
-  ctx: Context,
-  orm: Orm,
-  settings: AuthSettings,
-): Promise<CommerceState> {
+async function cookieSession(ctx: Context, orm: Orm, settings: AuthSettings) {
   const cookie = readCookie(ctx, cookieNames(settings).sessionToken);
-  if (!cookie) return anonymous;
+  if (!cookie) return null;
   // Checked before anything is read: a forged cross-site request learns nothing.
   if (!safeMethods.has(ctx.method)) {
     const origin = ctx.get('origin') || ctx.get('referer');
@@ -150,9 +147,18 @@ async function sessionCaller(
     }
   }
   const sessionToken = verifySignedCookie(cookie, settings.secret);
-  if (!sessionToken) return anonymous;
+  if (!sessionToken) return null;
   // Not slid forward here: /v1 does not re-issue the cookie, Better Auth's get-session does.
-  const active = await findActiveSession(orm.em, settings, sessionToken, { refresh: false });
+  return findActiveSession(orm.em, settings, sessionToken, { refresh: false });
+}
+
+/** The dashboard session cookie, acting for its active organization: none answers as anonymous. */
+async function sessionCaller(
+  ctx: Context,
+  orm: Orm,
+  settings: AuthSettings,
+): Promise<CommerceState> {
+  const active = await cookieSession(ctx, orm, settings);
   const organizationId = active?.session.activeOrganizationId;
   if (!active || !organizationId) return anonymous;
   const member = await orm.em.findOne(
@@ -161,17 +167,42 @@ async function sessionCaller(
     { fields: ['role'] },
   );
   if (!member) return anonymous;
-  const writer = isCommerceWriter(member.role);
+  // What the member's role grants: every scope for owners and admins, reads for members, and
+  // exactly the map of a role the organization defined.
+  const scopes = await scopesOfMember(orm.em, organizationId, member.role);
   return {
     caller: {
       kind: 'member',
       organizationId,
       userId: active.user.id,
       role: member.role,
-      scopes: new Set(writer ? allScopes : allScopes.filter((s) => s.endsWith(':read'))),
+      scopes: new Set(scopes),
       freshSession: isFreshSession(active.session, settings),
     },
     invalidToken: false,
+  };
+}
+
+/**
+ * The signed-in person of a route for people, not organizations (creating an organization): the
+ * dashboard session cookie, whatever its active organization. An organization access token is
+ * refused (403 NotPermitted), any other Authorization value answers 401 invalid_token, and no
+ * session 401 Unauthorized.
+ */
+export function signedInUser({ orm, config }: AppDependencies) {
+  const settings = authSettings(config);
+  return async (ctx: Context): Promise<User> => {
+    const authorization = ctx.get('authorization');
+    if (!authorization) {
+      const active = await cookieSession(ctx, orm, settings);
+      if (active) return active.user;
+    } else if (bearerOf(authorization)?.startsWith(organizationTokenPrefix)) {
+      throw commerceError(
+        'NotPermitted',
+        'This takes a signed-in person, not an organization access token.',
+      );
+    }
+    return refuseAnonymous(ctx, authorization !== '');
   };
 }
 
@@ -185,6 +216,22 @@ async function identifiedState(ctx: Context): Promise<CommerceState> {
   return state;
 }
 
+/** No caller: 401 Unauthorized, or 401 invalid_token (OAuth2 style) for dead credentials. */
+function refuseAnonymous(ctx: Context, invalidToken: boolean): never {
+  ctx.set('WWW-Authenticate', 'Bearer realm="tollgate"');
+  if (invalidToken) {
+    throw new AppError(
+      'unauthenticated',
+      'invalid_token',
+      'The access token is invalid or expired.',
+      {
+        error_description: 'The access token is invalid or expired.',
+      },
+    );
+  }
+  throw commerceError('Unauthorized');
+}
+
 /**
  * The caller of a protected route, allowed `scope`: no credentials answer 401 Unauthorized, a
  * dead token 401 invalid_token (OAuth2 style, as Polar), a missing scope 403 insufficient_scope.
@@ -194,20 +241,7 @@ export function requireCaller(ctx: Context, scope: Scope): CommerceCaller {
   const state = ctx.state.commerce as CommerceState | undefined;
   if (!state) throw new Error('requireCaller runs after the scope() middleware of its route');
   const { caller, invalidToken } = state;
-  if (!caller) {
-    ctx.set('WWW-Authenticate', 'Bearer realm="tollgate"');
-    if (invalidToken) {
-      throw new AppError(
-        'unauthenticated',
-        'invalid_token',
-        'The access token is invalid or expired.',
-        {
-          error_description: 'The access token is invalid or expired.',
-        },
-      );
-    }
-    throw commerceError('Unauthorized');
-  }
+  if (!caller) return refuseAnonymous(ctx, invalidToken);
   if (!grants(caller.scopes, scope)) {
     throw new AppError('forbidden', 'insufficient_scope', `The ${scope} scope is required.`, {
       error_description: `The ${scope} scope is required.`,

@@ -11,7 +11,7 @@ import { publicRateLimit } from './rate-limits.ts';
  * per-IP limits, and `list`, a list of the session customer's own things behind both.
  */
 export function portalGate(dependencies: AppDependencies) {
-  const session = customerSession();
+  const session = customerSession(dependencies);
   const limit = publicRateLimit(dependencies);
   const list = <Query extends { page: Page }, Row, Wire>(
     route: Omit<ListRoute<Customer, Query, Row, Wire>, 'lister'>,
