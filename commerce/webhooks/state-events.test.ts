@@ -9,7 +9,8 @@ import { createBenefitGrantActivities } from '../../activities/benefit-grants.ts
 import { OutboxEvent } from '../../db/entities/index.ts';
 import { eventually } from '../../devstack/eventually.ts';
 import { paidOrder, productWithBenefits, uploadDownloadable } from '../benefit-grants/testing.ts';
-import { advanceTestClock, subscribeOnTestClock } from '../subscriptions/testing.ts';
+import { testCards } from '../orders/testing.ts';
+import { advanceTestClock, saveCard, subscribeOnTestClock } from '../subscriptions/testing.ts';
 import { createSeller, type Seller, startCommerceApi, type TestApi } from '../testing.ts';
 import { type Receiver, startReceiver } from './testing.ts';
 
@@ -146,6 +147,32 @@ describe('customer.state_changed and benefit_grant.updated deliveries, read by P
       '2027-03-01T00:00:00.000Z',
     );
     assert.equal(onlySubscription(renewed).status, 'active');
+  });
+
+  it('sends the state without a subscription whose renewal was declined (past due)', async () => {
+    const plan = await seller.polar.products.create({
+      name: 'Declined plan',
+      recurringInterval: 'month',
+      prices: [{ amountType: 'fixed', priceAmount: 1500 }],
+    });
+    const { subscriptionId, clockId } = await subscribeOnTestClock(api, seller, plan.id, newYear);
+    const { customerId } = await seller.polar.subscriptions.get({ id: subscriptionId });
+    // Read once: the API keeps the state until a change of it is announced.
+    const active = await seller.polar.customers.getState({ id: customerId });
+    assert.deepEqual(
+      active.activeSubscriptions.map((subscription) => subscription.id),
+      [subscriptionId],
+    );
+    await saveCard(api, subscriptionId, testCards.insufficientFunds);
+    const pastDue = await oneStateAfter(
+      customerId,
+      () => advanceTestClock(api, seller, clockId, day(32)),
+      async () =>
+        (await seller.polar.subscriptions.get({ id: subscriptionId })).status === 'past_due',
+    );
+    assert.deepEqual(pastDue.activeSubscriptions, []);
+    const read = await seller.polar.customers.getState({ id: customerId });
+    assert.deepEqual(read.activeSubscriptions, []);
   });
 
   it('sends one state per grant, with the benefit and its meter credit together', async () => {
