@@ -108,6 +108,12 @@ export const routeCases: Record<string, RouteCase> = {
       body: { name: 'Taken over' },
     }),
   },
+  'POST /v1/organizations': {
+    access: {
+      anonymous: 'a signed-in person creates an organization they then own; tokens cannot',
+    },
+    request: () => ({ path: '/v1/organizations', body: { name: 'Planted', slug: 'planted' } }),
+  },
 
   // Files
   'GET /v1/files': {

@@ -192,6 +192,7 @@ describe('per-IP limits of the public /v1 routes', () => {
       'POST /v1/customer-portal/license-keys/validate',
       'POST /v1/customer-portal/orders/:id/confirm-payment',
       'POST /v1/customer-portal/orders/:id/invoice',
+      'POST /v1/organizations',
       'PUT /v1/files/uploads/:grant',
     ]);
   });

@@ -27,6 +27,8 @@ const productionLimits = {
   // The customer portal with a customer session.
   portalRead: { max: 300, windowSeconds: minute },
   portalWrite: { max: 60, windowSeconds: minute },
+  // A signed-in person creating an organization (from their dashboard session).
+  organizationCreate: { max: 10, windowSeconds: 10 * minute },
   // An organization's public storefront (customer portal, no session).
   storefrontRead: { max: 120, windowSeconds: minute },
   // Parts PUT to their signed URLs: a 1 GiB file in 10 MB parts is about a hundred.

@@ -1,26 +1,47 @@
 import Router from '@koa/router';
+import { authSettings } from '../../accounts/settings.ts';
 import type { AppDependencies } from '../../api/dependencies.ts';
 import { parseBody, parseQuery } from '../../api/validation.ts';
 import { resourceNotFound } from '../errors.ts';
-import { callerOf, scope } from '../http/caller.ts';
+import { callerOf, scope, signedInUser } from '../http/caller.ts';
 import { listRoute, readPage, readSorting } from '../http/listing.ts';
 import { publicRateLimit } from '../http/rate-limits.ts';
 import { readIdParam } from '../http/request.ts';
 import { customerProductWire, serializeProducts } from '../products/service.ts';
 import {
+  organizationCreateInput,
   organizationListQuery,
   organizationSortFields,
   organizationUpdateInput,
   organizationWire,
 } from './schemas.ts';
-import { getOrganization, getStorefront, updateOrganization } from './service.ts';
+import {
+  createSellerOrganization,
+  getOrganization,
+  getStorefront,
+  updateOrganization,
+} from './service.ts';
 
 /**
  * /v1/organizations: the caller's own seller organization. A caller acts for exactly one
- * organization, so the list holds at most that one and any other id is "not found".
+ * organization, so the list holds at most that one and any other id is "not found". Creating
+ * one is a person's act, from their signed-in session.
  */
-export function organizationRoutes({ orm }: AppDependencies): Router {
+export function organizationRoutes(dependencies: AppDependencies): Router {
+  const { orm, config } = dependencies;
   const router = new Router({ prefix: '/v1/organizations' });
+  const limit = publicRateLimit(dependencies);
+  const person = signedInUser(dependencies);
+  const { organizations: limits } = authSettings(config);
+
+  // A person (dashboard session) creates an organization and owns it; no organization's token can.
+  router.post('/', limit('organizationCreate'), async (ctx) => {
+    const creator = await person(ctx);
+    const input = parseBody(ctx, organizationCreateInput);
+    const organization = await createSellerOrganization(orm.em, limits, creator, input);
+    ctx.status = 201;
+    ctx.body = organizationWire(organization);
+  });
 
   router.get(
     '/',

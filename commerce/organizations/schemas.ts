@@ -72,6 +72,24 @@ export const organizationUpdateInput = z.object({
 });
 export type OrganizationUpdateInput = z.infer<typeof organizationUpdateInput>;
 
+/**
+ * Polar's `OrganizationCreate`: the update's fields, with a name and a slug. The slug names the
+ * storefront in URLs, so it is a URL segment as Polar makes them: lowercase letters and digits in
+ * runs joined by single hyphens.
+ */
+export const organizationCreateInput = organizationUpdateInput.extend({
+  name: z.string().trim().min(3).max(255),
+  slug: z
+    .string()
+    .min(3)
+    .max(128)
+    .regex(
+      /^[a-z0-9]+(?:-[a-z0-9]+)*$/,
+      'Slug may hold lowercase letters, digits and single hyphens.',
+    ),
+});
+export type OrganizationCreateInput = z.infer<typeof organizationCreateInput>;
+
 /** Polar's sort criteria for organizations (each also `-` prefixed). */
 export const organizationSortFields = [
   'created_at',
