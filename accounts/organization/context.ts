@@ -2,10 +2,10 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Invitation, Member, Organization, Team } from '../../db/entities/index.ts';
 import { Member as MemberEntity } from '../../db/entities/index.ts';
 import { isUuid } from '../../db/ids.ts';
-import { memberMayDo } from '../../domain/organization-permissions.ts';
 import type { PermissionRequest } from '../../domain/permissions.ts';
 import type { SignedIn } from '../sessions.ts';
 import { type OrganizationMessage, organizationError } from './errors.ts';
+import { mayDo } from './roles.ts';
 
 /** The organization a call is about, and the caller's membership of it. */
 export interface Membership {
@@ -44,7 +44,9 @@ export async function requirePermission(
   refusal: OrganizationMessage,
 ): Promise<Membership> {
   const membership = await requireMembership(em, signedIn, organizationId);
-  if (!memberMayDo(membership.member.role, request)) throw organizationError('forbidden', refusal);
+  if (!(await mayDo(em, membership.member, request))) {
+    throw organizationError('forbidden', refusal);
+  }
   return membership;
 }
 

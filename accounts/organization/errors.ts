@@ -3,8 +3,8 @@ import { codeFromMessage } from '../errors.ts';
 
 /**
  * The organization area's messages, Better Auth's organization plugin catalogue (its dynamic
- * access control messages left out: Tollgate's roles are fixed). As for the rest of /api/auth,
- * the wire code is derived from the message.
+ * access control ones included). As for the rest of /api/auth, the wire code is derived from the
+ * message.
  */
 export const organizationMessages = {
   YOU_ARE_NOT_ALLOWED_TO_CREATE_A_NEW_ORGANIZATION:
@@ -64,6 +64,19 @@ export const organizationMessages = {
   YOU_ARE_NOT_ALLOWED_TO_ACCESS_THIS_ORGANIZATION:
     'You are not allowed to access this organization as an owner',
   YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION: 'You are not a member of this organization',
+  YOU_MUST_BE_IN_AN_ORGANIZATION_TO_CREATE_A_ROLE:
+    'You must be in an organization to create a role',
+  YOU_ARE_NOT_ALLOWED_TO_CREATE_A_ROLE: 'You are not allowed to create a role',
+  YOU_ARE_NOT_ALLOWED_TO_UPDATE_A_ROLE: 'You are not allowed to update a role',
+  YOU_ARE_NOT_ALLOWED_TO_DELETE_A_ROLE: 'You are not allowed to delete a role',
+  YOU_ARE_NOT_ALLOWED_TO_READ_A_ROLE: 'You are not allowed to read a role',
+  YOU_ARE_NOT_ALLOWED_TO_LIST_A_ROLE: 'You are not allowed to list a role',
+  TOO_MANY_ROLES: 'This organization has too many roles',
+  INVALID_RESOURCE: 'The provided permission includes an invalid resource',
+  ROLE_NAME_IS_ALREADY_TAKEN: 'That role name is already taken',
+  CANNOT_DELETE_A_PRE_DEFINED_ROLE: 'Cannot delete a pre-defined role',
+  // Tollgate's own: Better Auth 1.3.34 deletes the role and leaves its holders with a dead name.
+  ROLE_IS_IN_USE: 'The role is held by members or offered by pending invitations',
   // check-slug's own message, outside Better Auth's catalogue.
   SLUG_IS_TAKEN: 'slug is taken',
   // The invitation routes' own messages, outside the catalogue. Reject and get-invitation say
@@ -79,7 +92,12 @@ export const organizationMessages = {
 
 export type OrganizationMessage = keyof typeof organizationMessages;
 
-export function organizationError(refusal: Refusal, message: OrganizationMessage): AppError {
+/** The error for a catalogue message; `details` are more fields of the body, beside the two. */
+export function organizationError(
+  refusal: Refusal,
+  message: OrganizationMessage,
+  details?: Record<string, unknown>,
+): AppError {
   const text = organizationMessages[message];
-  return new AppError(refusal, codeFromMessage(text), text);
+  return new AppError(refusal, codeFromMessage(text), text, details);
 }

@@ -8,11 +8,12 @@ import {
   type User,
 } from '../../db/entities/index.ts';
 import { isUuid } from '../../db/ids.ts';
-import { creatorRole, isOrganizationRole } from '../../domain/organization-permissions.ts';
+import { creatorRole } from '../../domain/organization-permissions.ts';
 import { splitRoles } from '../../domain/permissions.ts';
 import type { AuthSettings } from '../settings.ts';
 import { organizationError } from './errors.ts';
 import { isOwner } from './members.ts';
+import { assignableRole } from './roles.ts';
 
 // Invitations' rules: who may be invited with which role, how many may be open, and the rows.
 // Their workflow (mail, reminder, expiry, the answers) is processes/invitation.ts's.
@@ -22,16 +23,18 @@ export const invitationExpiry = (settings: AuthSettings) =>
   new Date(Date.now() + settings.invitations.lifetimeSeconds * 1000);
 
 /**
- * The role or roles an invitation grants, stored comma-separated; each must exist, and only an
- * owner makes owners (every other role a member who may invite can grant).
+ * The role or roles an invitation grants, stored comma-separated; each must be predefined or
+ * the organization's own, and only an owner makes owners (every other role a member who may
+ * invite can grant).
  */
-export function invitedRole(role: string | string[], inviterRole: string): string {
-  const joined = Array.isArray(role) ? role.join(',') : role;
-  const roles = splitRoles(joined);
-  if (!roles.length || !roles.every(isOrganizationRole)) {
-    throw organizationError('invalid', 'ROLE_NOT_FOUND');
-  }
-  if (roles.includes(creatorRole) && !isOwner(inviterRole)) {
+export async function invitedRole(
+  em: EntityManager,
+  organizationId: string,
+  role: string | string[],
+  inviterRole: string,
+): Promise<string> {
+  const joined = await assignableRole(em, organizationId, role);
+  if (splitRoles(joined).includes(creatorRole) && !isOwner(inviterRole)) {
     throw organizationError('forbidden', 'YOU_ARE_NOT_ALLOWED_TO_INVITE_USER_WITH_THIS_ROLE');
   }
   return joined;

@@ -3,17 +3,13 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { revokeTokensOfCreator } from '../../commerce/access-tokens/service.ts';
 import { Member, Organization, Session, Team, TeamMember, User } from '../../db/entities/index.ts';
 import { isUuid } from '../../db/ids.ts';
-import {
-  creatorRole,
-  isCommerceWriter,
-  isOrganizationRole,
-  memberMayDo,
-} from '../../domain/organization-permissions.ts';
+import { creatorRole, isCommerceWriter } from '../../domain/organization-permissions.ts';
 import { splitRoles } from '../../domain/permissions.ts';
 import { authError } from '../errors.ts';
 import type { AuthSettings } from '../settings.ts';
 import { organizationError } from './errors.ts';
 import { lockRow, requireRoomForMember } from './limits.ts';
+import { assignableRole, mayDo } from './roles.ts';
 import { removeFromOrganizationTeams } from './teams.ts';
 
 // Ids are UUIDs here; anything else names nothing (and must not reach PostgreSQL's uuid columns).
@@ -68,15 +64,6 @@ async function countOwnersLocked(em: EntityManager, organizationId: string): Pro
   return members.filter((member) => isOwner(member.role)).length;
 }
 
-/** A role or roles as given, stored comma-separated as Better Auth does; each must exist. */
-export function storedRole(role: string | string[]): string {
-  const roles = splitRoles(Array.isArray(role) ? role.join(',') : role);
-  if (roles.length === 0 || !roles.every(isOrganizationRole)) {
-    throw organizationError('invalid', 'ROLE_NOT_FOUND');
-  }
-  return roles.join(',');
-}
-
 export interface NewMember {
   userId: string;
   organizationId: string;
@@ -94,7 +81,6 @@ export async function addMember(
   settings: AuthSettings,
   input: NewMember,
 ): Promise<Member> {
-  const role = storedRole(input.role);
   try {
     return await em.transactional(async (tx) => {
       const user = isUuid(input.userId) ? await tx.findOne(User, input.userId) : null;
@@ -103,6 +89,7 @@ export async function addMember(
         ? await tx.findOne(Organization, input.organizationId)
         : null;
       if (!organization) throw organizationError('invalid', 'ORGANIZATION_NOT_FOUND');
+      const role = await assignableRole(tx, organization.id, input.role);
       if (await findMember(tx, user.id, organization.id)) {
         throw organizationError('invalid', 'USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION');
       }
@@ -177,7 +164,7 @@ export function removeMember(
         throw organizationError('invalid', 'YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER');
       }
     }
-    if (!memberMayDo(member.role, { member: ['delete'] })) {
+    if (!(await mayDo(tx, member, { member: ['delete'] }))) {
       throw organizationError('unauthenticated', 'YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER');
     }
     await removeMembership(tx, target);
@@ -185,15 +172,19 @@ export function removeMember(
   });
 }
 
-/** update-member-role: `callerId` gives `memberId` the (already checked) `role`. */
+/**
+ * update-member-role: `callerId` gives `memberId` `newRole`, one or several roles, each
+ * predefined or the organization's own.
+ */
 export function updateMemberRole(
   em: EntityManager,
   callerId: string,
   organizationId: string,
   memberId: string,
-  role: string,
+  newRole: string | string[],
 ): Promise<Member> {
   return em.transactional(async (tx) => {
+    const role = await assignableRole(tx, organizationId, newRole);
     const member = await findMember(tx, callerId, organizationId);
     if (!member) throw organizationError('invalid', 'MEMBER_NOT_FOUND');
     const target =
@@ -217,7 +208,7 @@ export function updateMemberRole(
       }
     }
     // Owners may always change roles (Better Auth's allowCreatorAllPermissions here).
-    if (!callerIsOwner && !memberMayDo(member.role, { member: ['update'] })) {
+    if (!callerIsOwner && !(await mayDo(tx, member, { member: ['update'] }))) {
       throw organizationError('forbidden', 'YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER');
     }
     // Tokens are for owners and admins: a member who is neither keeps none.

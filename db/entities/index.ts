@@ -15,6 +15,7 @@ import { CustomerMeter, Meter } from './meter.ts';
 import { Order, OrderItem, Payment } from './order.ts';
 import { Organization } from './organization.ts';
 import { OrganizationAccessToken } from './organization-access-token.ts';
+import { OrganizationRole } from './organization-role.ts';
 import { OutboxEvent } from './outbox-event.ts';
 import {
   Product,
@@ -64,6 +65,7 @@ export {
   OrderItem,
   Organization,
   OrganizationAccessToken,
+  OrganizationRole,
   OutboxEvent,
   Payment,
   ProcessedStripeEvent,
@@ -105,6 +107,7 @@ export const entities = [
   TestClock,
   Invitation,
   OrganizationAccessToken,
+  OrganizationRole,
   OutboxEvent,
   StoredFile,
   CustomField,

@@ -252,6 +252,57 @@ export const organizationRouteCases: Record<string, (fixtures: Fixtures) => Atta
       stranger: refused(401, 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION'),
     },
   ],
+  'POST /api/auth/organization/create-role': ({ victim }) => [
+    {
+      attempt: 'create a mighty role in A',
+      body: {
+        organizationId: victim.organizationId,
+        role: 'backdoor',
+        permission: { organization: ['delete'], member: ['update'] },
+      },
+      stranger: refused(403, 'YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION'),
+      member: refused(403, 'YOU_ARE_NOT_ALLOWED_TO_CREATE_A_ROLE'),
+    },
+  ],
+  'POST /api/auth/organization/update-role': ({ victim }) => [
+    {
+      attempt: "widen a role of A's",
+      body: {
+        organizationId: victim.organizationId,
+        roleName: 'auditor',
+        data: { permission: { organization: ['delete'] } },
+      },
+      stranger: refused(403, 'YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION'),
+      member: refused(403, 'YOU_ARE_NOT_ALLOWED_TO_UPDATE_A_ROLE'),
+    },
+  ],
+  'POST /api/auth/organization/delete-role': ({ victim }) => [
+    {
+      attempt: "delete a role of A's",
+      body: { organizationId: victim.organizationId, roleName: 'auditor' },
+      stranger: refused(403, 'YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION'),
+      member: refused(403, 'YOU_ARE_NOT_ALLOWED_TO_DELETE_A_ROLE'),
+    },
+  ],
+  'GET /api/auth/organization/list-roles': ({ victim }) => [
+    {
+      attempt: "list A's roles",
+      query: { organizationId: victim.organizationId },
+      stranger: refused(403, 'YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION'),
+    },
+    {
+      attempt: "list A's roles, A being the session's (stale) active organization",
+      activeVictim: true,
+      stranger: refused(403, 'YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION'),
+    },
+  ],
+  'GET /api/auth/organization/get-role': ({ victim }) => [
+    {
+      attempt: "read a role of A's",
+      query: { organizationId: victim.organizationId, roleName: 'auditor' },
+      stranger: refused(403, 'YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION'),
+    },
+  ],
   'POST /api/auth/organization/invite-member': ({ victim, attacker }) => [
     {
       attempt: 'invite oneself into A as owner',

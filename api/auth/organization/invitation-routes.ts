@@ -26,11 +26,11 @@ import {
   renewInvitation,
 } from '../../../accounts/organization/invitations.ts';
 import { findMember } from '../../../accounts/organization/members.ts';
+import { mayDo } from '../../../accounts/organization/roles.ts';
 import type { SignedIn } from '../../../accounts/sessions.ts';
 import type { AuthSettings } from '../../../accounts/settings.ts';
 import type { Refusal } from '../../../core/errors.ts';
 import type { Invitation } from '../../../db/entities/index.ts';
-import { memberMayDo } from '../../../domain/organization-permissions.ts';
 import { readSignedToken, signToken } from '../../../domain/signed-tokens.ts';
 import {
   answerInvitation,
@@ -211,13 +211,13 @@ export function invitationRoutes(dependencies: AppDependencies, settings: AuthSe
     if (!organizationId) throw organizationError('invalid', 'ORGANIZATION_NOT_FOUND');
     const inviter = await findMember(orm.em, signedIn.user.id, organizationId);
     if (!inviter) throw organizationError('invalid', 'MEMBER_NOT_FOUND');
-    if (!memberMayDo(inviter.role, { invitation: ['create'] })) {
+    if (!(await mayDo(orm.em, inviter, { invitation: ['create'] }))) {
       throw organizationError(
         'forbidden',
         'YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION',
       );
     }
-    const role = invitedRole(body.role, inviter.role);
+    const role = await invitedRole(orm.em, inviter.organization.id, body.role, inviter.role);
     if (!isEmail(body.email)) throw authError('invalid', 'INVALID_EMAIL');
     const email = body.email.toLowerCase();
     const organization = inviter.organization;
@@ -327,7 +327,7 @@ export function invitationRoutes(dependencies: AppDependencies, settings: AuthSe
     if (!invitation) throw organizationError('invalid', 'INVITATION_NOT_FOUND');
     const member = await findMember(orm.em, signedIn.user.id, invitation.organization.id);
     if (!member) throw organizationError('invalid', 'MEMBER_NOT_FOUND');
-    if (!memberMayDo(member.role, { invitation: ['cancel'] })) {
+    if (!(await mayDo(orm.em, member, { invitation: ['cancel'] }))) {
       throw organizationError('forbidden', 'YOU_ARE_NOT_ALLOWED_TO_CANCEL_THIS_INVITATION');
     }
     // Canceling twice answers the same; an accepted or rejected invitation stays as it was.

@@ -15,13 +15,12 @@ import {
   findMember,
   leaveOrganization,
   removeMember,
-  storedRole,
   updateMemberRole,
 } from '../../../accounts/organization/members.ts';
+import { mayDo } from '../../../accounts/organization/roles.ts';
 import type { SignedIn } from '../../../accounts/sessions.ts';
 import type { AuthSettings } from '../../../accounts/settings.ts';
 import type { Member } from '../../../db/entities/index.ts';
-import { memberMayDo } from '../../../domain/organization-permissions.ts';
 import type { AppDependencies } from '../../dependencies.ts';
 import { parseBody, parseQuery } from '../../validation.ts';
 import { requireSignedIn } from '../session-context.ts';
@@ -164,7 +163,6 @@ export function memberRoutes({ orm }: AppDependencies, settings: AuthSettings): 
     const body = parseBody(ctx, updateMemberRoleBody);
     const signedIn = await requireSignedIn(ctx, orm, settings);
     if (body.role.length === 0) throw new EmptyAnswer('invalid');
-    const role = storedRole(body.role);
     const organizationId = organizationIdOf(signedIn, body.organizationId);
     if (!organizationId) throw organizationError('invalid', 'NO_ACTIVE_ORGANIZATION');
     const updated = await updateMemberRole(
@@ -172,7 +170,7 @@ export function memberRoutes({ orm }: AppDependencies, settings: AuthSettings): 
       signedIn.user.id,
       organizationId,
       body.memberId,
-      role,
+      body.role,
     );
     ctx.body = memberJson(updated);
   });
@@ -194,7 +192,7 @@ export function memberRoutes({ orm }: AppDependencies, settings: AuthSettings): 
     if (!member)
       throw organizationError('unauthenticated', 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION');
     const request = body.permissions ?? body.permission ?? {};
-    ctx.body = { error: null, success: memberMayDo(member.role, request) };
+    ctx.body = { error: null, success: await mayDo(orm.em, member, request) };
   });
 
   return router;

@@ -19,13 +19,14 @@ import {
   organizationContents,
   updateOrganization,
 } from '../../../accounts/organization/organizations.ts';
+import { mayDo } from '../../../accounts/organization/roles.ts';
 import type { SignedIn } from '../../../accounts/sessions.ts';
 import type { AuthSettings } from '../../../accounts/settings.ts';
-import { memberMayDo } from '../../../domain/organization-permissions.ts';
 import type { AppDependencies } from '../../dependencies.ts';
 import { parseBody, parseQuery } from '../../validation.ts';
 import { reissueSessionCookies, requireSignedIn, signedInOrNull } from '../session-context.ts';
 import { answerNull, dropCookieCache } from './answers.ts';
+import { roleRoutes } from './role-routes.ts';
 
 const metadata = z.record(z.string(), z.any());
 
@@ -67,11 +68,13 @@ const setActiveBody = z.object({
 
 /**
  * Better Auth's organization plugin (1.3.34), organizations: create, check-slug, update, delete,
- * list, get-full-organization and set-active (the session's active organization). Every route
+ * list, get-full-organization and set-active (the session's active organization), with the
+ * organization's own roles (role-routes.ts) mounted beside them. Every route
  * that touches an organization checks the caller's membership and role in it; refusals,
  * statuses and their order are Better Auth's, route by route.
  */
-export function organizationRoutes({ orm }: AppDependencies, settings: AuthSettings): Router {
+export function organizationRoutes(dependencies: AppDependencies, settings: AuthSettings): Router {
+  const { orm } = dependencies;
   const router = new Router();
 
   async function setActiveOrganization(signedIn: SignedIn, organizationId: string | null) {
@@ -110,7 +113,7 @@ export function organizationRoutes({ orm }: AppDependencies, settings: AuthSetti
     if (!organizationId) throw organizationError('invalid', 'ORGANIZATION_NOT_FOUND');
     const member = await findMember(orm.em, signedIn.user.id, organizationId);
     if (!member) throw organizationError('invalid', 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION');
-    if (!memberMayDo(member.role, { organization: ['update'] })) {
+    if (!(await mayDo(orm.em, member, { organization: ['update'] }))) {
       throw organizationError('forbidden', 'YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_ORGANIZATION');
     }
     await updateOrganization(orm.em, member.organization, data);
@@ -129,7 +132,7 @@ export function organizationRoutes({ orm }: AppDependencies, settings: AuthSetti
     if (!organizationId) return answerNull(ctx);
     const member = await findMember(orm.em, signedIn.user.id, organizationId);
     if (!member) throw organizationError('invalid', 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION');
-    if (!memberMayDo(member.role, { organization: ['delete'] })) {
+    if (!(await mayDo(orm.em, member, { organization: ['delete'] }))) {
       throw organizationError('forbidden', 'YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_ORGANIZATION');
     }
     const answer = organizationJson(member.organization);
@@ -209,5 +212,7 @@ export function organizationRoutes({ orm }: AppDependencies, settings: AuthSetti
     ctx.body = organizationJson(member.organization);
   });
 
+  // The organization's own roles (dynamic access control).
+  router.use(roleRoutes(dependencies, settings).routes());
   return router;
 }

@@ -3,6 +3,7 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import { teamJson } from '../../../accounts/organization/context.ts';
 import { organizationError } from '../../../accounts/organization/errors.ts';
+import { mayDo } from '../../../accounts/organization/roles.ts';
 import {
   addTeamMember,
   createTeam,
@@ -20,7 +21,6 @@ import {
 import type { SignedIn } from '../../../accounts/sessions.ts';
 import type { AuthSettings } from '../../../accounts/settings.ts';
 import type { Member } from '../../../db/entities/index.ts';
-import { memberMayDo } from '../../../domain/organization-permissions.ts';
 import type { AppDependencies } from '../../dependencies.ts';
 import { parseBody, parseQuery } from '../../validation.ts';
 import { reissueSessionCookies, requireSignedIn } from '../session-context.ts';
@@ -90,7 +90,7 @@ export function teamRoutes({ orm }: AppDependencies, settings: AuthSettings): Ro
         'YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION',
       );
     }
-    if (!memberMayDo(member.role, { team: ['create'] })) {
+    if (!(await mayDo(orm.em, member, { team: ['create'] }))) {
       throw organizationError(
         'forbidden',
         'YOU_ARE_NOT_ALLOWED_TO_CREATE_TEAMS_IN_THIS_ORGANIZATION',
@@ -104,7 +104,7 @@ export function teamRoutes({ orm }: AppDependencies, settings: AuthSettings): Ro
     const signedIn = await requireSignedIn(ctx, orm, settings);
     const organizationId = organizationIdOf(signedIn, data.organizationId);
     const member = await findMembership(orm.em, signedIn.user.id, organizationId);
-    if (!member || !memberMayDo(member.role, { team: ['update'] })) {
+    if (!member || !(await mayDo(orm.em, member, { team: ['update'] }))) {
       throw organizationError('forbidden', 'YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_TEAM');
     }
     const team = await findTeam(orm.em, teamId, organizationId);
@@ -122,7 +122,7 @@ export function teamRoutes({ orm }: AppDependencies, settings: AuthSettings): Ro
     if (!member || signedIn.session.activeTeamId === body.teamId) {
       throw organizationError('forbidden', 'YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_TEAM');
     }
-    if (!memberMayDo(member.role, { team: ['delete'] })) {
+    if (!(await mayDo(orm.em, member, { team: ['delete'] }))) {
       throw organizationError(
         'forbidden',
         'YOU_ARE_NOT_ALLOWED_TO_DELETE_TEAMS_IN_THIS_ORGANIZATION',
@@ -185,7 +185,7 @@ export function teamRoutes({ orm }: AppDependencies, settings: AuthSettings): Ro
     const body = parseBody(ctx, teamMemberBody);
     const signedIn = await requireSignedIn(ctx, orm, settings);
     const caller = await activeOrganizationMember(signedIn);
-    if (!memberMayDo(caller.role, { member: ['update'] })) {
+    if (!(await mayDo(orm.em, caller, { member: ['update'] }))) {
       throw organizationError('forbidden', 'YOU_ARE_NOT_ALLOWED_TO_CREATE_A_NEW_TEAM_MEMBER');
     }
     const organizationId = caller.organization.id;
@@ -201,7 +201,7 @@ export function teamRoutes({ orm }: AppDependencies, settings: AuthSettings): Ro
     const body = parseBody(ctx, teamMemberBody);
     const signedIn = await requireSignedIn(ctx, orm, settings);
     const caller = await activeOrganizationMember(signedIn);
-    if (!memberMayDo(caller.role, { member: ['delete'] })) {
+    if (!(await mayDo(orm.em, caller, { member: ['delete'] }))) {
       throw organizationError('forbidden', 'YOU_ARE_NOT_ALLOWED_TO_REMOVE_A_TEAM_MEMBER');
     }
     const organizationId = caller.organization.id;
