@@ -329,7 +329,11 @@ describe('customer portal page (browser)', () => {
       type: 'discord',
       description: 'Members lounge',
       properties: {
-        guildToken: issueDiscordGuildToken(suite.api.config.auth.secret ?? '', '81384788765712384'),
+        guildToken: issueDiscordGuildToken(
+          suite.api.config.auth.secret ?? '',
+          seller.organizationId,
+          '81384788765712384',
+        ),
         roleId: '777',
         kickMember: false,
       },

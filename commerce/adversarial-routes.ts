@@ -948,6 +948,46 @@ export const routeCases: Record<string, RouteCase> = {
     list: { params: ['customer_id', 'is_granted', 'sorting'] },
   },
 
+  // Benefit connections (the dashboard's "Connect a Discord server" / "Connect GitHub"): a
+  // start is about the caller's own organization; a callback's state is bound to the session
+  // and organization that started it, a guild token to the organization it was issued to.
+  'POST /v1/benefit-connections/discord': {
+    request: () => ({ path: '/v1/benefit-connections/discord', body: {} }),
+    stranger: 'own',
+  },
+  'POST /v1/benefit-connections/discord/callback': {
+    request: ({ victim }) => ({
+      path: '/v1/benefit-connections/discord/callback',
+      body: {
+        state: `${victim.organizationId}.forged`,
+        code: 'code',
+        guild_id: '81384788765712384',
+      },
+    }),
+    stranger: 'refused',
+    refusedAt: ['state'],
+  },
+  'POST /v1/benefit-connections/discord/roles': {
+    request: ({ victim }) => ({
+      path: '/v1/benefit-connections/discord/roles',
+      body: { guild_token: `81384788765712384.${victim.organizationId}` },
+    }),
+    stranger: 'refused',
+    refusedAt: ['guild_token'],
+  },
+  'POST /v1/benefit-connections/github': {
+    request: () => ({ path: '/v1/benefit-connections/github', body: {} }),
+    stranger: 'own',
+  },
+  'POST /v1/benefit-connections/github/callback': {
+    request: ({ victim }) => ({
+      path: '/v1/benefit-connections/github/callback',
+      body: { state: `${victim.organizationId}.forged`, installation_id: '12345678' },
+    }),
+    stranger: 'refused',
+    refusedAt: ['state'],
+  },
+
   // License keys (the seller's API)
   'GET /v1/license-keys': {
     request: () => ({ path: '/v1/license-keys' }),

@@ -81,6 +81,15 @@ export const commerceErrors = {
     refusal: 'conflict',
     detail: 'This test clock is still advancing; wait until it is ready.',
   },
+  // Tollgate's own: a seller's "Connect a Discord server" / "Connect GitHub" (benefit-connections).
+  IntegrationNotConfigured: {
+    refusal: 'forbidden',
+    detail: 'Connecting this service is not set up on this server.',
+  },
+  IntegrationRefused: {
+    refusal: 'unprocessable',
+    detail: 'The service refused the connection; start connecting again.',
+  },
   TestClockInUse: {
     refusal: 'conflict',
     detail: 'This test clock still drives live subscriptions; cancel them before deleting it.',

@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import type { AppDependencies } from '../api/dependencies.ts';
 import { accessTokenRoutes } from './access-tokens/routes.ts';
+import { benefitConnectionRoutes } from './benefit-connections/routes.ts';
 import { customerPortalGrantRoutes } from './benefit-grants/routes.ts';
 import { benefitGrantRoutes, benefitRoutes } from './benefits/routes.ts';
 import { checkoutLinkRoutes } from './checkout-links/routes.ts';
@@ -60,6 +61,7 @@ export function commerceRoutes(dependencies: AppDependencies): Router {
     stripeWebhookRoutes,
     benefitRoutes,
     benefitGrantRoutes,
+    benefitConnectionRoutes,
     customerPortalGrantRoutes,
     licenseKeyRoutes,
     customerPortalLicenseKeyRoutes,

@@ -54,6 +54,8 @@ const secretVariables = new Set([
   'STRIPE_WEBHOOK_SECRET',
   'TOLLGATE_FILES_S3_SECRET_ACCESS_KEY',
   'TOLLGATE_CAPTCHA_SECRET_KEY',
+  'TOLLGATE_DISCORD_CLIENT_SECRET',
+  'TOLLGATE_GITHUB_APP_PRIVATE_KEY',
 ]);
 
 const trustedProxiesSetting =
@@ -324,6 +326,18 @@ const environmentSchema = z.object({
     'https://api.github.com',
   ),
   TOLLGATE_GITHUB_TOKEN: z.string().min(1).optional(),
+  /** The bot's application (OAuth2 client): sellers connect a Discord server by installing it. */
+  TOLLGATE_DISCORD_CLIENT_ID: z.string().regex(/^\d+$/, 'a Discord application id').optional(),
+  TOLLGATE_DISCORD_CLIENT_SECRET: z.string().min(1).optional(),
+  /** The GitHub App sellers install to connect GitHub: its id, private key and public page. */
+  TOLLGATE_GITHUB_APP_ID: z.string().regex(/^\d+$/, 'a GitHub App id (a number)').optional(),
+  TOLLGATE_GITHUB_APP_PRIVATE_KEY: z
+    .string()
+    // `\n` escapes stand for line breaks, so the PEM fits on one line of an env file.
+    .transform((key) => key.replaceAll('\\n', '\n'))
+    .refine((key) => key.includes('-----BEGIN'), 'a PEM private key (-----BEGIN …)')
+    .optional(),
+  TOLLGATE_GITHUB_APP_URL: url(['http', 'https'], 'an http(s) URL').optional(),
   TOLLGATE_INVITATION_LIMIT: z.coerce
     .number({ message: 'a whole number of pending invitations, at least 1' })
     .int('a whole number of pending invitations, at least 1')
@@ -555,8 +569,13 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       discord: {
         apiBaseUrl: env.TOLLGATE_DISCORD_API_BASE_URL,
         botToken: env.TOLLGATE_DISCORD_BOT_TOKEN,
+        client: discordClient(env),
       },
-      github: { apiBaseUrl: env.TOLLGATE_GITHUB_API_BASE_URL, token: env.TOLLGATE_GITHUB_TOKEN },
+      github: {
+        apiBaseUrl: env.TOLLGATE_GITHUB_API_BASE_URL,
+        token: env.TOLLGATE_GITHUB_TOKEN,
+        app: githubApp(env),
+      },
     },
     checkouts: {
       ttlSeconds: env.TOLLGATE_CHECKOUT_TTL_SECONDS,
@@ -657,8 +676,64 @@ function socialProvider(
 }
 
 export interface BenefitIntegrationsConfig {
-  discord: { apiBaseUrl: string; botToken: string | undefined };
-  github: { apiBaseUrl: string; token: string | undefined };
+  discord: {
+    apiBaseUrl: string;
+    botToken: string | undefined;
+    /** The bot's OAuth2 client, for "Connect a Discord server"; unset, that flow is off. */
+    client?: { id: string; secret: string };
+  };
+  github: {
+    apiBaseUrl: string;
+    token: string | undefined;
+    /** The GitHub App of "Connect GitHub"; unset, that flow is off. */
+    app?: GitHubAppConfig;
+  };
+}
+
+export interface GitHubAppConfig {
+  id: string;
+  /** PEM; signs the app's RS256 JWTs. */
+  privateKey: string;
+  /** The app's public page (`https://github.com/apps/<slug>`): installing starts there. */
+  url: string;
+}
+
+/** Settings that go together: all set, or none (the feature is then off). */
+function allOrNone<Name extends keyof Environment>(env: Environment, names: Name[], what: string) {
+  const set = names.filter((name) => env[name] !== undefined);
+  if (set.length === 0) return null;
+  const missing = names.find((name) => env[name] === undefined);
+  if (missing) {
+    throw new ConfigurationError(
+      `${missing} must be set when ${set.join(' and ')} is (${what} needs ${names.join(', ')})`,
+    );
+  }
+  return names.map((name) => String(env[name]));
+}
+
+function discordClient(env: Environment): BenefitIntegrationsConfig['discord']['client'] {
+  const names = ['TOLLGATE_DISCORD_CLIENT_ID', 'TOLLGATE_DISCORD_CLIENT_SECRET'] as const;
+  const values = allOrNone(env, [...names], 'connecting Discord servers');
+  if (!values) return undefined;
+  if (!env.TOLLGATE_DISCORD_BOT_TOKEN) {
+    throw new ConfigurationError(
+      'TOLLGATE_DISCORD_BOT_TOKEN must be set when TOLLGATE_DISCORD_CLIENT_ID is (the installed bot acts with it)',
+    );
+  }
+  const [id = '', secret = ''] = values;
+  return { id, secret };
+}
+
+function githubApp(env: Environment): GitHubAppConfig | undefined {
+  const names = [
+    'TOLLGATE_GITHUB_APP_ID',
+    'TOLLGATE_GITHUB_APP_PRIVATE_KEY',
+    'TOLLGATE_GITHUB_APP_URL',
+  ] as const;
+  const values = allOrNone(env, [...names], 'connecting GitHub');
+  if (!values) return undefined;
+  const [id = '', privateKey = '', url = ''] = values;
+  return { id, privateKey, url: url.replace(/\/+$/, '') };
 }
 
 /** An S3-compatible bucket, addressed path-style (`<endpoint>/<bucket>/<key>`). */

@@ -1,12 +1,15 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** One route of a fake API: the path's named parts and the request's JSON body. */
+/**
+ * One route of a fake API: the path's named parts and the request's body (JSON, or a form's
+ * fields). `headers` go out with the answer (a redirect's Location).
+ */
 export type FakeHandler = (
   params: Record<string, string>,
   body: Record<string, unknown>,
   request: IncomingMessage,
-) => { status: number; body?: unknown };
+) => { status: number; body?: unknown; headers?: Record<string, string> };
 
 export interface FakeRoute {
   method: string;
@@ -33,8 +36,14 @@ export interface HttpFake {
   stop(): Promise<void>;
 }
 
-function sendJson(response: ServerResponse, status: number, body: unknown) {
+function sendJson(
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+) {
   response.statusCode = status;
+  for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
   if (body === undefined) return response.end();
   response.setHeader('content-type', 'application/json');
   response.end(JSON.stringify(body));
@@ -51,6 +60,15 @@ function matchPath(pattern: string, path: string): Record<string, string> | null
     else if (part !== value) return null;
   }
   return params;
+}
+
+/** A JSON body, or a form's fields (OAuth token endpoints take forms). */
+function parseBody(request: IncomingMessage, text: string): Record<string, unknown> {
+  if (!text) return {};
+  if (request.headers['content-type']?.startsWith('application/x-www-form-urlencoded')) {
+    return Object.fromEntries(new URLSearchParams(text));
+  }
+  return JSON.parse(text);
 }
 
 /**
@@ -78,8 +96,8 @@ export async function startHttpFake(options: {
     for (const route of options.routes) {
       const params = route.method === request.method && matchPath(route.path, relative);
       if (!params) continue;
-      const answer = route.handle(params, text ? JSON.parse(text) : {}, request);
-      return sendJson(response, answer.status, answer.body);
+      const answer = route.handle(params, parseBody(request, text), request);
+      return sendJson(response, answer.status, answer.body, answer.headers);
     }
     sendJson(response, 404, options.notFound);
   });

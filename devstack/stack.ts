@@ -3,6 +3,8 @@ import { mkdtempSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../config/env.ts';
+import { startDiscordApiFake } from './discord-api.ts';
+import { startGitHubApiFake } from './github-api.ts';
 import {
   type LocalOAuthProvider,
   localOAuthEnvironment,
@@ -40,6 +42,8 @@ export interface ServiceAddresses {
   mailCaptureDir: string | undefined;
   /** The stand-ins for GitHub, Google and Discord, when the stack runs them. */
   localOAuthProviders: LocalOAuthProvider[];
+  /** The Discord and GitHub fakes' settings (`npm start` with neither configured), else none. */
+  benefitIntegrationEnvironment: Record<string, string>;
 }
 
 /**
@@ -73,14 +77,23 @@ export async function startServices(
   const stripeMockBinary = config.stripe.apiBase
     ? undefined
     : await locateGoTool('stripe-mock', config.stripe.mockPath, log);
-  const [databaseUrl, temporal, stripe, mail, localOAuthProviders] = await Promise.all([
-    database(context),
-    temporalServer(context, temporalBinary),
-    stripeApi(context, stripeMockBinary),
-    mailServer(context),
-    oauthProviders(context),
-  ]);
-  return { databaseUrl, ...temporal, ...stripe, ...mail, localOAuthProviders };
+  const [databaseUrl, temporal, stripe, mail, localOAuthProviders, benefitIntegrationEnvironment] =
+    await Promise.all([
+      database(context),
+      temporalServer(context, temporalBinary),
+      stripeApi(context, stripeMockBinary),
+      mailServer(context),
+      oauthProviders(context),
+      benefitIntegrationFakes(context),
+    ]);
+  return {
+    databaseUrl,
+    ...temporal,
+    ...stripe,
+    ...mail,
+    localOAuthProviders,
+    benefitIntegrationEnvironment,
+  };
 }
 
 const portFor = async (context: StackContext, configured: number, purpose: string) => {
@@ -221,6 +234,52 @@ async function oauthProviders(context: StackContext): Promise<LocalOAuthProvider
   return local.providers;
 }
 
+/**
+ * Discord and GitHub stand-ins for `npm start` when neither is configured: grants, "Connect a
+ * Discord server" (a demo guild with roles) and "Connect GitHub" (a demo account's repositories)
+ * work locally. Tests start their own fakes.
+ */
+async function benefitIntegrationFakes(context: StackContext): Promise<Record<string, string>> {
+  const { config, mode, supervisor } = context;
+  const { discord, github } = config.benefitIntegrations;
+  if (mode !== 'start' || discord.botToken || discord.client || github.token || github.app) {
+    return {};
+  }
+  const [discordFake, githubFake] = await Promise.all([
+    startDiscordApiFake(),
+    startGitHubApiFake(),
+  ]);
+  supervisor.add({
+    name: 'Discord and GitHub fakes',
+    stop: async () => {
+      await Promise.all([discordFake.stop(), githubFake.stop()]);
+    },
+  });
+  discordFake.addGuild({
+    id: '81384788765712384',
+    name: 'Tollgate Demo',
+    roles: [
+      { id: '81384788765712384', name: '@everyone' },
+      { id: '81384788765712390', name: 'Supporter' },
+      { id: '81384788765712391', name: 'Patron' },
+    ],
+  });
+  githubFake.addInstallationAccount('tollgate-demo', ['app', 'sdk', 'docs']);
+  githubFake.setSetupUrl(new URL('benefits/new', `${config.api.publicUrl}/`).href);
+  context.log(`Discord and GitHub fakes: ${discordFake.baseUrl}, ${githubFake.baseUrl}`);
+  return {
+    TOLLGATE_DISCORD_API_BASE_URL: discordFake.baseUrl,
+    TOLLGATE_DISCORD_BOT_TOKEN: discordFake.botToken,
+    TOLLGATE_DISCORD_CLIENT_ID: discordFake.clientId,
+    TOLLGATE_DISCORD_CLIENT_SECRET: discordFake.clientSecret,
+    TOLLGATE_GITHUB_API_BASE_URL: githubFake.baseUrl,
+    TOLLGATE_GITHUB_TOKEN: githubFake.token,
+    TOLLGATE_GITHUB_APP_ID: githubFake.app.id,
+    TOLLGATE_GITHUB_APP_PRIVATE_KEY: githubFake.app.privateKey.replaceAll('\n', '\\n'),
+    TOLLGATE_GITHUB_APP_URL: githubFake.app.url,
+  };
+}
+
 /** The environment an API or worker process needs to reach the services. */
 export function serviceEnvironment(addresses: ServiceAddresses): Record<string, string> {
   return {
@@ -237,5 +296,6 @@ export function serviceEnvironment(addresses: ServiceAddresses): Record<string, 
     ...(addresses.mailCaptureDir ? { MAIL_CAPTURE_DIR: addresses.mailCaptureDir } : {}),
     ...(addresses.temporalUiUrl ? { TEMPORAL_UI_URL: addresses.temporalUiUrl } : {}),
     ...localOAuthEnvironment(addresses.localOAuthProviders),
+    ...addresses.benefitIntegrationEnvironment,
   };
 }

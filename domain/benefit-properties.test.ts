@@ -7,28 +7,39 @@ import {
 } from './benefit-properties.ts';
 
 const secret = 'a-test-secret-of-at-least-thirty-two-characters';
+const organization = '6f1b2c3d-0000-4000-8000-000000000001';
 
 describe('Discord guild tokens', () => {
-  it('name the guild they were issued for', () => {
-    const token = issueDiscordGuildToken(secret, '1234567890');
+  it('name the guild they were issued for, to the organization they were issued to', () => {
+    const token = issueDiscordGuildToken(secret, organization, '1234567890');
     assert.match(token, /^1234567890\.[\w-]+$/);
-    assert.equal(discordGuildIdOf(secret, token), '1234567890');
+    assert.equal(discordGuildIdOf(secret, organization, token), '1234567890');
   });
 
   const forged: [string, string][] = [
     [
       'another guild with a copied signature',
-      `999.${issueDiscordGuildToken(secret, '1').split('.')[1]}`,
+      `999.${issueDiscordGuildToken(secret, organization, '1').split('.')[1]}`,
     ],
-    ['a token issued with another secret', issueDiscordGuildToken('another secret', '1234567890')],
-    ['a truncated signature', issueDiscordGuildToken(secret, '1234567890').slice(0, -2)],
+    [
+      'a token issued with another secret',
+      issueDiscordGuildToken('another secret', organization, '1234567890'),
+    ],
+    [
+      'a token issued to another organization',
+      issueDiscordGuildToken(secret, '6f1b2c3d-0000-4000-8000-000000000002', '1234567890'),
+    ],
+    [
+      'a truncated signature',
+      issueDiscordGuildToken(secret, organization, '1234567890').slice(0, -2),
+    ],
     ['no signature', '1234567890'],
-    ['an empty guild', `.${issueDiscordGuildToken(secret, '').split('.')[1]}`],
+    ['an empty guild', `.${issueDiscordGuildToken(secret, organization, '').split('.')[1]}`],
     ['an empty string', ''],
   ];
   for (const [name, token] of forged) {
     it(`refuse ${name}`, () => {
-      assert.equal(discordGuildIdOf(secret, token), null);
+      assert.equal(discordGuildIdOf(secret, organization, token), null);
     });
   }
 });

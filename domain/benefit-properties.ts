@@ -7,25 +7,36 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 // The limits live apart so browser code can read them without node:crypto.
 export { descriptionLength, licenseKeyLimits } from './benefit-limits.ts';
 
-const guildSignature = (secret: string, guildId: string) =>
-  createHmac('sha256', secret).update(`tollgate discord guild:${guildId}`).digest('base64url');
+const guildSignature = (secret: string, organizationId: string, guildId: string) =>
+  createHmac('sha256', secret)
+    .update(`tollgate discord guild:${organizationId}:${guildId}`)
+    .digest('base64url');
 
 /**
  * The guild token proving the seller added Tollgate's bot to a Discord guild: `<guild_id>.<hmac>`
- * signed with the auth secret (TOLLGATE_AUTH_SECRET). The Discord connect flow issues it once the
- * bot joined; a discord benefit then names its guild only through this token.
+ * signed with the auth secret (TOLLGATE_AUTH_SECRET) over the organization and the guild. The
+ * Discord connect flow (commerce/benefit-connections) issues it once the bot joined; a discord
+ * benefit then names its guild only through this token, which no other organization can use.
  */
-export function issueDiscordGuildToken(secret: string, guildId: string): string {
-  return `${guildId}.${guildSignature(secret, guildId)}`;
+export function issueDiscordGuildToken(
+  secret: string,
+  organizationId: string,
+  guildId: string,
+): string {
+  return `${guildId}.${guildSignature(secret, organizationId, guildId)}`;
 }
 
-/** The guild a token was issued for, or null when it was not issued with `secret`. */
-export function discordGuildIdOf(secret: string, token: string): string | null {
+/** The guild a token was issued for to the organization, or null when it was not. */
+export function discordGuildIdOf(
+  secret: string,
+  organizationId: string,
+  token: string,
+): string | null {
   const separator = token.lastIndexOf('.');
   if (separator <= 0) return null;
   const guildId = token.slice(0, separator);
   const given = Buffer.from(token.slice(separator + 1));
-  const expected = Buffer.from(guildSignature(secret, guildId));
+  const expected = Buffer.from(guildSignature(secret, organizationId, guildId));
   return given.length === expected.length && timingSafeEqual(given, expected) ? guildId : null;
 }
 

@@ -602,7 +602,7 @@ describe('benefit grants (grant workflow, customer state, portal)', () => {
         type: 'discord',
         description: 'Discord role',
         properties: {
-          guildToken: issueDiscordGuildToken(secret, guildId),
+          guildToken: issueDiscordGuildToken(secret, seller.organizationId, guildId),
           roleId: '555',
           kickMember: false,
         },
@@ -675,7 +675,11 @@ describe('benefit grants (grant workflow, customer state, portal)', () => {
         type: 'discord',
         description: 'Members only',
         properties: {
-          guildToken: issueDiscordGuildToken(api.config.auth.secret ?? '', guildId),
+          guildToken: issueDiscordGuildToken(
+            api.config.auth.secret ?? '',
+            seller.organizationId,
+            guildId,
+          ),
           roleId: '777',
           kickMember: true,
         },
@@ -742,7 +746,11 @@ describe('benefit grants (grant workflow, customer state, portal)', () => {
     });
 
     it('moves a granted Discord role when the seller changes the benefit’s role', async () => {
-      const guildToken = issueDiscordGuildToken(api.config.auth.secret ?? '', guildId);
+      const guildToken = issueDiscordGuildToken(
+        api.config.auth.secret ?? '',
+        seller.organizationId,
+        guildId,
+      );
       const benefit = await seller.polar.benefits.create({
         type: 'discord',
         description: 'Supporters',

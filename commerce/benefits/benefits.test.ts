@@ -90,7 +90,7 @@ describe('benefits (/v1/benefits, /v1/benefit-grants)', () => {
     other = await createSeller(api);
     const secret = api.config.auth.secret;
     assert.ok(secret);
-    guildToken = issueDiscordGuildToken(secret, '1234567890');
+    guildToken = issueDiscordGuildToken(secret, seller.organizationId, '1234567890');
     meterId = await seedMeter(seller.organizationId);
     otherMeterId = await seedMeter(other.organizationId);
     uploadedFileId = await seedDownloadable(seller.organizationId, true);
@@ -406,7 +406,28 @@ describe('benefits (/v1/benefits, /v1/benefit-grants)', () => {
           type: 'discord',
           description: 'Discord role',
           properties: {
-            guild_token: issueDiscordGuildToken('not the secret', '1234567890'),
+            guild_token: issueDiscordGuildToken(
+              'not the secret',
+              seller.organizationId,
+              '1234567890',
+            ),
+            role_id: '555',
+            kick_member: false,
+          },
+        }),
+        ['body', 'properties', 'guild_token'],
+      ],
+      [
+        "another organization's guild token",
+        () => ({
+          type: 'discord',
+          description: 'Discord role',
+          properties: {
+            guild_token: issueDiscordGuildToken(
+              api.config.auth.secret ?? '',
+              other.organizationId,
+              '1234567890',
+            ),
             role_id: '555',
             kick_member: false,
           },

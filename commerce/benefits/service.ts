@@ -79,7 +79,7 @@ async function storedProperties(
       return { note: input.properties.note ?? null };
     case 'discord': {
       const { guild_token, role_id, kick_member } = input.properties;
-      const guildId = discordGuildIdOf(guildTokenSecret, guild_token);
+      const guildId = discordGuildIdOf(guildTokenSecret, organizationId, guild_token);
       if (!guildId) throw invalidField(at('guild_token'), 'Invalid guild token.');
       return { guild_id: guildId, role_id, kick_member, guild_token };
     }

@@ -1,6 +1,12 @@
 import type { BenefitIntegrationsConfig } from '../../config/env.ts';
 import { callIntegration, IntegrationError, integrationFailure } from '../integration-errors.ts';
 
+/** A role the bot can give: neither `@everyone` nor one an integration manages. */
+export interface GuildRole {
+  id: string;
+  name: string;
+}
+
 export interface DiscordRoleGrant {
   guildId: string;
   roleId: string;
@@ -28,13 +34,32 @@ export function discordApi(config: BenefitIntegrationsConfig['discord']) {
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     // Removing what is already gone (an unknown member) is the wanted outcome.
-    if (response.ok || (method === 'DELETE' && response.status === 404)) return;
+    if (response.ok || (method === 'DELETE' && response.status === 404)) return response;
     throw await integrationFailure('Discord', action, response);
   }
   const member = (guildId: string, userId: string) =>
     `/guilds/${encodeURIComponent(guildId)}/members/${encodeURIComponent(userId)}`;
 
   return {
+    /** The guild's roles a benefit can give, highest first (as Discord's role list shows). */
+    async guildRoles(guildId: string): Promise<GuildRole[]> {
+      const response = await call(
+        'GET',
+        `/guilds/${encodeURIComponent(guildId)}/roles`,
+        'Listing the roles',
+      );
+      const roles = (await response.json()) as {
+        id: string;
+        name: string;
+        position: number;
+        managed: boolean;
+      }[];
+      return roles
+        .filter((role) => role.id !== guildId && !role.managed)
+        .sort((a, b) => b.position - a.position)
+        .map(({ id, name }) => ({ id, name }));
+    },
+
     /** Adds the user to the guild with the role (with their token), or the role to the member. */
     async grantRole({ guildId, roleId, userId, userAccessToken }: DiscordRoleGrant) {
       if (userAccessToken) {

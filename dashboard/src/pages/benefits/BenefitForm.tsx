@@ -1,16 +1,21 @@
 import { useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
 import { Form, SelectField, TextField, useApiForm } from '../../components/Form';
 import { Link, navigate } from '../../router';
 import '../catalog/catalog.css';
 import { type Benefit, benefitsApi, benefitsKey, benefitTypes } from './api';
+import { type ConnectionProvider, connect, takeConnected } from './connections';
 import { type BenefitFormValues, benefitBody, benefitFormSchema, initialValues } from './form';
 import { PropertiesFields } from './PropertiesFields';
 
 /** Creates a benefit, or edits `benefit` (whose type cannot change). */
 export function BenefitForm({ benefit }: { benefit?: Benefit }) {
   const queryClient = useQueryClient();
+  // Back from connecting Discord or GitHub: the values left behind, and what was connected.
+  const [connected] = useState(takeConnected);
+  const [connectError, setConnectError] = useState<Error | null>(null);
   const form = useApiForm<BenefitFormValues, Benefit>(
-    initialValues(benefit),
+    connected?.values ?? initialValues(benefit),
     (values) =>
       benefit
         ? benefitsApi.update(benefit.id, benefitBody(values))
@@ -57,6 +62,15 @@ export function BenefitForm({ benefit }: { benefit?: Benefit }) {
         properties={values.properties}
         errors={form.fieldErrors}
         onChange={(change) => form.setValue('properties', { ...values.properties, ...change })}
+        connection={{
+          guild: connected?.guild,
+          installation: connected?.installation,
+          error: connectError,
+          connect: (provider: ConnectionProvider) => {
+            setConnectError(null);
+            connect(provider, values).catch(setConnectError);
+          },
+        }}
       />
     </Form>
   );

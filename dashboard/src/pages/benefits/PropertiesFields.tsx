@@ -4,15 +4,30 @@ import { Field } from '../../components/Form';
 import { errorUnder } from '../catalog/inputs';
 import { PropertyInput } from '../catalog/PropertyInput';
 import { metersApi } from '../meters/api';
-import type { BenefitType } from './api';
+import {
+  type BenefitType,
+  connectionsApi,
+  type DiscordGuild,
+  type GitHubInstallation,
+} from './api';
+import type { ConnectionProvider } from './connections';
 import { FilesField } from './FilesField';
 import type { PropertiesDraft } from './form';
+
+/** "Connect a Discord server" / "Connect GitHub": what was connected, and how to connect. */
+interface ConnectionProps {
+  guild: DiscordGuild | undefined;
+  installation: GitHubInstallation | undefined;
+  error: Error | null;
+  connect: (provider: ConnectionProvider) => void;
+}
 
 interface PropertiesFieldsProps {
   type: BenefitType;
   properties: PropertiesDraft;
   errors: FieldErrors;
   onChange: (change: Partial<PropertiesDraft>) => void;
+  connection: ConnectionProps;
 }
 
 type TextKey = {
@@ -23,7 +38,13 @@ type BooleanKey = {
 }[keyof PropertiesDraft];
 
 /** The inputs of one benefit type's `properties`. */
-export function PropertiesFields({ type, properties, errors, onChange }: PropertiesFieldsProps) {
+export function PropertiesFields({
+  type,
+  properties,
+  errors,
+  onChange,
+  connection,
+}: PropertiesFieldsProps) {
   const text = (
     key: TextKey,
     label: string,
@@ -75,16 +96,32 @@ export function PropertiesFields({ type, properties, errors, onChange }: Propert
     case 'discord':
       return (
         <>
-          {text('guild_token', 'Server (guild) token', { required: true })}
-          {text('role_id', 'Role id', { required: true })}
+          <DiscordFields
+            properties={properties}
+            errors={errors}
+            onChange={onChange}
+            connection={connection}
+          />
           {checkbox('kick_member', 'Remove members from the server when the benefit is revoked')}
         </>
       );
     case 'github_repository':
       return (
         <>
-          {text('repository_owner', 'Repository owner', { required: true })}
-          {text('repository_name', 'Repository name', { required: true })}
+          <ConnectButton provider="github" connection={connection} />
+          {connection.installation ? (
+            <RepositorySelect
+              installation={connection.installation}
+              properties={properties}
+              error={errors['properties.repository_owner'] ?? errors['properties.repository_name']}
+              onChange={onChange}
+            />
+          ) : (
+            <>
+              {text('repository_owner', 'Repository owner', { required: true })}
+              {text('repository_name', 'Repository name', { required: true })}
+            </>
+          )}
           {choice('permission', 'Permission', ['pull', 'triage', 'push', 'maintain', 'admin'])}
         </>
       );
@@ -175,6 +212,139 @@ function MeterSelect({
               {meter.name}
             </option>
           ))}
+        </select>
+      )}
+    </Field>
+  );
+}
+
+const serviceNames = { discord: 'a Discord server', github: 'GitHub' } as const;
+
+/** Leaves for Discord's or GitHub's page; the form comes back filled in as it was. */
+function ConnectButton({
+  provider,
+  connection,
+}: {
+  provider: ConnectionProvider;
+  connection: ConnectionProps;
+}) {
+  const connected = provider === 'discord' ? connection.guild : connection.installation;
+  return (
+    <div className="field">
+      <button type="button" className="button" onClick={() => connection.connect(provider)}>
+        {connected
+          ? `Connect another ${provider === 'discord' ? 'server' : 'account'}`
+          : `Connect ${serviceNames[provider]}`}
+      </button>
+      {connection.error && (
+        <p className="field-error" role="alert">
+          {connection.error.message}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/**
+ * The guild comes from "Connect a Discord server" (its signed token, never typed); its roles
+ * are the choices. Editing a benefit reads the roles of the guild it names.
+ */
+function DiscordFields({
+  properties,
+  errors,
+  onChange,
+  connection,
+}: Pick<PropertiesFieldsProps, 'properties' | 'errors' | 'onChange' | 'connection'>) {
+  const token = properties.guild_token;
+  const fresh = connection.guild?.guild_token === token ? connection.guild : undefined;
+  const stored = useQuery({
+    queryKey: ['benefit-connections', 'discord', token],
+    queryFn: () => connectionsApi.discordRoles(token),
+    enabled: Boolean(token) && !fresh,
+    retry: false,
+  });
+  const guild = fresh ?? stored.data;
+  const tokenError = errors['properties.guild_token'];
+  return (
+    <>
+      <ConnectButton provider="discord" connection={connection} />
+      {token && (
+        <p className="field-hint">
+          Server: {guild ? (guild.guild_name ?? guild.guild_id) : token.split('.')[0]}
+        </p>
+      )}
+      {tokenError && (
+        <p className="field-error" role="alert">
+          {tokenError}
+        </p>
+      )}
+      {token && (
+        <Field
+          name="properties.role_id"
+          label="Role"
+          error={
+            errors['properties.role_id'] ??
+            (stored.isError ? `Could not load the roles: ${stored.error.message}` : undefined)
+          }
+          required
+        >
+          {(props) => (
+            <select
+              {...props}
+              value={properties.role_id}
+              onChange={(event) => onChange({ role_id: event.target.value })}
+            >
+              <option value="">{guild ? 'Choose a role' : 'Loading roles…'}</option>
+              {guild?.roles.map((role) => (
+                <option key={role.id} value={role.id}>
+                  {role.name}
+                </option>
+              ))}
+              {/* The stored role, while the roles load or if it is gone. */}
+              {properties.role_id &&
+                !guild?.roles.some((role) => role.id === properties.role_id) && (
+                  <option value={properties.role_id}>{properties.role_id}</option>
+                )}
+            </select>
+          )}
+        </Field>
+      )}
+    </>
+  );
+}
+
+/** The repositories the connected installation reaches, as `owner/name` choices. */
+function RepositorySelect({
+  installation,
+  properties,
+  error,
+  onChange,
+}: {
+  installation: GitHubInstallation;
+  properties: PropertiesDraft;
+  error: string | undefined;
+  onChange: (change: Partial<PropertiesDraft>) => void;
+}) {
+  const value = `${properties.repository_owner}/${properties.repository_name}`;
+  return (
+    <Field name="properties.repository_name" label="Repository" error={error} required>
+      {(props) => (
+        <select
+          {...props}
+          value={value}
+          onChange={(event) => {
+            const [owner = '', ...name] = event.target.value.split('/');
+            onChange({ repository_owner: owner, repository_name: name.join('/') });
+          }}
+        >
+          {installation.repositories.map((repository) => {
+            const fullName = `${repository.repository_owner}/${repository.repository_name}`;
+            return (
+              <option key={fullName} value={fullName}>
+                {fullName}
+              </option>
+            );
+          })}
         </select>
       )}
     </Field>

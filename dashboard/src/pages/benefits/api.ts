@@ -1,4 +1,8 @@
 /** The benefit calls the benefit pages make, typed by the API's own wire functions. */
+import type {
+  DiscordGuildWire,
+  GitHubInstallationWire,
+} from '../../../../commerce/benefit-connections/schemas.ts';
 import type { BenefitGrantWire, BenefitWire } from '../../../../commerce/benefits/schemas.ts';
 import type { downloadableWire } from '../../../../commerce/files/schemas.ts';
 import { api, type ListResource } from '../../api/client';
@@ -7,6 +11,8 @@ import type { PageQuery } from '../../components/DataTable';
 export type Benefit = BenefitWire;
 export type BenefitGrant = BenefitGrantWire;
 export type Downloadable = ReturnType<typeof downloadableWire>;
+export type DiscordGuild = DiscordGuildWire;
+export type GitHubInstallation = GitHubInstallationWire;
 
 export const benefitTypes = [
   { value: 'custom', label: 'Custom note' },
@@ -36,4 +42,20 @@ export const benefitsApi = {
   /** The downloadables `ids` name (their names and sizes). */
   files: (ids: string[], signal: AbortSignal) =>
     api.get<ListResource<Downloadable>>('/v1/files/', { query: { ids, limit: 100 }, signal }),
+};
+
+/** "Connect a Discord server" and "Connect GitHub" (commerce/benefit-connections). */
+export const connectionsApi = {
+  /** Where to send the browser: Discord's consent page, the GitHub App's installation page. */
+  start: (provider: 'discord' | 'github') =>
+    api.post<{ url: string }>(`/v1/benefit-connections/${provider}`, {}),
+  /** What Discord sent the browser back with (`state`, `code`, `guild_id`). */
+  completeDiscord: (query: Record<string, string>) =>
+    api.post<DiscordGuild>('/v1/benefit-connections/discord/callback', query),
+  /** What GitHub sent the browser back with (`state`, `installation_id`). */
+  completeGitHub: (query: Record<string, string>) =>
+    api.post<GitHubInstallation>('/v1/benefit-connections/github/callback', query),
+  /** The roles of a guild connected before (a benefit's guild token). */
+  discordRoles: (guildToken: string) =>
+    api.post<DiscordGuild>('/v1/benefit-connections/discord/roles', { guild_token: guildToken }),
 };
