@@ -6,6 +6,7 @@ import { resourceNotFound } from '../errors.ts';
 import { callerOf, scope, signedInUser } from '../http/caller.ts';
 import { listRoute, readPage, readSorting } from '../http/listing.ts';
 import { publicRateLimit } from '../http/rate-limits.ts';
+import { ReadCache } from '../http/read-cache.ts';
 import { readIdParam } from '../http/request.ts';
 import { customerProductWire, serializeProducts } from '../products/service.ts';
 import {
@@ -17,6 +18,7 @@ import {
 } from './schemas.ts';
 import {
   createSellerOrganization,
+  findOrganizationIdBySlug,
   getOrganization,
   getStorefront,
   updateOrganization,
@@ -85,17 +87,38 @@ export function organizationRoutes(dependencies: AppDependencies): Router {
  * per-IP limit): the organization and the products it offers, as buyers see them.
  */
 export function customerPortalOrganizationRoutes(dependencies: AppDependencies): Router {
-  const { orm, config } = dependencies;
+  const { orm, config, changes } = dependencies;
   const router = new Router({ prefix: '/v1/customer-portal/organizations' });
   const limit = publicRateLimit(dependencies);
+  // Buyers read a storefront far more often than its catalog or settings change: kept per
+  // organization until a change to either is announced. Which organization a slug names is
+  // kept a minute, so a slug given up answers its old storefront that long at most.
+  const storefronts = new ReadCache<Buffer>(changes, 'catalog', {
+    maxAgeMs: 5 * 60_000,
+    maxKeysPerScope: 1,
+    maxScopes: 1000,
+  });
+  const slugs = new ReadCache<string | null>(changes, [], {
+    maxAgeMs: 60_000,
+    maxKeysPerScope: 1,
+    maxScopes: 10_000,
+  });
 
   router.get('/:slug', limit('storefrontRead'), async (ctx) => {
-    const { organization, products } = await getStorefront(orm.em, ctx.params.slug ?? '');
-    const wires = await serializeProducts(orm.em, products, config.api.publicUrl);
-    ctx.body = {
-      organization: organizationWire(organization),
-      products: wires.map(customerProductWire),
-    };
+    const slug = ctx.params.slug ?? '';
+    const findId = () => findOrganizationIdBySlug(orm.em, slug);
+    const organizationId = await slugs.read(slug, '', findId, { worthKeeping: (id) => !!id });
+    if (!organizationId) throw resourceNotFound('Organization not found');
+    ctx.type = 'json';
+    ctx.body = await storefronts.read(organizationId, '', async () => {
+      const { organization, products } = await getStorefront(orm.em, organizationId);
+      const wires = await serializeProducts(orm.em, products, config.api.publicUrl);
+      const storefront = {
+        organization: organizationWire(organization),
+        products: wires.map(customerProductWire),
+      };
+      return Buffer.from(JSON.stringify(storefront));
+    });
   });
 
   return router;

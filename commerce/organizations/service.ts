@@ -27,11 +27,20 @@ export async function getOrganization(em: EntityManager, id: string): Promise<Or
  * The organization's public storefront, named by its slug: the organization and the products it
  * offers (not archived), oldest first. An unknown slug is not found.
  */
-export async function getStorefront(
+/** The id of the organization a storefront address names, or null. */
+export async function findOrganizationIdBySlug(
   em: EntityManager,
   slug: string,
+): Promise<string | null> {
+  const organization = await em.findOne(Organization, { slug }, { fields: ['id'] });
+  return organization?.id ?? null;
+}
+
+export async function getStorefront(
+  em: EntityManager,
+  organizationId: string,
 ): Promise<{ organization: Organization; products: Product[] }> {
-  const organization = await em.findOne(Organization, { slug });
+  const organization = await em.findOne(Organization, { id: organizationId });
   if (!organization) throw resourceNotFound('Organization not found');
   const products = await em.find(
     Product,

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ResourceNotFound } from '@polar-sh/sdk/models/errors/resourcenotfound.js';
 import { Organization } from '../../db/entities/index.ts';
+import { eventually } from '../../devstack/eventually.ts';
 import {
   callV1,
   createSeller,
@@ -84,6 +85,31 @@ describe('public storefront (/v1/customer-portal/organizations/{slug})', () => {
     assert.ok(!('properties' in rawPro.benefits[0]));
     assert.ok(!JSON.stringify(raw.body).includes('founders@example.com'));
     assert.ok(!JSON.stringify(raw.body).includes('PRO-7'));
+  });
+
+  it('shows the seller’s next change at once: a new product, new settings', async () => {
+    const anonymous = polarClient(api.url);
+    const before = await anonymous.customerPortal.organizations.get({ slug });
+    await seller.polar.products.create({
+      name: 'Workshop',
+      prices: [{ amountType: 'fixed', priceAmount: 4900 }],
+    });
+    const added = await anonymous.customerPortal.organizations.get({ slug });
+    assert.deepEqual(
+      added.products.map((product) => product.name),
+      [...before.products.map((product) => product.name), 'Workshop'],
+    );
+    await seller.polar.organizations.update({
+      id: seller.organizationId,
+      organizationUpdate: { name: 'Renamed Press' },
+    });
+    // The database announces the settings change; it reaches this process moments after commit.
+    const renamed = await eventually(
+      () => anonymous.customerPortal.organizations.get({ slug }),
+      (storefront) => storefront.organization.name === 'Renamed Press',
+      { timeoutMs: 5000, what: 'the renamed organization on its storefront' },
+    );
+    assert.equal(renamed.products.length, added.products.length);
   });
 
   it('answers an unknown slug, or an organization’s id, 404', async () => {

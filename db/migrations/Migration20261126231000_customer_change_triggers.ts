@@ -14,10 +14,11 @@ const customerTables = [
 ];
 
 /**
- * Every write to what a customer sees announces `<organization>/<customer>` on the customer
- * state channel (db/change-notifications.ts) from the database itself, so that no writer can
- * leave a cached portal answer or state view stale by forgetting to. PostgreSQL delivers it at
- * commit, once per transaction and payload however many rows changed.
+ * The database itself announces (db/change-notifications.ts) every write to what a customer sees,
+ * as `<organization>/<customer>` on the customer state channel, and every change to an
+ * organization's settings on its catalog channel, so that no writer can leave a cached portal
+ * answer, state view or storefront stale by forgetting to. PostgreSQL delivers them at commit,
+ * once per transaction and payload however many rows changed.
  */
 export class Migration20261126231000_customer_change_triggers extends Migration {
   override name = 'Migration20261126231000_customer_change_triggers';
@@ -45,6 +46,24 @@ export class Migration20261126231000_customer_change_triggers extends Migration 
         end if;
         return null;
       end $$;`);
+    // What the storefront and every product answer show of their seller. Its invoice counter
+    // moves with every order and shows nowhere: not a change.
+    this.addSql(`
+      create function tollgate_announce_organization_change() returns trigger
+      language plpgsql as $$
+      begin
+        perform pg_notify('tollgate_catalog_changed', old.id::text);
+        return null;
+      end $$;`);
+    this.addSql(
+      `create trigger "organizations_announce_catalog_change" after update on "organizations"
+       for each row when ((to_jsonb(old) - 'last_invoice_number') is distinct from (to_jsonb(new) - 'last_invoice_number'))
+       execute function tollgate_announce_organization_change();`,
+    );
+    this.addSql(
+      `create trigger "organizations_announce_catalog_removal" after delete on "organizations"
+       for each row execute function tollgate_announce_organization_change();`,
+    );
     for (const table of customerTables) {
       this.addSql(
         `create trigger "${table}_announce_customer_change" after insert or update or delete on "${table}"
@@ -58,5 +77,8 @@ export class Migration20261126231000_customer_change_triggers extends Migration 
       this.addSql(`drop trigger "${table}_announce_customer_change" on "${table}";`);
     }
     this.addSql('drop function tollgate_announce_customer_change();');
+    this.addSql('drop trigger "organizations_announce_catalog_change" on "organizations";');
+    this.addSql('drop trigger "organizations_announce_catalog_removal" on "organizations";');
+    this.addSql('drop function tollgate_announce_organization_change();');
   }
 }
