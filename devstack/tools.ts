@@ -1,67 +1,23 @@
-import { execFile } from 'node:child_process';
-import { accessSync, constants, mkdirSync, renameSync, rmSync, symlinkSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { delimiter, join } from 'node:path';
-import { promisify } from 'node:util';
-import { projectRoot } from '../config/env.ts';
+import { mkdirSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  cachedGoToolPath,
+  ensureGoTool,
+  findOnPath,
+  type GoToolName,
+  goTools,
+  installedGoTool,
+  isExecutable,
+  projectToolsDir,
+} from './go-tools.mjs';
 import { StartupError } from './supervisor.ts';
 
-const run = promisify(execFile);
-
-/** The binaries that do not come from npm, pinned; built with Go when not installed. */
-export const goTools = {
-  temporal: {
-    module: 'github.com/temporalio/cli/cmd/temporal',
-    // Later tags carry a `replace` directive, which `go install` refuses.
-    version: 'v1.5.1',
-    pathVariable: 'TEMPORAL_CLI_PATH',
-  },
-  'stripe-mock': {
-    module: 'github.com/stripe/stripe-mock',
-    version: 'v0.197.0',
-    pathVariable: 'STRIPE_MOCK_PATH',
-  },
-  /** An S3-compatible server over a folder, for the tests of S3 file storage. */
-  versitygw: {
-    module: 'github.com/versity/versitygw/cmd/versitygw',
-    version: 'v1.8.0',
-    pathVariable: 'VERSITYGW_PATH',
-  },
-} as const;
-
-export type GoToolName = keyof typeof goTools;
-
-/** Project-local links to the binaries (gitignored). */
-export const projectToolsDir = join(projectRoot, '.tools', 'bin');
-
-/**
- * Builds are kept in the user's cache, outside the work tree, so that a fresh clone on the
- * same machine (CI's, for one) links to them instead of compiling again.
- */
-function userCacheDir(): string {
-  return join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'tollgate', 'tools');
-}
-
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function findOnPath(name: string): string | undefined {
-  for (const directory of (process.env.PATH ?? '').split(delimiter)) {
-    const candidate = join(directory, name);
-    if (directory && isExecutable(candidate)) return candidate;
-  }
-  return undefined;
-}
+export { type GoToolName, goTools, projectToolsDir };
 
 /**
  * Finds a tool: the configured path, then `.tools/bin`, then PATH, then the user cache;
- * failing all of them, builds it with Go. Answers undefined when there is no Go either.
+ * failing all of them, builds it with Go, or waits for the build another process (ensure-deps'
+ * background build, another test file) has under way. Answers undefined when there is no Go.
  */
 export async function locateGoTool(
   name: GoToolName,
@@ -75,48 +31,27 @@ export async function locateGoTool(
       `${tool.pathVariable} must name an executable file (got ${configuredPath})`,
     );
   }
-  const linked = join(projectToolsDir, name);
-  if (isExecutable(linked)) return linked;
-  const onPath = findOnPath(name);
-  if (onPath) return onPath;
+  const installed = installedGoTool(name);
+  if (installed) return installed;
 
-  const cached = join(userCacheDir(), `${name}@${tool.version}`, name);
+  let cached = cachedGoToolPath(name);
   if (!isExecutable(cached)) {
     const go = findOnPath('go');
     if (!go) return undefined;
-    await buildWithGo(go, name, cached, log);
+    try {
+      cached = await ensureGoTool(name, { go, log });
+    } catch (error) {
+      throw new StartupError(
+        `${(error as Error).message}; or install ${name} yourself and set ${tool.pathVariable}`,
+      );
+    }
   }
+  // Link under a private name and rename over, so processes linking at once do not collide.
   mkdirSync(projectToolsDir, { recursive: true });
-  rmSync(linked, { force: true });
-  symlinkSync(cached, linked);
+  const linked = join(projectToolsDir, name);
+  const scratch = `${linked}.${process.pid}`;
+  rmSync(scratch, { force: true });
+  symlinkSync(cached, scratch);
+  renameSync(scratch, linked);
   return linked;
-}
-
-async function buildWithGo(
-  go: string,
-  name: GoToolName,
-  target: string,
-  log: (line: string) => void,
-) {
-  const { module, version } = goTools[name];
-  log(`Building ${name} ${version} with Go (first run only; this takes a few minutes)...`);
-  const started = Date.now();
-  // Build into a scratch folder and move into place, so an interrupted build leaves nothing.
-  const scratch = `${target}.building-${process.pid}`;
-  mkdirSync(scratch, { recursive: true });
-  try {
-    await run(go, ['install', `${module}@${version}`], {
-      env: { ...process.env, GOBIN: scratch },
-      maxBuffer: 64 * 1024 * 1024,
-    });
-    renameSync(join(scratch, name), target);
-  } catch (error) {
-    const detail = error instanceof Error ? error.message.split('\n').slice(0, 5).join(' ') : '';
-    throw new StartupError(
-      `Could not build ${name} with Go (${detail}); install it yourself and set ${goTools[name].pathVariable}`,
-    );
-  } finally {
-    rmSync(scratch, { recursive: true, force: true });
-  }
-  log(`Built ${name} in ${Math.round((Date.now() - started) / 1000)} s`);
 }
