@@ -3,7 +3,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { NotPermitted } from '@polar-sh/sdk/models/errors/notpermitted.js';
 import { ResourceNotFound } from '@polar-sh/sdk/models/errors/resourcenotfound.js';
-import type { SDKError } from '@polar-sh/sdk/models/errors/sdkerror.js';
+import { SDKError } from '@polar-sh/sdk/models/errors/sdkerror.js';
 import { Benefit, LicenseKey } from '../../db/entities/index.ts';
 import { displayLicenseKey, generateLicenseKey } from '../../domain/license-keys.ts';
 import {
@@ -31,15 +31,19 @@ describe('license keys (/v1/license-keys, /v1/customer-portal/license-keys)', ()
     terms: Partial<
       Pick<LicenseKey, 'status' | 'limitActivations' | 'limitUsage' | 'usage' | 'expiresAt'>
     > = {},
+    /** A license_keys benefit of `owner` the key comes with; absent, one without activations. */
+    benefitId?: string,
   ) {
     const customer = await owner.polar.customers.create({ email: `key-${tag()}@example.com` });
     const em = api.orm.em.fork();
-    const benefit = em.create(Benefit, {
-      organization: owner.organizationId,
-      type: 'license_keys',
-      description: 'License key',
-      properties: { prefix: 'TOOL', expires: null, activations: null, limit_usage: null },
-    });
+    const benefit = benefitId
+      ? em.getReference(Benefit, benefitId)
+      : em.create(Benefit, {
+          organization: owner.organizationId,
+          type: 'license_keys',
+          description: 'License key',
+          properties: { prefix: 'TOOL', expires: null, activations: null, limit_usage: null },
+        });
     const key = generateLicenseKey('tool');
     const row = em.create(LicenseKey, {
       organization: owner.organizationId,
@@ -296,6 +300,83 @@ describe('license keys (/v1/license-keys, /v1/customer-portal/license-keys)', ()
     );
     assert.equal(missingKey.status, 422);
     assert.deepEqual(missingKey.body.detail[0].loc, ['body', 'key']);
+  });
+
+  it('lets customers deactivate from the portal as the benefit’s enable_customer_admin says', async () => {
+    const benefitWith = async (enableCustomerAdmin: boolean) => {
+      const benefit = await seller.polar.benefits.create({
+        type: 'license_keys',
+        description: `Activations, customer admin ${enableCustomerAdmin}`,
+        properties: { activations: { limit: 2, enableCustomerAdmin } },
+      });
+      assert.equal(benefit.type, 'license_keys');
+      if (benefit.type === 'license_keys') {
+        assert.equal(benefit.properties.activations?.enableCustomerAdmin, enableCustomerAdmin);
+      }
+      return benefit.id;
+    };
+    const allowed = await seedKey(seller, { limitActivations: 2 }, await benefitWith(true));
+    const locked = await seedKey(seller, { limitActivations: 2 }, await benefitWith(false));
+    const portal = polarClient(api.url).customerPortal.licenseKeys;
+    /** The portal page's call: the customer's session rides along with the key. */
+    const asCustomer = async (customerId: string) => {
+      const { token } = await seller.polar.customerSessions.create({ customerId });
+      return { headers: { authorization: `Bearer ${token}` } };
+    };
+    const organizationId = seller.organizationId;
+    const activate = (key: string) => portal.activate({ key, organizationId, label: 'laptop' });
+    const isLive = async (key: string, activationId: string) => {
+      try {
+        await portal.validate({ key, organizationId, activationId });
+        return true;
+      } catch (error) {
+        assert.ok(error instanceof ResourceNotFound, String(error));
+        return false;
+      }
+    };
+
+    const mine = await activate(allowed.key);
+    // Another customer's session cannot reach this key: not found, still live.
+    await assert.rejects(
+      portal.deactivate(
+        { key: allowed.key, organizationId, activationId: mine.id },
+        await asCustomer(locked.customerId),
+      ),
+      ResourceNotFound,
+    );
+    assert.equal(await isLive(allowed.key, mine.id), true);
+    await portal.deactivate(
+      { key: allowed.key, organizationId, activationId: mine.id },
+      await asCustomer(allowed.customerId),
+    );
+    assert.equal(await isLive(allowed.key, mine.id), false);
+
+    const theirs = await activate(locked.key);
+    await assert.rejects(
+      portal.deactivate(
+        { key: locked.key, organizationId, activationId: theirs.id },
+        await asCustomer(locked.customerId),
+      ),
+      (error: unknown) => {
+        assert.ok(error instanceof SDKError, String(error));
+        assert.equal(error.statusCode, 403);
+        assert.equal(JSON.parse(error.body).error, 'NotPermitted');
+        return true;
+      },
+    );
+    assert.equal(await isLive(locked.key, theirs.id), true);
+    const deadSession = await callV1(
+      api,
+      'polar_cst_made-up',
+      'POST',
+      '/v1/customer-portal/license-keys/deactivate',
+      { key: locked.key, organization_id: organizationId, activation_id: theirs.id },
+    );
+    assert.equal(deadSession.status, 401);
+    assert.equal(await isLive(locked.key, theirs.id), true);
+    // An app holding the key (no session) still frees its own slot, as Polar's public call does.
+    await portal.deactivate({ key: locked.key, organizationId, activationId: theirs.id });
+    assert.equal(await isLive(locked.key, theirs.id), false);
   });
 
   it('shows a customer its own keys in the portal, and no one else’s', async () => {

@@ -2,7 +2,8 @@ import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import type { AppDependencies } from '../../api/dependencies.ts';
 import { parseBody } from '../../api/validation.ts';
-import { callerOf, scope } from '../http/caller.ts';
+import { customerSessionTokenPrefix } from '../customer-sessions/service.ts';
+import { bearerOf, callerOf, scope } from '../http/caller.ts';
 import { sessionCustomerOf } from '../http/customer-session.ts';
 import { listRoute, readPage, readQueryIds } from '../http/listing.ts';
 import { portalGate, readBenefitBoundQuery } from '../http/portal.ts';
@@ -31,15 +32,17 @@ import {
 /**
  * Validate, activate and deactivate, shared by the seller's API (`callerOrganization`: the
  * token's, which must be the body's) and the public customer-portal endpoints (null: the
- * body's organization scopes the key, no credentials needed). `guard` runs before each check.
+ * body's organization scopes the key, no credentials needed). `guard` runs before each check;
+ * `portalCustomer` is the customer of a portal session deactivating their own key's activation.
  */
 function keyChecks(
   router: Router,
   { orm }: AppDependencies,
   callerOrganization: (ctx: Context) => string | null,
-  guard: (check: 'validate' | 'activate' | 'deactivate') => Middleware,
+  guard: (check: 'validate' | 'activate' | 'deactivate') => Middleware[],
+  portalCustomer: (ctx: Context) => string | null = () => null,
 ) {
-  router.post('/validate', guard('validate'), async (ctx) => {
+  router.post('/validate', ...guard('validate'), async (ctx) => {
     const input = parseBody(ctx, licenseKeyValidateInput);
     const { key, activation } = await validateLicenseKey(orm.em, input, callerOrganization(ctx));
     ctx.body = {
@@ -48,15 +51,15 @@ function keyChecks(
     };
   });
 
-  router.post('/activate', guard('activate'), async (ctx) => {
+  router.post('/activate', ...guard('activate'), async (ctx) => {
     const input = parseBody(ctx, licenseKeyActivateInput);
     const { key, activation } = await activateLicenseKey(orm.em, input, callerOrganization(ctx));
     ctx.body = licenseKeyActivationWire(activation, key);
   });
 
-  router.post('/deactivate', guard('deactivate'), async (ctx) => {
+  router.post('/deactivate', ...guard('deactivate'), async (ctx) => {
     const input = parseBody(ctx, licenseKeyDeactivateInput);
-    await deactivateLicenseKey(orm.em, input, callerOrganization(ctx));
+    await deactivateLicenseKey(orm.em, input, callerOrganization(ctx), portalCustomer(ctx));
     ctx.status = 204;
   });
 }
@@ -86,7 +89,7 @@ export function licenseKeyRoutes(dependencies: AppDependencies): Router {
     router,
     dependencies,
     (ctx) => callerOf(ctx).organizationId,
-    () => scope('license_keys:write'),
+    () => [scope('license_keys:write')],
   );
 
   router.get('/:id', scope('license_keys:read'), async (ctx) => {
@@ -127,11 +130,21 @@ export function customerPortalLicenseKeyRoutes(dependencies: AppDependencies): R
   const router = new Router({ prefix: '/v1/customer-portal/license-keys' });
   const { session, limit, list } = portalGate(dependencies);
 
+  // An app deactivating sends the key alone; the portal page sends its customer's session too,
+  // and then the benefit decides whether customers may (`enable_customer_admin`).
+  const withSession: Middleware = (ctx, next) =>
+    bearerOf(ctx.get('authorization'))?.startsWith(customerSessionTokenPrefix)
+      ? session(ctx, next)
+      : next();
   keyChecks(
     router,
     dependencies,
     () => null,
-    (check) => limit(check === 'validate' ? 'licenseKeyValidate' : 'licenseKeyActivation'),
+    (check) =>
+      check === 'validate'
+        ? [limit('licenseKeyValidate')]
+        : [limit('licenseKeyActivation'), ...(check === 'deactivate' ? [withSession] : [])],
+    (ctx) => (ctx.state.customer ? sessionCustomerOf(ctx).id : null),
   );
 
   router.get(

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { LicenseKey, LicenseKeyActivation } from '../../db/entities/index.ts';
+import { Benefit, LicenseKey, LicenseKeyActivation } from '../../db/entities/index.ts';
 import { findPage, inList, type ListQuery, oldestFirst } from '../../db/listing.ts';
 import { licenseKeyRefusal } from '../../domain/license-keys.ts';
 import { commerceError, notPermitted, resourceNotFound } from '../errors.ts';
@@ -211,14 +211,27 @@ export function activateLicenseKey(
   });
 }
 
-/** Deactivates one live activation of the key, freeing its slot. */
+/**
+ * Deactivates one live activation of the key, freeing its slot. `portalCustomer` is the customer
+ * of a portal session doing it themselves: the key must be theirs (else not found) and its
+ * benefit must let customers manage activations (`enable_customer_admin`, else 403 NotPermitted).
+ */
 export function deactivateLicenseKey(
   em: EntityManager,
   input: LicenseKeyDeactivateInput,
   callerOrganization: string | null,
+  portalCustomer: string | null = null,
 ) {
   return em.transactional(async (tx) => {
     const key = await keyByText(tx, input, callerOrganization);
+    if (portalCustomer !== null) {
+      if (key.customer.id !== portalCustomer) throw resourceNotFound('License key not found.');
+      const { properties } = await tx.findOneOrFail(Benefit, key.benefit.id);
+      const activations = properties.activations as { enable_customer_admin?: unknown } | null;
+      if (activations?.enable_customer_admin !== true) {
+        throw notPermitted('The seller manages the activations of this license key.');
+      }
+    }
     const activation = await liveActivation(tx, key, input.activation_id);
     activation.deletedAt = new Date();
     activation.modifiedAt = activation.deletedAt;
