@@ -9,7 +9,7 @@ import {
   Payment,
   type Subscription,
 } from '../../db/entities/index.ts';
-import { announceCustomerStateChange } from '../customers/state.ts';
+import { recordCustomerStateChange } from '../customers/state.ts';
 import { orderWire } from '../orders/schemas.ts';
 import { nextInvoiceNumber } from '../orders/service.ts';
 import { appendEvent } from '../outbox.ts';
@@ -155,7 +155,7 @@ export function completeCheckout(
       'checkout.updated',
       await serializeCheckout(tx, checkout, publicUrl, offer),
     );
-    if (subscription) await announceCustomerStateChange(tx, organizationId, checkout.customer.id);
+    if (subscription) await recordCustomerStateChange(tx, organizationId, checkout.customer.id);
     return completed(order);
   });
 }

@@ -104,6 +104,12 @@ describe('customer.state_changed and benefit_grant.updated deliveries, read by P
     assert.ok(basic && pro);
     const { subscriptionId, clockId } = await subscribeOnTestClock(api, seller, basic.id, newYear);
     const { customerId } = await seller.polar.subscriptions.get({ id: subscriptionId });
+    // The checkout that started the subscription sends the state holding it.
+    await eventually(
+      async () => statesOf(customerId),
+      (found) => found.some((state) => state.activeSubscriptions[0]?.id === subscriptionId),
+      { what: 'the state with the new subscription delivered' },
+    );
     await advanceTestClock(api, seller, clockId, day(5));
     const update = (
       subscriptionUpdate: Parameters<
