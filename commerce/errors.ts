@@ -15,6 +15,11 @@ export const commerceErrors = {
     detail: 'You already have an active subscription.',
   },
   ExpiredCheckoutError: { refusal: 'gone', detail: 'This checkout session has expired.' },
+  // A paid checkout of an organization that has not submitted its details (outside a sandbox).
+  PaymentNotReady: {
+    refusal: 'forbidden',
+    detail: 'This organization is not ready to accept payments yet.',
+  },
   // Tollgate's own: an invoice link past its hour (commerce/orders/invoice.ts).
   ExpiredInvoiceLink: {
     refusal: 'gone',

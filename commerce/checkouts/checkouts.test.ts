@@ -5,6 +5,7 @@ import type { Polar } from '@polar-sh/sdk';
 import { ExpiredCheckoutError } from '@polar-sh/sdk/models/errors/expiredcheckouterror.js';
 import { HTTPValidationError } from '@polar-sh/sdk/models/errors/httpvalidationerror.js';
 import { NotOpenCheckout } from '@polar-sh/sdk/models/errors/notopencheckout.js';
+import { PaymentNotReady } from '@polar-sh/sdk/models/errors/paymentnotready.js';
 import { ResourceNotFound } from '@polar-sh/sdk/models/errors/resourcenotfound.js';
 import {
   Checkout,
@@ -282,6 +283,52 @@ describe('checkouts (/v1/checkouts)', () => {
         seller.polar.checkouts.create({ products: [ebookId], discountId: theirDiscount.id }),
       );
       assert.deepEqual(refused, [['body', 'discount_id']]);
+      assert.equal(await em().count(Checkout, {}), count);
+    });
+
+    it('takes the deprecated product_id and product_price_id as Polar still does', async () => {
+      // SDK 0.35.4 sends only `products`: the older forms go raw, the SDK reads what they made.
+      const create = (body: Record<string, unknown>) =>
+        callV1(api, seller.token, 'POST', '/v1/checkouts/', body);
+      const byProduct = await create({ product_id: tipJarId });
+      assert.equal(byProduct.status, 201, JSON.stringify(byProduct.body));
+      const read = await seller.polar.checkouts.get({ id: byProduct.body.id });
+      assert.deepEqual(
+        [read.productId, read.products.map((product) => product.id), read.amount],
+        [tipJarId, [tipJarId], 1500],
+      );
+      const tipJarPriceId = read.productPriceId;
+
+      const byPrice = await create({ product_price_id: ebookPriceId, metadata: { via: 'price' } });
+      assert.equal(byPrice.status, 201, JSON.stringify(byPrice.body));
+      const priced = await seller.polar.checkouts.get({ id: byPrice.body.id });
+      assert.deepEqual(
+        [priced.productId, priced.productPriceId, priced.products.length, priced.totalAmount],
+        [ebookId, ebookPriceId, 1, 2500],
+      );
+      assert.deepEqual(priced.metadata, { via: 'price' });
+      assert.deepEqual(await eventsOf(priced.id), ['checkout.created']);
+
+      // Unknown, another organization's, archived: refused at the field, nothing written.
+      const count = await em().count(Checkout, {});
+      const theirPriceId = (await other.polar.products.get({ id: theirProductId })).prices[0]?.id;
+      const archivedPriceId = (await seller.polar.products.get({ id: archivedId })).prices[0]?.id;
+      for (const [body, loc, message] of [
+        [{ product_id: theirProductId }, 'product_id', /does not exist/],
+        [{ product_id: randomUUID() }, 'product_id', /does not exist/],
+        [{ product_id: archivedId }, 'product_id', /archived/],
+        [{ product_price_id: theirPriceId }, 'product_price_id', /does not exist/],
+        [{ product_price_id: randomUUID() }, 'product_price_id', /does not exist/],
+        [{ product_price_id: archivedPriceId }, 'product_price_id', /archived/],
+        [{ products: [ebookId], product_id: ebookId }, 'products', /one of/],
+        [{ product_id: tipJarId, product_price_id: tipJarPriceId }, 'products', /one of/],
+        [{}, 'products', /one of/],
+      ] as const) {
+        const refused = await create(body);
+        assert.equal(refused.status, 422, JSON.stringify(body));
+        assert.deepEqual(refused.body.detail[0].loc, ['body', loc], JSON.stringify(body));
+        assert.match(refused.body.detail[0].msg, message, JSON.stringify(body));
+      }
       assert.equal(await em().count(Checkout, {}), count);
     });
 
@@ -629,6 +676,65 @@ describe('checkouts (/v1/checkouts)', () => {
         }),
         (error) => error instanceof NotOpenCheckout,
       );
+    });
+
+    it('refuses to take a payment for an organization not ready for it, outside a sandbox', async () => {
+      // Test clocks off: not a sandbox, as in production.
+      const live = await startCommerceApi({ ...api.config, testClocks: { enabled: false } });
+      try {
+        const newcomer = await createSeller(live);
+        const liveBuyer = polarClient(live.url);
+        const zine = await newcomer.polar.products.create({
+          name: 'Zine',
+          prices: [{ amountType: 'fixed', priceAmount: 1200 }],
+        });
+        const sticker = await newcomer.polar.products.create({
+          name: 'Sticker',
+          prices: [{ amountType: 'free' }],
+        });
+        const paid = await newcomer.polar.checkouts.create({ products: [zine.id] });
+        const confirmPaid = () =>
+          liveBuyer.checkouts.clientConfirm({
+            clientSecret: paid.clientSecret,
+            checkoutConfirmStripe: { customerEmail: `zine-${randomUUID()}@example.com` },
+          });
+        await assert.rejects(confirmPaid(), (error) => {
+          assert.ok(error instanceof PaymentNotReady, String(error));
+          assert.equal(error.statusCode, 403);
+          return true;
+        });
+        assert.equal((await stored(paid.id)).status, 'open');
+
+        // Nothing to pay: confirmed all the same.
+        const free = await newcomer.polar.checkouts.create({ products: [sticker.id] });
+        const confirmed = await liveBuyer.checkouts.clientConfirm({
+          clientSecret: free.clientSecret,
+          checkoutConfirmStripe: { customerEmail: `sticker-${randomUUID()}@example.com` },
+        });
+        assert.equal(confirmed.status, 'confirmed');
+
+        // Its details submitted, the organization takes payments: the confirm goes on to ask
+        // for what a payment needs.
+        await newcomer.polar.organizations.update({
+          id: newcomer.organizationId,
+          organizationUpdate: {
+            details: {
+              about: 'Zines',
+              productDescription: 'Printed zines',
+              intendedUse: 'Selling zines',
+              customerAcquisition: ['website'],
+              futureAnnualRevenue: 1000,
+            },
+          },
+        });
+        const locs = await refusedAt(confirmPaid());
+        assert.ok(
+          locs.some((loc) => loc.join('.') === 'body.confirmation_token_id'),
+          JSON.stringify(locs),
+        );
+      } finally {
+        await live.close();
+      }
     });
 
     it('is idempotent per confirm: the same confirm again changes nothing, another is refused', async () => {

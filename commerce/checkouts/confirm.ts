@@ -1,10 +1,10 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { RequestValidationError, type ValidationIssue } from '../../core/errors.ts';
-import { Checkout, type Customer } from '../../db/entities/index.ts';
+import { Checkout, type Customer, Organization } from '../../db/entities/index.ts';
 import { missingAddressFields } from '../../domain/checkout-amounts.ts';
 import { checkCustomFieldData } from '../../domain/custom-field-values.ts';
-import { invalidFields, resourceNotFound } from '../errors.ts';
+import { commerceError, invalidFields, resourceNotFound } from '../errors.ts';
 import type { ProductWire } from '../products/service.ts';
 import { assertMaySubscribe, assignCustomer } from './buyer.ts';
 import { attachedFieldRules, issue } from './changes.ts';
@@ -52,6 +52,29 @@ export async function confirmableCheckout(
   const checkout = await findCheckoutByClientSecret(em, clientSecret);
   assertConfirmable(checkout);
   return checkout;
+}
+
+/**
+ * Refuses (403 PaymentNotReady, as Polar) to take a payment for an organization that cannot
+ * accept payments yet: outside a sandbox, one that has not submitted its details (status
+ * `created`). A sandbox takes payments for every organization, as Polar's does; a checkout with
+ * nothing to pay is never refused. Checked before the confirm reaches the checkout's workflow,
+ * on the checkout's amounts as they stand.
+ */
+export async function assertPaymentReady(
+  em: EntityManager,
+  checkout: Checkout,
+  publicUrl: string,
+  sandbox: boolean,
+): Promise<void> {
+  if (sandbox) return;
+  const organization = await em.findOneOrFail(Organization, checkout.organization.id);
+  if (organization.detailsSubmittedAt) return;
+  const offer = await offeredProducts(em, checkout.productIds, publicUrl);
+  const product = offer.get(checkout.product.id) as ProductWire;
+  if (termsOf(checkout, product, new Date()).flags.isPaymentRequired) {
+    throw commerceError('PaymentNotReady');
+  }
 }
 
 /** What the workflow needs of a confirmed checkout. */

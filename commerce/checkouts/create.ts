@@ -37,15 +37,48 @@ export interface CheckoutSettings {
   startWorkflow: (checkout: { id: string; expiresAt: Date }) => Promise<unknown>;
 }
 
+type Loc = (string | number)[];
+
+/**
+ * The products asked for, and where an issue with each is located: `products`, or the one of
+ * Polar's deprecated `product_id`, or the product of its deprecated `product_price_id` (another
+ * organization's price does not exist, like an unknown one).
+ */
+async function askedProducts(
+  tx: EntityManager,
+  organizationId: string,
+  input: CheckoutCreateInput,
+): Promise<{ productIds: string[]; locOf: (index: number) => Loc; issues: ValidationIssue[] }> {
+  if (input.product_price_id) {
+    const price = await tx.findOne(ProductPrice, {
+      id: input.product_price_id,
+      product: { organization: organizationId },
+    });
+    const loc = ['body', 'product_price_id'];
+    return price
+      ? { productIds: [price.product.id], locOf: () => loc, issues: [] }
+      : { productIds: [], locOf: () => loc, issues: [issue(loc, 'Price does not exist.')] };
+  }
+  if (input.product_id) {
+    return { productIds: [input.product_id], locOf: () => ['body', 'product_id'], issues: [] };
+  }
+  return {
+    productIds: input.products ?? [],
+    locOf: (index) => ['body', 'products', index],
+    issues: [],
+  };
+}
+
 /** Why each product asked for may not be offered, at its index. */
 function offerIssues(
   productIds: string[],
   offer: Map<string, ProductWire>,
   organizationId: string,
+  locOf: (index: number) => Loc,
 ): ValidationIssue[] {
   return productIds.flatMap((id, index) => {
     const product = offer.get(id);
-    const loc = ['body', 'products', index];
+    const loc = locOf(index);
     if (!product || product.organization_id !== organizationId) {
       return [issue(loc, 'Product does not exist.')];
     }
@@ -92,7 +125,7 @@ async function namedParties(tx: EntityManager, organizationId: string, input: Ch
 
 /**
  * Creates a checkout for the organization's products (the first selected, at its static
- * price), its buyer and discount checked, and starts its workflow before committing. Records
+ * price, or the price asked for), its buyer and discount checked, and starts its workflow before committing. Records
  * `checkout.created`.
  */
 export function createCheckout(
@@ -103,19 +136,24 @@ export function createCheckout(
   origin: { checkoutLink?: CheckoutLink } = {},
 ): Promise<CheckoutWire> {
   return em.transactional(async (tx) => {
-    const offer = await offeredProducts(tx, input.products, settings.publicUrl);
-    const productIssues = offerIssues(input.products, offer, organizationId);
+    const asked = await askedProducts(tx, organizationId, input);
+    const { productIds } = asked;
+    const offer = await offeredProducts(tx, productIds, settings.publicUrl);
+    const productIssues = [
+      ...asked.issues,
+      ...offerIssues(productIds, offer, organizationId, asked.locOf),
+    ];
     const { customer, subscription, issues } = await namedParties(tx, organizationId, input);
     if (productIssues.length || issues.length) throw invalidFields([...productIssues, ...issues]);
 
-    const first = offer.get(input.products[0] as string) as ProductWire;
+    const first = offer.get(productIds[0] as string) as ProductWire;
     const price = defaultPrice(first) as { id: string };
     const checkout = tx.create(Checkout, {
       organization: tx.getReference(Organization, organizationId),
       clientSecret: newClientSecret(),
       status: 'open',
       expiresAt: new Date(Date.now() + settings.ttlSeconds * 1000),
-      productIds: input.products,
+      productIds,
       product: tx.getReference(Product, first.id),
       productPrice: tx.getReference(ProductPrice, price.id),
       amount: 0,
@@ -139,6 +177,8 @@ export function createCheckout(
       tx,
       checkout,
       {
+        // A deprecated `product_price_id` selects that price of its product.
+        product_price_id: input.product_price_id,
         amount: input.amount,
         seats: input.seats,
         customer_billing_name: input.customer_billing_name,

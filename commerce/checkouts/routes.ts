@@ -23,7 +23,7 @@ import {
 import { publicRateLimit } from '../http/rate-limits.ts';
 import { parseCreateBody, readIdParam } from '../http/request.ts';
 import { buyerSessionToken } from './buyer.ts';
-import { confirmableCheckout } from './confirm.ts';
+import { assertPaymentReady, confirmableCheckout } from './confirm.ts';
 import { type CheckoutSettings, createCheckout, createCheckoutFromLink } from './create.ts';
 import { unavailableLinkPath } from './hosted-page.ts';
 import { awaitedAuthentication } from './outcomes.ts';
@@ -126,6 +126,8 @@ export function checkoutRoutes(dependencies: AppDependencies): Router {
       parseBody(ctx, checkoutConfirmInput);
       const em = orm.em.fork();
       const checkout = await confirmableCheckout(em, clientSecretOf(ctx));
+      // Test clocks mark a sandbox (on unless in production).
+      await assertPaymentReady(em, checkout, publicUrl, config.testClocks.enabled);
       // The body as received (validated above) crosses the workflow, as recorded histories hold it.
       const body = (ctx.request.body ?? {}) as CheckoutConfirmation;
       try {

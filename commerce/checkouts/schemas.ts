@@ -98,33 +98,44 @@ export type CheckoutUpdateInput = z.infer<typeof checkoutUpdateInput>;
 
 /**
  * Polar's `CheckoutCreate`: the products offered (the first selected), who buys, what is taken
- * off and where the buyer goes afterwards. The SDK always sends the three booleans.
+ * off and where the buyer goes afterwards. The SDK always sends the three booleans. Instead of
+ * `products`, the deprecated forms Polar still accepts: `product_id` (that one product) or
+ * `product_price_id` (its product, that price selected).
  */
-export const checkoutCreateInput = z.object({
-  products: z.array(z.uuid()).min(1),
-  customer_id: z.uuid().nullish(),
-  external_customer_id: optionalText,
-  customer_email: optionalEmail,
-  customer_name: optionalText,
-  customer_billing_name: optionalText,
-  customer_billing_address: addressInput.nullish(),
-  customer_tax_id: optionalText,
-  customer_ip_address: ipAddress.nullish(),
-  customer_metadata: customerMetadata.optional(),
-  is_business_customer: z.boolean().default(false),
-  discount_id: z.uuid().nullish(),
-  allow_discount_codes: z.boolean().default(true),
-  require_billing_address: z.boolean().default(false),
-  amount: amount.nullish(),
-  seats: seats.nullish(),
-  subscription_id: z.uuid().nullish(),
-  success_url: successUrl.nullish(),
-  embed_origin: text.nullish(),
-  ...trialFields,
-  metadata: metadataInput.optional(),
-  custom_field_data: customFieldData.nullish(),
-  organization_id: z.uuid().nullish(),
-});
+export const checkoutCreateInput = z
+  .object({
+    products: z.array(z.uuid()).min(1).optional(),
+    product_id: z.uuid().nullish(),
+    product_price_id: z.uuid().nullish(),
+    customer_id: z.uuid().nullish(),
+    external_customer_id: optionalText,
+    customer_email: optionalEmail,
+    customer_name: optionalText,
+    customer_billing_name: optionalText,
+    customer_billing_address: addressInput.nullish(),
+    customer_tax_id: optionalText,
+    customer_ip_address: ipAddress.nullish(),
+    customer_metadata: customerMetadata.optional(),
+    is_business_customer: z.boolean().default(false),
+    discount_id: z.uuid().nullish(),
+    allow_discount_codes: z.boolean().default(true),
+    require_billing_address: z.boolean().default(false),
+    amount: amount.nullish(),
+    seats: seats.nullish(),
+    subscription_id: z.uuid().nullish(),
+    success_url: successUrl.nullish(),
+    embed_origin: text.nullish(),
+    ...trialFields,
+    metadata: metadataInput.optional(),
+    custom_field_data: customFieldData.nullish(),
+    organization_id: z.uuid().nullish(),
+  })
+  .refine(
+    (input) =>
+      [input.products, input.product_id, input.product_price_id].filter((given) => given != null)
+        .length === 1,
+    { message: 'Give one of products, product_id or product_price_id.', path: ['products'] },
+  );
 export type CheckoutCreateInput = z.infer<typeof checkoutCreateInput>;
 
 /** The buyer's page for a checkout. */
