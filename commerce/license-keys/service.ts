@@ -4,6 +4,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { Benefit, LicenseKey, LicenseKeyActivation } from '../../db/entities/index.ts';
 import { findPage, inList, type ListQuery, oldestFirst } from '../../db/listing.ts';
 import { licenseKeyRefusal } from '../../domain/license-keys.ts';
+import { announceCustomerStateChange } from '../customers/state.ts';
 import { commerceError, notPermitted, resourceNotFound } from '../errors.ts';
 import type {
   LicenseKeyActivateInput,
@@ -58,6 +59,13 @@ export async function getLicenseKey(
   return key;
 }
 
+/**
+ * Tells this process at once that what the key's customer sees changed (the database tells the
+ * others at commit), so that the portal's next read after a change made here is fresh.
+ */
+const announceKeyChange = (em: EntityManager, key: LicenseKey) =>
+  announceCustomerStateChange(em, key.organization.id, key.customer.id);
+
 /** The key's activations that are not deactivated, oldest first. */
 export const liveActivations = (em: EntityManager, key: LicenseKey) =>
   em.find(
@@ -84,6 +92,7 @@ export function updateLicenseKey(
     if (input.limit_usage !== undefined) key.limitUsage = input.limit_usage;
     if (input.expires_at !== undefined) key.expiresAt = input.expires_at;
     key.modifiedAt = new Date();
+    await announceKeyChange(tx, key);
     return key;
   });
 }
@@ -175,6 +184,7 @@ export function validateLicenseKey(
     key.validations += 1;
     key.lastValidatedAt = now;
     key.usage += increment;
+    await announceKeyChange(tx, key);
     return { key, activation };
   });
 }
@@ -207,6 +217,7 @@ export function activateLicenseKey(
       meta: input.meta,
     });
     await tx.flush();
+    await announceKeyChange(tx, key);
     return { key, activation };
   });
 }
@@ -235,5 +246,6 @@ export function deactivateLicenseKey(
     const activation = await liveActivation(tx, key, input.activation_id);
     activation.deletedAt = new Date();
     activation.modifiedAt = activation.deletedAt;
+    await announceKeyChange(tx, key);
   });
 }

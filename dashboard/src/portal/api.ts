@@ -260,10 +260,15 @@ export function portalApi(token: string) {
 
     licenseKeys: () => read<ListResource<LicenseKey>>(`/license-keys/${all}`),
     licenseKey: (keyId: string) => read<LicenseKeyWithActivations>(`/license-keys/${id(keyId)}`),
-    /** Frees an activation's slot (public: the key itself is the credential). */
+    /**
+     * Frees an activation's slot. With the session, as the customer: refused unless the seller
+     * lets customers manage activations (the benefit's `enable_customer_admin`).
+     */
     deactivate: (key: LicenseKeyWithActivations, activationId: string) =>
-      call<null>('POST', `${portal}/license-keys/deactivate`, {
-        body: { key: key.key, organization_id: key.organization_id, activation_id: activationId },
+      write<null>('POST', '/license-keys/deactivate', {
+        key: key.key,
+        organization_id: key.organization_id,
+        activation_id: activationId,
       }),
   };
 }
