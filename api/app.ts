@@ -4,6 +4,7 @@ import { bodyParser } from '@koa/bodyparser';
 import { RequestContext } from '@mikro-orm/core';
 import Koa from 'koa';
 import serveStatic from 'koa-static';
+import { ingestPaths } from '../commerce/events/routes.ts';
 import { commerceRoutes } from '../commerce/routes.ts';
 import { projectRoot } from '../config/env.ts';
 import { AppError } from '../core/errors.ts';
@@ -35,9 +36,11 @@ export function createApp(dependencies: AppDependencies): Koa {
   app.use(errorResponses(dependencies.logger));
   // Every request gets its own identity map, so entities never leak between requests.
   app.use((_ctx, next) => RequestContext.create(dependencies.orm.em, next));
-  // File parts are raw bytes streamed to storage, whatever Content-Type they carry.
+  // File parts are raw bytes streamed to storage, whatever Content-Type they carry; event
+  // batches (up to 10 MB) are read by their route as they arrive.
   app.use((ctx, next) => {
-    ctx.disableBodyParser = ctx.path.startsWith('/v1/files/uploads/');
+    ctx.disableBodyParser =
+      ctx.path.startsWith('/v1/files/uploads/') || ingestPaths.includes(ctx.path);
     return next();
   });
   app.use(

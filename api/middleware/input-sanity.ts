@@ -5,7 +5,8 @@ import { RequestValidationError } from '../../core/errors.ts';
 
 type Loc = (string | number)[];
 
-const unstorableMessage = 'Text must not contain NUL characters or unpaired UTF-16 surrogates.';
+export const unstorableMessage =
+  'Text must not contain NUL characters or unpaired UTF-16 surrogates.';
 
 /** NUL, or half of a surrogate pair: PostgreSQL stores neither in text, and no input needs them. */
 export const isUnstorableText = (text: string) => text.includes('\u0000') || !text.isWellFormed();

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { HTTPValidationError } from '@polar-sh/sdk/models/errors/httpvalidationerror.js';
 import { ResourceNotFound } from '@polar-sh/sdk/models/errors/resourcenotfound.js';
 import {
   CustomerMeter,
@@ -108,9 +109,9 @@ describe('usage events (/v1/events) and customer meters (/v1/customer-meters)', 
     };
     const first = await ingestRaw(batch);
     assert.equal(first.status, 200);
-    assert.deepEqual(first.body, { inserted: 50, duplicates: 0, errors: [] });
+    assert.deepEqual(first.body, { inserted: 50, duplicates: 0 });
     const again = await ingestRaw(batch);
-    assert.deepEqual(again.body, { inserted: 0, duplicates: 50, errors: [] });
+    assert.deepEqual(again.body, { inserted: 0, duplicates: 50 });
     assert.equal(await storedEvents(seller.organizationId, 'retried_call'), 50);
     assert.equal((await customerMeter(customer.id, meter.id))?.consumedUnits, 50);
   });
@@ -145,7 +146,7 @@ describe('usage events (/v1/events) and customer meters (/v1/customer-meters)', 
     assert.equal((await customerMeter(updated.id, meter.id))?.consumedUnits, 1);
   });
 
-  it('stores the good events of a batch and reports the bad ones by index', async () => {
+  it('refuses a batch with a bad event whole, reporting each bad one by index', async () => {
     const customer = await newCustomer();
     const future = new Date(Date.now() + 3_600_000).toISOString();
     const { status, body } = await ingestRaw({
@@ -153,54 +154,145 @@ describe('usage events (/v1/events) and customer meters (/v1/customer-meters)', 
         { name: 'mixed_call', customer_id: customer.id },
         { customer_id: customer.id },
         { name: 'mixed_call', customer_id: customer.id, timestamp: future },
-        { name: 'mixed_call', customer_id: randomUUID() },
+        { name: 'mixed_call' },
+        { name: 'mixed_call', customer_id: customer.id, metadata: { nested: { no: 1 } } },
+        { name: 'mixed_call', customer_id: customer.id, organization_id: seller.organizationId },
+        { name: 'mixed_call', customer_id: customer.id, metadata: { text: 'nul\u0000' } },
+        { name: 'mixed_call', external_customer_id: 'someone-new' },
+      ],
+    });
+    assert.equal(status, 422);
+    assert.equal(body.error, 'RequestValidationError');
+    assert.deepEqual(
+      body.detail.map((error: { loc: unknown[] }) => error.loc),
+      [['body', 'events', 6, 'metadata', 'text']],
+    );
+    const withoutNul = await ingestRaw({
+      events: [
+        { name: 'mixed_call', customer_id: customer.id },
+        { customer_id: customer.id },
+        { name: 'mixed_call', customer_id: customer.id, timestamp: future },
         { name: 'mixed_call' },
         { name: 'mixed_call', customer_id: customer.id, metadata: { nested: { no: 1 } } },
         { name: 'mixed_call', customer_id: customer.id, organization_id: seller.organizationId },
         { name: 'mixed_call', external_customer_id: 'someone-new' },
       ],
     });
-    assert.equal(status, 200);
-    assert.equal(body.inserted, 2);
+    assert.equal(withoutNul.status, 422);
     assert.deepEqual(
-      body.errors.map((error: { index: number; loc: unknown[] }) => [error.index, error.loc]),
+      withoutNul.body.detail.map((error: { loc: unknown[] }) => error.loc),
       [
-        [1, ['body', 'events', 1, 'name']],
-        [2, ['body', 'events', 2, 'timestamp']],
-        [3, ['body', 'events', 3, 'customer_id']],
-        [4, ['body', 'events', 4, 'customer_id']],
-        [5, ['body', 'events', 5, 'metadata', 'nested']],
-        [6, ['body', 'events', 6, 'organization_id']],
+        ['body', 'events', 1, 'name'],
+        ['body', 'events', 2, 'timestamp'],
+        ['body', 'events', 3, 'customer_id'],
+        ['body', 'events', 4, 'metadata', 'nested'],
+        ['body', 'events', 5, 'organization_id'],
       ],
     );
-    assert.match(body.errors[1].msg, /past/);
-    assert.match(body.errors[2].msg, /Customer not found/);
-    assert.equal(await storedEvents(seller.organizationId, 'mixed_call'), 2);
+    assert.match(withoutNul.body.detail[1].msg, /past/);
+    // A customer of no one's (or another organization's) refuses the batch too.
+    const stranger = await ingestRaw({
+      events: [
+        { name: 'mixed_call', customer_id: customer.id },
+        { name: 'mixed_call', customer_id: randomUUID() },
+      ],
+    });
+    assert.equal(stranger.status, 422);
+    assert.deepEqual(stranger.body.detail[0].loc, ['body', 'events', 1, 'customer_id']);
+    assert.match(stranger.body.detail[0].msg, /Customer not found/);
+    assert.equal(await storedEvents(seller.organizationId, 'mixed_call'), 0);
   });
 
-  it('refuses a malformed or oversized batch whole, storing nothing', async () => {
+  it('refuses a malformed batch whole, storing nothing', async () => {
     const customer = await newCustomer();
     for (const body of [{}, { events: 'mixed' }, [{ name: 'x', customer_id: customer.id }]]) {
       const answer = await ingestRaw(body);
       assert.equal(answer.status, 422, JSON.stringify(body));
       assert.equal(answer.body.error, 'RequestValidationError');
     }
-    // A list of things that are not events is a batch of bad events, each reported.
     const notEvents = await ingestRaw({ events: [1, 2] });
-    assert.equal(notEvents.status, 200);
+    assert.equal(notEvents.status, 422);
     assert.deepEqual(
-      notEvents.body.errors.map((error: { index: number }) => error.index),
-      [0, 1],
+      notEvents.body.detail.map((error: { loc: unknown[] }) => error.loc),
+      [
+        ['body', 'events', 0],
+        ['body', 'events', 1],
+      ],
     );
-    const oversized = await ingestRaw({
-      events: Array.from({ length: 1001 }, () => ({
-        name: 'oversized_call',
-        customer_id: customer.id,
-      })),
+  });
+
+  it('takes 10,000 events in one call, once, and refuses 10,001 or a bad one at 9,000 whole', async () => {
+    const meter = await meterOf('bulk_call');
+    const customer = await newCustomer(`bulk-${randomUUID()}`);
+    const batch = (count: number) =>
+      Array.from({ length: count }, (_, index) => ({
+        name: 'bulk_call',
+        externalCustomerId: customer.externalId as string,
+        externalId: `bulk-${customer.id}-${index}`,
+        metadata: { index },
+      }));
+    assert.deepEqual(await seller.polar.events.ingest({ events: batch(10_000) }), {
+      inserted: 10_000,
     });
-    assert.equal(oversized.status, 422);
-    assert.match(oversized.body.detail[0].msg, /at most 1000 events/);
-    assert.equal(await storedEvents(seller.organizationId, 'oversized_call'), 0);
+    assert.equal(await storedEvents(seller.organizationId, 'bulk_call'), 10_000);
+    assert.equal((await customerMeter(customer.id, meter.id))?.consumedUnits, 10_000);
+    // The SDK 0.35.4 sends no external_id: a retry that must count once goes raw.
+    const keyed = {
+      events: batch(10_000).map((event) => ({
+        name: 'bulk_keyed',
+        external_customer_id: event.externalCustomerId,
+        external_id: event.externalId,
+      })),
+    };
+    assert.deepEqual((await ingestRaw(keyed)).body, { inserted: 10_000, duplicates: 0 });
+    assert.deepEqual((await ingestRaw(keyed)).body, { inserted: 0, duplicates: 10_000 });
+    assert.equal(await storedEvents(seller.organizationId, 'bulk_keyed'), 10_000);
+
+    const refusedNames = ['bulk_over', 'bulk_bad'];
+    const over = batch(10_001).map((event) => ({ ...event, name: 'bulk_over' }));
+    await assert.rejects(seller.polar.events.ingest({ events: over }), (error) => {
+      assert.ok(error instanceof HTTPValidationError);
+      assert.match(JSON.stringify(error.detail), /at most 10000 events/);
+      return true;
+    });
+    const bad = batch(10_000).map((event) => ({ ...event, name: 'bulk_bad' }));
+    const wire = bad.map((event) => ({
+      name: event.name,
+      external_customer_id: event.externalCustomerId,
+      external_id: `${event.externalId}-bad`,
+      metadata: event.metadata,
+    }));
+    const invalid = await ingestRaw({
+      events: wire.map((event, index) =>
+        index === 9_000 ? { ...event, timestamp: 'yesterday' } : event,
+      ),
+    });
+    assert.equal(invalid.status, 422);
+    assert.deepEqual(
+      invalid.body.detail.map((error: { loc: unknown[] }) => error.loc),
+      [['body', 'events', 9_000, 'timestamp']],
+    );
+    // Not even JSON at 9,000: refused as the body parser refuses, after 9,000 good events.
+    const text = JSON.stringify({ events: wire });
+    const broken = text.replace(`"${wire[9_000]?.external_id}"`, `"${wire[9_000]?.external_id}",,`);
+    assert.notEqual(broken, text);
+    const response = await fetch(`${api.url}/v1/events/ingest`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${seller.token}`, 'content-type': 'application/json' },
+      body: broken,
+    });
+    assert.equal(response.status, 400);
+    assert.equal(((await response.json()) as { error: string }).error, 'INVALID_REQUEST_BODY');
+    for (const name of refusedNames) {
+      assert.equal(await storedEvents(seller.organizationId, name), 0, name);
+    }
+    assert.equal(
+      await em().count(UsageEvent, {
+        organization: seller.organizationId,
+        externalId: { $like: `bulk-${customer.id}-%-bad` },
+      }),
+      0,
+    );
   });
 
   it('sums fractional values exactly: 0.1 a thousand times is 100', async () => {
@@ -507,12 +599,12 @@ describe('usage events (/v1/events) and customer meters (/v1/customer-meters)', 
       0,
     );
     // Naming another organization's customer is an unknown customer.
-    const { body } = await ingestRaw(
+    const { status, body } = await ingestRaw(
       { events: [{ name: 'private_call', customer_id: customer.id }] },
       other.token,
     );
-    assert.equal(body.inserted, 0);
-    assert.match(body.errors[0].msg, /Customer not found/);
+    assert.equal(status, 422);
+    assert.match(body.detail[0].msg, /Customer not found/);
     assert.equal(await storedEvents(other.organizationId, 'private_call'), 0);
   });
 });

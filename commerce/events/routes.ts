@@ -1,9 +1,12 @@
+import { pipeline, type Transform } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import type { AppDependencies } from '../../api/dependencies.ts';
-import { parseBody, parseQuery } from '../../api/validation.ts';
-import { RequestValidationError } from '../../core/errors.ts';
+import { findUnstorableText, unstorableMessage } from '../../api/middleware/input-sanity.ts';
+import { parseQuery } from '../../api/validation.ts';
+import { AppError, RequestValidationError } from '../../core/errors.ts';
 import type { MeterFilter } from '../../domain/meter-filter.ts';
 import { callerOf, scope } from '../http/caller.ts';
 import {
@@ -17,6 +20,7 @@ import {
 } from '../http/listing.ts';
 import { readIdParam } from '../http/request.ts';
 import { meterFilterInput } from '../meters/schemas.ts';
+import { eventsOfBody } from './ingest-body.ts';
 import {
   eventListQuery,
   eventNameListQuery,
@@ -24,8 +28,8 @@ import {
   eventNameWire,
   eventSortFields,
   eventSources,
-  eventsIngestInput,
   eventWire,
+  maxIngestBodyBytes,
 } from './schemas.ts';
 import { customersOf, getEvent, ingestEvents, listEventNames, listEvents } from './service.ts';
 
@@ -58,33 +62,94 @@ const customerFilters = (ctx: Context) => ({
   sources: readQueryList(ctx, 'source', sourceQuery),
 });
 
+/** The ingest paths, whose bodies the body parser leaves to the route (api/app.ts). */
+const ingestRoutePaths = ['/ingest', '/ingest/'];
+export const ingestPaths = ingestRoutePaths.map((path) => `/v1/events${path}`);
+
+const decompressors: Record<string, () => Transform> = {
+  gzip: createGunzip,
+  'x-gzip': createGunzip,
+  deflate: createInflate,
+  br: createBrotliDecompress,
+};
+
+/**
+ * The request's body bytes, decompressed as the body parser would; none when it is not JSON
+ * (the envelope then answers 422, as for an empty body). Refused at once when its declared
+ * length is over the limit.
+ */
+function requestBody(ctx: Context): AsyncIterable<Uint8Array> | Uint8Array[] {
+  if (!ctx.is('json')) return [];
+  if (Number(ctx.get('content-length')) > maxIngestBodyBytes) {
+    // The rest of the body is read and dropped, so that the client hears the answer.
+    ctx.req.resume();
+    throw new AppError(
+      'too_large',
+      'PAYLOAD_TOO_LARGE',
+      `An ingest request body holds at most ${maxIngestBodyBytes / 1024 / 1024} MB`,
+    );
+  }
+  const encoding = ctx.get('content-encoding').toLowerCase() || 'identity';
+  if (encoding === 'identity') return ctx.req;
+  const decompressor = decompressors[encoding];
+  if (!decompressor) {
+    throw new AppError(
+      'invalid',
+      'UNSUPPORTED_CONTENT_ENCODING',
+      `Unsupported Content-Encoding: ${encoding}`,
+    );
+  }
+  const decompressed = decompressor();
+  pipeline(ctx.req, decompressed, () => {});
+  return decompressed;
+}
+
+/** The events, each refused (422, whole batch) when it holds text the database cannot store. */
+async function* storableEvents(events: AsyncIterable<unknown>): AsyncGenerator<unknown> {
+  let index = 0;
+  for await (const event of events) {
+    const loc = findUnstorableText(event, 'body');
+    if (loc) {
+      throw new RequestValidationError([
+        {
+          loc: ['body', 'events', index, ...loc.slice(1)],
+          msg: unstorableMessage,
+          type: 'string_unstorable',
+        },
+      ]);
+    }
+    index++;
+    yield event;
+  }
+}
+
 /** /v1/events: usage events, ingested in batches, listed with meter filters. */
 export function eventRoutes({ orm, logger }: AppDependencies): Router {
   const router = new Router({ prefix: '/v1/events' });
 
-  // Polar answers `{inserted}`; the SDK ignores the other fields, which report what was not.
-  router.post(['/ingest', '/ingest/'], scope('events:write'), async (ctx) => {
+  // Polar answers `{inserted}`; the SDK ignores `duplicates`. The body parser leaves this path
+  // alone (`ingestPaths`): the events are read and checked as the body arrives.
+  router.post(ingestRoutePaths, scope('events:write'), async (ctx) => {
     const caller = callerOf(ctx);
-    const { events } = parseBody(ctx, eventsIngestInput);
     const result = await ingestEvents(
       orm.em,
       {
         organizationId: caller.organizationId,
         mayNameOrganization: caller.kind !== 'organization_token',
       },
-      events,
-    );
+      storableEvents(eventsOfBody(requestBody(ctx))),
+    ).catch((error: unknown) => {
+      // Refused before the body's end: the rest is read and dropped, so the client hears why.
+      ctx.req.resume();
+      throw error;
+    });
     for (const late of result.lateUsage) {
       logger.warn(
         { organizationId: caller.organizationId, ...late },
         'usage arrived for a billed period: counted as late usage, not billed',
       );
     }
-    ctx.body = {
-      inserted: result.inserted,
-      duplicates: result.duplicates,
-      errors: result.errors,
-    };
+    ctx.body = { inserted: result.inserted, duplicates: result.duplicates };
   });
 
   router.get(

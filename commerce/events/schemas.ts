@@ -4,8 +4,12 @@ import { metadataInput, metadataLimits } from '../../domain/metadata.ts';
 import { customerWire } from '../customers/schemas.ts';
 import { dateTimeInput, isoDateTime } from '../wire.ts';
 
-/** The most events one ingest request may carry. */
-export const maxEventsPerBatch = 1000;
+/**
+ * The most events one ingest request may carry, and the most bytes its body may have: whichever
+ * comes first refuses the request whole (422 naming the count, 413 naming the size).
+ */
+export const maxEventsPerBatch = 10_000;
+export const maxIngestBodyBytes = 10 * 1024 * 1024;
 
 /**
  * Metadata numbers are exact decimals to meters, held as numeric(38,12): larger magnitudes are
@@ -15,14 +19,10 @@ export const maxMetadataMagnitude = 1e18;
 
 /**
  * The envelope of an ingest request: a list of events, each checked on its own afterwards
- * (`eventCreateInput`). A body that is not this shape, or a list longer than the limit, is
- * refused as a whole.
+ * (`eventCreateInput`). The body is read as it arrives (`eventsOfBody`), which answers with this
+ * schema's issues when the envelope is not this shape.
  */
-export const eventsIngestInput = z.object({
-  events: z
-    .array(z.unknown())
-    .max(maxEventsPerBatch, `A batch holds at most ${maxEventsPerBatch} events.`),
-});
+export const eventsIngestInput = z.object({ events: z.array(z.unknown()) });
 
 /**
  * One event of a batch (Polar's `EventCreateCustomer | EventCreateExternalCustomer`): a
@@ -117,14 +117,6 @@ export function parseEventCreateInput(event: unknown) {
     }
   }
   return eventCreateInput.safeParse(event);
-}
-
-/** Why one event of a batch was not stored: its index in the batch, where, and why. */
-export interface EventIssue {
-  index: number;
-  loc: (string | number)[];
-  msg: string;
-  type: string;
 }
 
 export const eventSortFields = ['timestamp'] as const;

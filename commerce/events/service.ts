@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { RequestValidationError, type ValidationIssue } from '../../core/errors.ts';
 import { Customer, Meter, UsageEvent } from '../../db/entities/index.ts';
 import { newId } from '../../db/ids.ts';
 import { type ListQuery, likePattern } from '../../db/listing.ts';
@@ -9,10 +10,10 @@ import { type LateUsage, recordUsage, type UsageEventRow } from '../customer-met
 import { resourceNotFound } from '../errors.ts';
 import {
   type EventCreateInput,
-  type EventIssue,
   type EventNameRow,
   type eventNameSortFields,
   type eventSortFields,
+  maxEventsPerBatch,
   parseEventCreateInput,
 } from './schemas.ts';
 
@@ -27,15 +28,14 @@ export interface IngestResult {
   inserted: number;
   /** Events skipped because one with the same `external_id` was stored before. */
   duplicates: number;
-  /** Events refused, by index in the batch. */
-  errors: EventIssue[];
   /** Events that arrived for periods already billed. */
   lateUsage: LateUsage[];
 }
 
 interface EventRow {
   id: string;
-  index: number;
+  /** Where the insert puts it: every batch inserts in the same order of external ids. */
+  position: number;
   name: string;
   timestamp: string;
   customer_id: string | null;
@@ -44,45 +44,49 @@ interface EventRow {
   metadata: Record<string, string | number | boolean>;
 }
 
+/** Rows one insert statement carries (one JSON parameter), however large the batch. */
+const insertChunkSize = 1000;
+
 const issue = (index: number, loc: (string | number)[], msg: string, type: string) => ({
-  index,
   loc: ['body', 'events', index, ...loc],
   msg,
   type,
 });
 
-/** Each event checked on its own: the valid ones, and why the others are not. */
-function validateEvents(events: unknown[], caller: IngestingCaller, now: Date) {
-  const valid: { index: number; input: EventCreateInput }[] = [];
-  const errors: EventIssue[] = [];
-  events.forEach((event, index) => {
-    const parsed = parseEventCreateInput(event);
-    if (!parsed.success) {
-      for (const zodIssue of parsed.error.issues) {
-        const path = zodIssue.path.map((key) => (typeof key === 'symbol' ? String(key) : key));
-        errors.push(issue(index, path, zodIssue.message, zodIssue.code));
-      }
-      return;
+/** One event checked on its own: its input when valid, else why not (added to `issues`). */
+function validateEvent(
+  event: unknown,
+  index: number,
+  caller: IngestingCaller,
+  now: Date,
+  issues: ValidationIssue[],
+): EventCreateInput | null {
+  const parsed = parseEventCreateInput(event);
+  if (!parsed.success) {
+    for (const zodIssue of parsed.error.issues) {
+      const path = zodIssue.path.map((key) => (typeof key === 'symbol' ? String(key) : key));
+      issues.push(issue(index, path, zodIssue.message, zodIssue.code));
     }
-    const input = parsed.data;
-    if (input.timestamp && input.timestamp > now) {
-      errors.push(issue(index, ['timestamp'], 'Timestamp must be in the past.', 'value_error'));
-    } else if (input.organization_id != null && !caller.mayNameOrganization) {
-      errors.push(
-        issue(
-          index,
-          ['organization_id'],
-          'Setting organization_id is disallowed when using an organization token.',
-          'value_error',
-        ),
-      );
-    } else if (input.organization_id != null && input.organization_id !== caller.organizationId) {
-      errors.push(issue(index, ['organization_id'], 'Organization not found.', 'value_error'));
-    } else {
-      valid.push({ index, input });
-    }
-  });
-  return { valid, errors };
+    return null;
+  }
+  const input = parsed.data;
+  if (input.timestamp && input.timestamp > now) {
+    issues.push(issue(index, ['timestamp'], 'Timestamp must be in the past.', 'value_error'));
+  } else if (input.organization_id != null && !caller.mayNameOrganization) {
+    issues.push(
+      issue(
+        index,
+        ['organization_id'],
+        'Setting organization_id is disallowed when using an organization token.',
+        'value_error',
+      ),
+    );
+  } else if (input.organization_id != null && input.organization_id !== caller.organizationId) {
+    issues.push(issue(index, ['organization_id'], 'Organization not found.', 'value_error'));
+  } else {
+    return input;
+  }
+  return null;
 }
 
 /**
@@ -112,35 +116,62 @@ async function inIngestSlot<Result>(work: () => Promise<Result>): Promise<Result
 }
 
 /**
- * Stores a batch of usage events in one transaction and accounts them to the customer meters.
- * Bad events are reported by index and the others stored; an event whose `external_id` was
- * stored before is skipped (a retried batch counts once). Events naming an external customer id
- * that no customer has yet are kept without customer, attached when it appears. Set-based: one
- * insert of all rows (sent as one JSON parameter), whatever the batch size.
+ * Stores a batch of usage events (as they arrive: a request body is read while this checks)
+ * and accounts them to the customer meters, all or nothing, as Polar does: any bad event, or
+ * more than `maxEventsPerBatch`, refuses the whole batch with every issue (422) and stores
+ * nothing. An event whose `external_id` was stored before is skipped (a retried batch counts
+ * once). Events naming an external customer id that no customer has yet are kept without
+ * customer, attached when it appears. Set-based, in one transaction: inserts of
+ * `insertChunkSize` rows each, whatever the batch size.
  */
 export async function ingestEvents(
   em: EntityManager,
   caller: IngestingCaller,
-  events: unknown[],
+  events: AsyncIterable<unknown> | Iterable<unknown>,
 ): Promise<IngestResult> {
   const now = new Date();
-  const { valid, errors } = validateEvents(events, caller, now);
-  if (valid.length === 0) return { inserted: 0, duplicates: 0, errors, lateUsage: [] };
+  const valid: EventCreateInput[] = [];
+  const issues: ValidationIssue[] = [];
+  let index = 0;
+  for await (const event of events) {
+    if (index === maxEventsPerBatch) {
+      throw new RequestValidationError([
+        {
+          loc: ['body', 'events'],
+          msg: `A batch holds at most ${maxEventsPerBatch} events.`,
+          type: 'too_big',
+        },
+      ]);
+    }
+    const input = validateEvent(event, index++, caller, now, issues);
+    if (input) valid.push(input);
+  }
+  if (issues.length) throw new RequestValidationError(issues);
+  if (valid.length === 0) return { inserted: 0, duplicates: 0, lateUsage: [] };
   const { organizationId } = caller;
-  return inIngestSlot(() => storeEvents(em, organizationId, valid, errors, now));
+  return inIngestSlot(() => storeEvents(em, organizationId, valid, now));
 }
+
+/** Every batch's rows in one order (external id, then none): concurrent batches never deadlock. */
+const byExternalId = (left: EventRow, right: EventRow) =>
+  left.external_id === right.external_id
+    ? 0
+    : left.external_id === null
+      ? 1
+      : right.external_id === null || left.external_id < right.external_id
+        ? -1
+        : 1;
 
 async function storeEvents(
   em: EntityManager,
   organizationId: string,
-  valid: { index: number; input: EventCreateInput }[],
-  errors: EventIssue[],
+  valid: EventCreateInput[],
   now: Date,
 ): Promise<IngestResult> {
   return em.transactional(async (tx) => {
     const customerIds = new Set<string>();
     const externalIds = new Set<string>();
-    for (const { input } of valid) {
+    for (const input of valid) {
       if (input.customer_id) customerIds.add(input.customer_id);
       else if (input.external_customer_id) externalIds.add(input.external_customer_id);
     }
@@ -153,29 +184,31 @@ async function storeEvents(
       [organizationId, JSON.stringify([...customerIds]), JSON.stringify([...externalIds])],
     );
     const byId = new Map(customers.map((customer) => [customer.id, customer]));
-    const byExternalId = new Map(
+    const customerOfExternalId = new Map(
       customers.map((customer) => [customer.external_id ?? '', customer.id]),
     );
 
     const rows: EventRow[] = [];
-    for (const { index, input } of valid) {
+    const issues: ValidationIssue[] = [];
+    // Every event of the batch is valid here: its index in `valid` is its index in the batch.
+    valid.forEach((input, index) => {
       let customerId: string | null;
       let externalCustomerId: string | null;
       if (input.customer_id) {
         const customer = byId.get(input.customer_id);
         if (!customer) {
-          errors.push(issue(index, ['customer_id'], 'Customer not found.', 'value_error'));
-          continue;
+          issues.push(issue(index, ['customer_id'], 'Customer not found.', 'value_error'));
+          return;
         }
         customerId = customer.id;
         externalCustomerId = customer.external_id;
       } else {
         externalCustomerId = input.external_customer_id ?? null;
-        customerId = byExternalId.get(externalCustomerId ?? '') ?? null;
+        customerId = customerOfExternalId.get(externalCustomerId ?? '') ?? null;
       }
       rows.push({
         id: newId(now.getTime()),
-        index,
+        position: 0,
         name: input.name,
         timestamp: (input.timestamp ?? now).toISOString(),
         customer_id: customerId,
@@ -183,26 +216,32 @@ async function storeEvents(
         external_id: input.external_id ?? null,
         metadata: input.metadata ?? {},
       });
-    }
-    errors.sort((left, right) => left.index - right.index);
-    if (rows.length === 0) return { inserted: 0, duplicates: 0, errors, lateUsage: [] };
+    });
+    if (issues.length) throw new RequestValidationError(issues);
 
-    // Ordered by external id: concurrent retries of one batch wait on each other's keys in the
-    // same order instead of deadlocking.
-    const inserted = await executeBound<{ id: string }>(
-      tx,
-      `insert into events (id, organization_id, name, source, timestamp, customer_id,
-         external_customer_id, external_id, metadata, ingested_at)
-       select e.id, $1::uuid, e.name, 'user', e.timestamp, e.customer_id, e.external_customer_id,
-           e.external_id, e.metadata, $2::timestamptz
-         from json_to_recordset($3::json) as e(id uuid, name text, timestamp timestamptz,
-           customer_id uuid, external_customer_id text, external_id text, metadata jsonb)
-         order by e.external_id
-       on conflict (organization_id, external_id) do nothing
-       returning id`,
-      [organizationId, now, JSON.stringify(rows)],
-    );
-    const insertedIds = new Set(inserted.map((row) => row.id));
+    rows.sort(byExternalId);
+    const insertedIds = new Set<string>();
+    for (let start = 0; start < rows.length; start += insertChunkSize) {
+      const chunk = rows.slice(start, start + insertChunkSize);
+      chunk.forEach((row, position) => {
+        row.position = position;
+      });
+      const inserted = await executeBound<{ id: string }>(
+        tx,
+        `insert into events (id, organization_id, name, source, timestamp, customer_id,
+           external_customer_id, external_id, metadata, ingested_at)
+         select e.id, $1::uuid, e.name, 'user', e.timestamp, e.customer_id, e.external_customer_id,
+             e.external_id, e.metadata, $2::timestamptz
+           from json_to_recordset($3::json) as e(id uuid, position int, name text,
+             timestamp timestamptz, customer_id uuid, external_customer_id text, external_id text,
+             metadata jsonb)
+           order by e.position
+         on conflict (organization_id, external_id) do nothing
+         returning id`,
+        [organizationId, now, JSON.stringify(chunk)],
+      );
+      for (const row of inserted) insertedIds.add(row.id);
+    }
     const usage: UsageEventRow[] = [];
     for (const row of rows) {
       if (row.customer_id === null || !insertedIds.has(row.id)) continue;
@@ -215,12 +254,7 @@ async function storeEvents(
       });
     }
     const lateUsage = await recordUsage(tx, organizationId, usage);
-    return {
-      inserted: inserted.length,
-      duplicates: rows.length - inserted.length,
-      errors,
-      lateUsage,
-    };
+    return { inserted: insertedIds.size, duplicates: rows.length - insertedIds.size, lateUsage };
   });
 }
 
