@@ -1,17 +1,30 @@
 import cluster from 'node:cluster';
-import type { Server } from 'node:http';
+import {
+  Agent,
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import { ingestPaths } from '../commerce/events/routes.ts';
 import { loadRuntimeConfig, type RuntimeConfig } from '../config/env.ts';
 import { createLogger } from '../config/logger.ts';
+import { processPool } from '../core/process-pool.ts';
 import { ChangeListener } from '../db/change-notifications.ts';
 import { openOrm } from '../db/orm.ts';
 import { createStripeClient } from '../integrations/stripe/client.ts';
 import { connectTemporal } from '../temporal/client.ts';
 import { createApp } from './app.ts';
 
-/** Opens the API's connections and listens; `close()` undoes both. */
+/**
+ * Opens the API's connections and listens; `close()` undoes both. With `ingestUrl`, event
+ * ingestion is not handled here but passed on, as it comes, to the API processes there.
+ */
 export async function startApiServer(
   config: RuntimeConfig,
   listen: { host: string; port: number } = config.api,
+  ingestUrl?: string,
 ) {
   const logger = createLogger('api', config.logLevel);
   const orm = await openOrm(config.database.url);
@@ -20,8 +33,15 @@ export async function startApiServer(
   const changes = new ChangeListener(config.database.url, logger);
   await changes.start();
   const app = createApp({ config, logger, orm, temporal, stripe, changes });
+  const handle = app.callback();
+  const forward = ingestUrl ? ingestForwarder(ingestUrl) : undefined;
   const server = await new Promise<Server>((resolve, reject) => {
-    const listening = app.listen(listen.port, listen.host, () => resolve(listening));
+    const listening = createServer((request, response) => {
+      const path = request.url?.split('?', 1)[0] ?? '';
+      if (forward && ingestPaths.includes(path)) forward(request, response);
+      else void handle(request, response);
+    });
+    listening.listen(listen.port, listen.host, () => resolve(listening));
     listening.once('error', reject);
   });
   const address = server.address();
@@ -36,34 +56,84 @@ export async function startApiServer(
   return { server, url: `http://${listen.host}:${port}`, config, logger, orm, temporal, close };
 }
 
+/** Hop-by-hop headers: about one connection, never passed on. */
+const hopByHop = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding']);
+
+/**
+ * Passes a request on to the ingesting processes at `target`, body and answer streamed as they
+ * come (nothing parsed here); a client that goes away aborts the request there too, so a batch
+ * is still stored whole or not at all.
+ */
+function ingestForwarder(target: string) {
+  const agent = new Agent({ keepAlive: true });
+  const { hostname, port } = new URL(target);
+  return (request: IncomingMessage, response: ServerResponse) => {
+    const headers = Object.fromEntries(
+      Object.entries(request.headers).filter(([name]) => !hopByHop.has(name)),
+    );
+    const upstream = httpRequest(
+      { agent, hostname, port, method: request.method, path: request.url, headers },
+      (answer) => {
+        const answerHeaders = Object.fromEntries(
+          Object.entries(answer.headers).filter(([name]) => !hopByHop.has(name)),
+        );
+        response.writeHead(answer.statusCode ?? 502, answerHeaders);
+        answer.pipe(response);
+      },
+    );
+    upstream.once('error', () => {
+      if (response.headersSent) return void response.destroy();
+      response.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' });
+      response.end(
+        JSON.stringify({
+          error: 'IngestionUnavailable',
+          detail: 'Event ingestion is restarting; send the batch again',
+        }),
+      );
+    });
+    response.once('close', () => {
+      if (!response.writableFinished) upstream.destroy();
+    });
+    request.pipe(upstream);
+  };
+}
+
+/** Set by the primary on the processes it forks (see `main`). */
+const processRole = { variable: 'TOLLGATE_API_PROCESS_ROLE', ingestUrl: 'TOLLGATE_API_INGEST_URL' };
+
 /**
  * `node api/server.ts`: the API in `config.api.processes` processes sharing one port (node's
- * cluster module balances connections). They share nothing but the database and Temporal.
+ * cluster module balances connections). They share nothing but the database and Temporal. With
+ * `config.api.ingestProcesses`, that many of them listen on a loopback port of their own instead
+ * and take event ingestion alone; the others pass ingestion on to them and serve the rest, so
+ * that a stream of batches never holds up a meter read.
  */
 async function main() {
   const config = loadRuntimeConfig();
   if (cluster.isPrimary && config.api.processes > 1) {
-    let stopping = false;
-    for (let index = 0; index < config.api.processes; index++) cluster.fork();
-    cluster.on('exit', (worker, code) => {
-      // One process dying takes the API down whole, so a supervisor restarts it cleanly.
-      if (!stopping) {
-        console.error(`api process ${worker.process.pid} exited with ${code}; stopping`);
-        process.exitCode = 1;
-        stopping = true;
-        for (const other of Object.values(cluster.workers ?? {})) other?.kill('SIGTERM');
+    const pool = processPool('api');
+    const { processes, ingestProcesses } = config.api;
+    const forwarding: Record<string, string> = {};
+    if (ingestProcesses > 0) {
+      const listening = new Promise<number>((resolve) =>
+        cluster.once('listening', (_worker, address) => resolve(address.port)),
+      );
+      for (let index = 0; index < ingestProcesses; index++) {
+        pool.fork({ [processRole.variable]: 'ingest' });
       }
-    });
-    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-      process.once(signal, () => {
-        stopping = true;
-        for (const worker of Object.values(cluster.workers ?? {})) worker?.kill(signal);
-      });
+      // Each ingesting process listens on port 0: in a cluster they all get the same one.
+      forwarding[processRole.ingestUrl] = `http://127.0.0.1:${await listening}`;
     }
+    for (let index = ingestProcesses; index < processes; index++) pool.fork(forwarding);
     return;
   }
-  const api = await startApiServer(config);
-  api.logger.info({ url: api.url }, 'api listening');
+  const ingesting = process.env[processRole.variable] === 'ingest';
+  const api = await startApiServer(
+    config,
+    ingesting ? { host: '127.0.0.1', port: 0 } : config.api,
+    process.env[processRole.ingestUrl],
+  );
+  api.logger.info({ url: api.url, ingesting }, 'api listening');
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, async () => {
       await api.close();

@@ -145,6 +145,18 @@ const environmentSchema = z.object({
     .int('a whole number of processes, at least 1')
     .min(1, 'a whole number of processes, at least 1')
     .optional(),
+  /** Of the API processes, how many take event ingestion alone; 0: every process takes all. */
+  TOLLGATE_API_INGEST_PROCESSES: z.coerce
+    .number({ message: 'a whole number of processes, 0 or more' })
+    .int('a whole number of processes, 0 or more')
+    .min(0, 'a whole number of processes, 0 or more')
+    .default(0),
+  /** Worker processes polling the task queues; production defaults to one per CPU core. */
+  TOLLGATE_WORKER_PROCESSES: z.coerce
+    .number({ message: 'a whole number of processes, at least 1' })
+    .int('a whole number of processes, at least 1')
+    .min(1, 'a whole number of processes, at least 1')
+    .optional(),
   TOLLGATE_PUBLIC_URL: url(
     ['http', 'https'],
     'an http(s) URL such as http://localhost:3000',
@@ -363,6 +375,21 @@ const environmentSchema = z.object({
   TOLLGATE_TEST_CLOCKS: z.enum(['on', 'off'], { message: 'on or off' }).optional(),
 });
 
+/** One process per CPU core in production, one otherwise. */
+const processesByDefault = (env: Environment) =>
+  env.NODE_ENV === 'production' ? availableParallelism() : 1;
+
+/** The API processes; those taking ingestion alone leave at least one for everything else. */
+function apiProcesses(env: Environment): number {
+  const processes = env.TOLLGATE_API_PROCESSES ?? processesByDefault(env);
+  if (env.TOLLGATE_API_INGEST_PROCESSES >= processes) {
+    throw new ConfigurationError(
+      `TOLLGATE_API_INGEST_PROCESSES must be less than the API processes (${processes}), which keep at least one for everything else`,
+    );
+  }
+  return processes;
+}
+
 /** Payload keys as set; production never runs without them (workflow inputs hold secrets). */
 function payloadKeys(env: Environment): PayloadKey[] | undefined {
   if (env.NODE_ENV === 'production' && !env.TOLLGATE_PAYLOAD_KEYS) {
@@ -419,9 +446,16 @@ export interface Config {
     port: number;
     publicUrl: string;
     processes: number;
+    /**
+     * How many of `processes` take event ingestion alone (the others pass it on to them), so
+     * that ingestion never holds the event loop of a process serving reads; 0: all take all.
+     */
+    ingestProcesses: number;
     /** Unset: X-Forwarded-For is ignored (see api/middleware/client-ip.ts). */
     trustedProxies: TrustedProxies | undefined;
   };
+  /** Worker processes (temporal/worker.ts) polling the same task queues. */
+  worker: { processes: number };
   /**
    * Where uploaded files' bytes live: TOLLGATE_FILES_DIR (relative to the data folder), or the
    * S3-compatible bucket when TOLLGATE_FILES_S3_ENDPOINT is set (addressed path-style).
@@ -529,10 +563,11 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       host: env.TOLLGATE_API_HOST,
       port: env.TOLLGATE_API_PORT,
       publicUrl: env.TOLLGATE_PUBLIC_URL ?? `http://localhost:${env.TOLLGATE_API_PORT}`,
-      processes:
-        env.TOLLGATE_API_PROCESSES ?? (env.NODE_ENV === 'production' ? availableParallelism() : 1),
+      processes: apiProcesses(env),
+      ingestProcesses: env.TOLLGATE_API_INGEST_PROCESSES,
       trustedProxies: env.TOLLGATE_TRUSTED_PROXIES,
     },
+    worker: { processes: env.TOLLGATE_WORKER_PROCESSES ?? processesByDefault(env) },
     files: {
       storageDir: resolve(projectRoot, env.TOLLGATE_DATA_DIR, env.TOLLGATE_FILES_DIR),
       s3: s3FilesConfig(env),

@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import { join } from 'node:path';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../activities/index.ts';
@@ -5,6 +6,7 @@ import { createWebhookActivities } from '../activities/webhooks.ts';
 import { webhookDeliverySettings } from '../commerce/webhooks/settings.ts';
 import { loadRuntimeConfig, type RuntimeConfig } from '../config/env.ts';
 import { createLogger } from '../config/logger.ts';
+import { processPool } from '../core/process-pool.ts';
 import { openOrm } from '../db/orm.ts';
 import { createMailer } from '../integrations/mail/transport.ts';
 import { createStripeClient } from '../integrations/stripe/client.ts';
@@ -98,11 +100,17 @@ export async function createWorker(config: RuntimeConfig) {
 
 if (import.meta.main) {
   const config = loadRuntimeConfig();
-  const logger = createLogger('worker', config.logLevel);
-  const { run, close } = await createWorker(config);
-  logger.info({ taskQueue: taskQueues.main }, 'worker polling');
-  // The workers stop themselves on SIGINT and SIGTERM, finishing the tasks in hand.
-  await run();
-  await close();
-  logger.info('worker stopped');
+  if (cluster.isPrimary && config.worker.processes > 1) {
+    // `config.worker.processes` copies of this worker polling the same task queues.
+    const pool = processPool('worker');
+    for (let index = 0; index < config.worker.processes; index++) pool.fork();
+  } else {
+    const logger = createLogger('worker', config.logLevel);
+    const { run, close } = await createWorker(config);
+    logger.info({ taskQueue: taskQueues.main }, 'worker polling');
+    // The workers stop themselves on SIGINT and SIGTERM, finishing the tasks in hand.
+    await run();
+    await close();
+    logger.info('worker stopped');
+  }
 }
