@@ -15,6 +15,7 @@ import { createRefundActivities } from './refunds.ts';
 import { createSubscriptionChangeActivities } from './subscription-changes.ts';
 import { createSubscriptionActivities } from './subscriptions.ts';
 import { createTestClockActivities } from './test-clocks.ts';
+import { createUpkeepActivities } from './upkeep.ts';
 import { createWebhookActivities } from './webhooks.ts';
 
 export interface ActivityDependencies {
@@ -41,5 +42,6 @@ export function createActivities({ config, orm, mailer, stripe, temporal }: Acti
     ...createSubscriptionChangeActivities({ orm, stripe, publicUrl: config.api.publicUrl }),
     ...createSubscriptionActivities({ orm, stripe, publicUrl: config.api.publicUrl }),
     ...createCustomerMailActivities({ orm, temporal, stripe }, config.api.publicUrl),
+    ...createUpkeepActivities({ orm, stripe }),
   };
 }

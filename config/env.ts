@@ -373,7 +373,18 @@ const environmentSchema = z.object({
     .default('10,60,300,1800,7200,21600,43200,86400,86400'),
   /** Sandbox test clocks (/v1/test-clocks); unset: on, except with NODE_ENV=production. */
   TOLLGATE_TEST_CLOCKS: z.enum(['on', 'off'], { message: 'on or off' }).optional(),
+  /** Seconds between the runs of each upkeep schedule (processes/upkeep-schedules.ts). */
+  TOLLGATE_UPKEEP_PURGE_INTERVAL_SECONDS: upkeepInterval(3600),
+  TOLLGATE_UPKEEP_UPLOADS_INTERVAL_SECONDS: upkeepInterval(3600),
+  TOLLGATE_UPKEEP_REMINDERS_INTERVAL_SECONDS: upkeepInterval(86_400),
+  TOLLGATE_UPKEEP_RECONCILIATION_INTERVAL_SECONDS: upkeepInterval(86_400),
 });
+
+/** Seconds between two runs of a periodic job: a minute at least. */
+function upkeepInterval(defaultSeconds: number) {
+  const message = 'a whole number of seconds, 60 or more';
+  return z.coerce.number({ message }).int(message).min(60, message).default(defaultSeconds);
+}
 
 /** One process per CPU core in production, one otherwise. */
 const processesByDefault = (env: Environment) =>
@@ -508,6 +519,13 @@ export interface Config {
    * one waits for its buyer's 3-D Secure step (the checkout workflow's default when unset).
    */
   checkouts: { ttlSeconds: number; authenticationTimeoutSeconds?: number };
+  /** Seconds between the runs of the upkeep schedules (processes/upkeep-schedules.ts). */
+  upkeep: {
+    purgeIntervalSeconds: number;
+    uploadsIntervalSeconds: number;
+    remindersIntervalSeconds: number;
+    reconciliationIntervalSeconds: number;
+  };
   /**
    * Sandbox test clocks: off, every /v1/test-clocks route answers 403 TestClockNotAvailable and
    * customers cannot be attached to one. Subscriptions without a clock never look at it.
@@ -615,6 +633,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     checkouts: {
       ttlSeconds: env.TOLLGATE_CHECKOUT_TTL_SECONDS,
       authenticationTimeoutSeconds: env.TOLLGATE_CHECKOUT_AUTHENTICATION_TIMEOUT_SECONDS,
+    },
+    upkeep: {
+      purgeIntervalSeconds: env.TOLLGATE_UPKEEP_PURGE_INTERVAL_SECONDS,
+      uploadsIntervalSeconds: env.TOLLGATE_UPKEEP_UPLOADS_INTERVAL_SECONDS,
+      remindersIntervalSeconds: env.TOLLGATE_UPKEEP_REMINDERS_INTERVAL_SECONDS,
+      reconciliationIntervalSeconds: env.TOLLGATE_UPKEEP_RECONCILIATION_INTERVAL_SECONDS,
     },
     testClocks: {
       enabled:

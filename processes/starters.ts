@@ -36,7 +36,6 @@ type TestClockAdvanceWorkflow = (advance: TestClockAdvance) => Promise<void>;
 type InvitationWorkflow = (input: InvitationInput) => Promise<InvitationOutcome>;
 type SendEmailWorkflow = (message: EmailMessage) => Promise<{ messageId: string }>;
 type CustomerSignInWorkflow = (input: CustomerSignInInput) => Promise<void>;
-type CustomerRemindersWorkflow = () => Promise<void>;
 type PurgeExpiredRecordsWorkflow = (
   input: PurgeExpiredRecordsInput,
 ) => Promise<PurgeExpiredRecordsState>;
@@ -186,15 +185,6 @@ export async function sendCustomerEmail(temporal: Client, message: EmailMessage)
   } catch (error) {
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
   }
-}
-
-/** The customer reminders' periodic workflow; the worker starts it, finding the running one. */
-export function startCustomerReminders(temporal: Client, taskQueue: string = taskQueues.main) {
-  return temporal.workflow.start<CustomerRemindersWorkflow>(workflowTypes.customerReminders, {
-    workflowId: workflowIds.customerReminders(),
-    taskQueue,
-    workflowIdConflictPolicy: 'USE_EXISTING',
-  });
 }
 
 /** The purge of records expired before `before`; a retried request joins the running one. */

@@ -7,7 +7,7 @@ export const workflowIds = {
   email: (id: string) => `email:${id}`,
   /** One per sign-in request of a customer (a random id: requests are never merged). */
   customerSignIn: (requestId: string) => `customer-sign-in:${requestId}`,
-  /** The one periodic run of the customer reminders. */
+  /** The customer reminders' one run from before their schedule (processes/upkeep-schedules.ts). */
   customerReminders: () => 'customer-reminders',
   invitation: (id: string) => `invitation:${id}`,
   checkout: (id: string) => `checkout:${id}`,

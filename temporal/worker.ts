@@ -11,7 +11,7 @@ import { openOrm } from '../db/orm.ts';
 import { createMailer } from '../integrations/mail/transport.ts';
 import { createStripeClient } from '../integrations/stripe/client.ts';
 import { CustomerMailRelay } from '../processes/customer-mail-relay.ts';
-import { startCustomerReminders } from '../processes/starters.ts';
+import { endReminderLoop, ensureUpkeepSchedules } from '../processes/upkeep-schedules.ts';
 import { WebhookRelay } from '../processes/webhook-relay.ts';
 import { connectTemporal } from './client.ts';
 import { temporalDataConverter } from './payload-codec.ts';
@@ -84,8 +84,9 @@ export async function createWorker(config: RuntimeConfig) {
   const run = async () => {
     await relay.start();
     await customerMailRelay.start();
-    // The one hourly run of the customer reminders (a second start finds the running one).
-    await startCustomerReminders(temporal);
+    // The periodic jobs: their schedules, created once however many workers start.
+    await ensureUpkeepSchedules(temporal, config.upkeep);
+    await endReminderLoop(temporal);
     await Promise.all([worker.run(), webhookWorker.run()]);
     await customerMailRelay.close();
     await relay.close();

@@ -10,4 +10,10 @@ export { refund } from './refund.ts';
 export { sendEmail } from './send-email.ts';
 export { subscription } from './subscription.ts';
 export { testClockAdvance } from './test-clock-advance.ts';
+export {
+  upkeepCustomerReminders,
+  upkeepExpireUploads,
+  upkeepPurgeExpired,
+  upkeepReconcilePayments,
+} from './upkeep.ts';
 export { webhookEndpoint } from './webhook-endpoint.ts';

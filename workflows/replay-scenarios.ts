@@ -28,6 +28,7 @@ import {
   recordSubscriptionRenewedWithoutCycle,
   recordSubscriptionRetriesKeepSchedule,
 } from './subscription-replay.ts';
+import { recordUpkeep } from './upkeep-replay.ts';
 import {
   recordWebhookEndpointDelivered,
   recordWebhookEndpointRetried,
@@ -170,4 +171,9 @@ export const replayScenarios: Record<string, (client: Client) => Promise<string>
   // After patched('retries-outside-schedule-keep-it'): finance's and the customer's retries.
   'subscription-retries-keep-schedule': recordSubscriptionRetriesKeepSchedule,
   'subscription-authenticated-retry': recordSubscriptionAuthenticatedRetry,
+  // The periodic jobs the upkeep schedules start (processes/upkeep-schedules.ts).
+  'upkeep-purge-expired': recordUpkeep('purgeExpired'),
+  'upkeep-expire-uploads': recordUpkeep('expireUploads'),
+  'upkeep-customer-reminders': recordUpkeep('customerReminders'),
+  'upkeep-reconcile-payments': recordUpkeep('reconcilePayments', [{ lookbackSeconds: 172_800 }]),
 };

@@ -16,18 +16,17 @@ import {
 import { purgeExpiredRecordsState } from '../../processes/purge-expired-records.ts';
 import { workflowIds } from '../../processes/workflow-ids.ts';
 import { startTestApi } from '../testing.ts';
+import { opsSessionToken } from './ops-testing.ts';
 
 const hour = 3600_000;
 const tokenHash = () => createHash('sha256').update(randomBytes(20)).digest('hex');
 
 describe('purge of expired records: API → workflow → activity → database', () => {
   let api: Awaited<ReturnType<typeof startTestApi>>;
-  const headers = {
-    authorization: `Bearer ${process.env.TOLLGATE_OPS_TOKEN}`,
-    'content-type': 'application/json',
-  };
+  const headers = { authorization: '', 'content-type': 'application/json' };
   before(async () => {
     api = await startTestApi();
+    headers.authorization = `Bearer ${await opsSessionToken(api, { admin: true })}`;
   });
   after(() => api.close());
 
@@ -230,14 +229,23 @@ describe('purge of expired records: API → workflow → activity → database',
     );
   });
 
-  it('refuses callers without the operations token', async () => {
-    const response = await fetch(`${api.url}/api/ops/maintenance/purge-expired`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: 'Bearer wrong' },
-      body: '{}',
-    });
-    assert.equal(response.status, 401);
-    assert.equal(((await response.json()) as { code: string }).code, 'UNAUTHORIZED');
+  it('refuses callers without an admin session: none, a user’s, the retired operations token', async () => {
+    const user = await opsSessionToken(api, { admin: false });
+    const attempts: [string | undefined, number, string][] = [
+      [undefined, 401, 'UNAUTHORIZED'],
+      ['Bearer wrong', 401, 'UNAUTHORIZED'],
+      [`Bearer ${process.env.TOLLGATE_OPS_TOKEN}`, 401, 'UNAUTHORIZED'],
+      [`Bearer ${user}`, 403, 'FORBIDDEN'],
+    ];
+    for (const [authorization, status, code] of attempts) {
+      const response = await fetch(`${api.url}/api/ops/maintenance/purge-expired`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(authorization && { authorization }) },
+        body: '{}',
+      });
+      assert.equal(response.status, status, authorization);
+      assert.equal(((await response.json()) as { code: string }).code, code);
+    }
   });
 
   it('answers 400 for a malformed cut-off or a body that is not JSON, 413 for a huge one', async () => {

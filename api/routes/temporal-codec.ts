@@ -3,12 +3,11 @@ import type { Payload } from '@temporalio/common';
 import { JSONToPayload, payloadToJSON } from '@temporalio/common/lib/proto-utils.js';
 import type { Middleware } from 'koa';
 import { z } from 'zod';
-import { adminStatements, hasAdminPermission } from '../../accounts/admin-permissions.ts';
 import { authSettings } from '../../accounts/settings.ts';
 import { AppError } from '../../core/errors.ts';
 import { PayloadDecryptionError, payloadCodec } from '../../temporal/payload-codec.ts';
-import { signedInOrNull } from '../auth/session-context.ts';
 import type { AppDependencies } from '../dependencies.ts';
+import { requireAdminSession } from '../middleware/admin-session.ts';
 import { requireOpsToken } from '../middleware/ops-token.ts';
 import { parseBody } from '../validation.ts';
 
@@ -53,27 +52,14 @@ export function temporalCodecRoutes({ config, orm }: AppDependencies): Router {
     ctx.status = 204;
   };
 
-  /** The operations token as a bearer token, or else the session of a platform admin. */
-  const requireOperator: Middleware = async (ctx, next) => {
-    if (ctx.get('authorization')) return opsToken(ctx, next);
-    const signedIn = await signedInOrNull(ctx, orm, settings);
-    if (!signedIn) {
-      throw new AppError(
-        'unauthenticated',
-        'UNAUTHORIZED',
-        'An operations token or an admin session is required',
-      );
-    }
-    const subject = { userId: signedIn.user.id, role: signedIn.user.role };
-    if (!hasAdminPermission(subject, adminStatements, settings.adminUserIds)) {
-      throw new AppError(
-        'forbidden',
-        'FORBIDDEN',
-        'Only admins may encode and decode workflow payloads',
-      );
-    }
-    await next();
-  };
+  /** The operations token as a bearer token (the Temporal CLI's), or else an admin session. */
+  const adminSession = requireAdminSession(
+    orm,
+    settings,
+    'Only admins may encode and decode workflow payloads',
+  );
+  const requireOperator: Middleware = (ctx, next) =>
+    ctx.get('authorization') ? opsToken(ctx, next) : adminSession(ctx, next);
 
   router.use(webUiCors, requireOperator);
   for (const [path, transform] of [

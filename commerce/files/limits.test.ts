@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { opsSessionToken } from '../../api/routes/ops-testing.ts';
 import { startApiServer } from '../../api/server.ts';
 import { loadRuntimeConfig } from '../../config/env.ts';
 import { StoredFile } from '../../db/entities/index.ts';
@@ -197,7 +198,7 @@ describe('abandoned uploads', () => {
     const started = await fetch(`${api.url}/api/ops/maintenance/purge-expired`, {
       method: 'POST',
       headers: {
-        authorization: `Bearer ${process.env.TOLLGATE_OPS_TOKEN}`,
+        authorization: `Bearer ${await opsSessionToken(api, { admin: true })}`,
         'content-type': 'application/json',
       },
       body: JSON.stringify({ before }),

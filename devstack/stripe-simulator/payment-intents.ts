@@ -124,13 +124,26 @@ export function authenticated(
   return intents.withEvent(state, intent, 'payment_intent.payment_failed', request);
 }
 
-/** GET /v1/payment_intents: the kept ones, newest first, of a customer when asked. */
+/**
+ * GET /v1/payment_intents: the kept ones, newest first, of a customer when asked, created within
+ * `created[gt|gte|lt|lte]` when given, a page after `starting_after` (as the SDK's paging asks).
+ */
 export function listPaymentIntents(state: SimulatorState, request: Request): Answer {
-  const customer = request.query.customer;
+  const { customer, starting_after: after } = request.query;
+  const created = (request.query.created ?? {}) as Record<string, string | undefined>;
+  const within = (at: number) =>
+    (created.gt === undefined || at > Number(created.gt)) &&
+    (created.gte === undefined || at >= Number(created.gte)) &&
+    (created.lt === undefined || at < Number(created.lt)) &&
+    (created.lte === undefined || at <= Number(created.lte));
   const limit = Number(request.query.limit ?? 10);
-  const data = [...state.paymentIntents.values()]
+  const newestFirst = [...state.paymentIntents.values()].reverse();
+  const start =
+    after === undefined ? 0 : newestFirst.findIndex((intent) => intent.id === after) + 1;
+  const data = newestFirst
+    .slice(start)
     .filter((intent) => customer === undefined || intent.customer === customer)
-    .reverse();
+    .filter((intent) => within(Number(intent.created)));
   return {
     status: 200,
     body: {
