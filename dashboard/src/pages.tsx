@@ -179,6 +179,12 @@ export const routes: Route[] = [
     page: lazy(() => import('./pages/finance/FailedRenewalsPage.tsx')),
   },
   {
+    path: '/reconciliation',
+    title: 'Reconciliation',
+    nav: 'Finance',
+    page: lazy(() => import('./pages/finance/ReconciliationPage.tsx')),
+  },
+  {
     path: '/workflows',
     title: 'Workflows',
     nav: 'Engineering',
