@@ -8,7 +8,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { ingestPaths } from '../commerce/events/routes.ts';
-import { loadRuntimeConfig, type RuntimeConfig } from '../config/env.ts';
+import { ConfigurationError, loadRuntimeConfig, type RuntimeConfig } from '../config/env.ts';
 import { createLogger } from '../config/logger.ts';
 import { processPool } from '../core/process-pool.ts';
 import { ChangeListener } from '../db/change-notifications.ts';
@@ -110,6 +110,11 @@ const processRole = { variable: 'TOLLGATE_API_PROCESS_ROLE', ingestUrl: 'TOLLGAT
  */
 async function main() {
   const config = loadRuntimeConfig();
+  if (config.api.ingestProcesses >= config.api.processes && config.api.ingestProcesses > 0) {
+    throw new ConfigurationError(
+      `TOLLGATE_API_INGEST_PROCESSES must be less than TOLLGATE_API_PROCESSES (${config.api.processes}): at least one process serves everything else`,
+    );
+  }
   if (cluster.isPrimary && config.api.processes > 1) {
     const pool = processPool('api');
     const { processes, ingestProcesses } = config.api;

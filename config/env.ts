@@ -390,17 +390,6 @@ function upkeepInterval(defaultSeconds: number) {
 const processesByDefault = (env: Environment) =>
   env.NODE_ENV === 'production' ? availableParallelism() : 1;
 
-/** The API processes; those taking ingestion alone leave at least one for everything else. */
-function apiProcesses(env: Environment): number {
-  const processes = env.TOLLGATE_API_PROCESSES ?? processesByDefault(env);
-  if (env.TOLLGATE_API_INGEST_PROCESSES >= processes) {
-    throw new ConfigurationError(
-      `TOLLGATE_API_INGEST_PROCESSES must be less than the API processes (${processes}), which keep at least one for everything else`,
-    );
-  }
-  return processes;
-}
-
 /** Payload keys as set; production never runs without them (workflow inputs hold secrets). */
 function payloadKeys(env: Environment): PayloadKey[] | undefined {
   if (env.NODE_ENV === 'production' && !env.TOLLGATE_PAYLOAD_KEYS) {
@@ -581,7 +570,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       host: env.TOLLGATE_API_HOST,
       port: env.TOLLGATE_API_PORT,
       publicUrl: env.TOLLGATE_PUBLIC_URL ?? `http://localhost:${env.TOLLGATE_API_PORT}`,
-      processes: apiProcesses(env),
+      processes: env.TOLLGATE_API_PROCESSES ?? processesByDefault(env),
       ingestProcesses: env.TOLLGATE_API_INGEST_PROCESSES,
       trustedProxies: env.TOLLGATE_TRUSTED_PROXIES,
     },
