@@ -366,6 +366,8 @@ const environmentSchema = z.object({
     .int('a whole number of seconds, 1 or more')
     .min(1, 'a whole number of seconds, 1 or more')
     .default(1800),
+  /** `on`: an organization takes paid checkouts only once it has submitted its details. */
+  TOLLGATE_REQUIRE_SELLER_DETAILS: z.enum(['on', 'off'], { message: 'on or off' }).default('off'),
   /** Seconds between a failed webhook delivery and its retries; one more failure disables. */
   TOLLGATE_WEBHOOK_RETRY_DELAYS: z
     .string()
@@ -506,8 +508,14 @@ export interface Config {
   /**
    * How long a checkout stays open before it expires (Polar: one hour), and how long a confirmed
    * one waits for its buyer's 3-D Secure step (the checkout workflow's default when unset).
+   * With `sellerDetailsRequired`, a paid confirm of an organization that has not submitted its
+   * details (`PATCH /v1/organizations/{id}` with `details`) answers 403 PaymentNotReady.
    */
-  checkouts: { ttlSeconds: number; authenticationTimeoutSeconds?: number };
+  checkouts: {
+    ttlSeconds: number;
+    authenticationTimeoutSeconds?: number;
+    sellerDetailsRequired: boolean;
+  };
   /** Seconds between the runs of the upkeep schedules (processes/upkeep-schedules.ts). */
   upkeep: {
     purgeIntervalSeconds: number;
@@ -622,6 +630,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     checkouts: {
       ttlSeconds: env.TOLLGATE_CHECKOUT_TTL_SECONDS,
       authenticationTimeoutSeconds: env.TOLLGATE_CHECKOUT_AUTHENTICATION_TIMEOUT_SECONDS,
+      sellerDetailsRequired: env.TOLLGATE_REQUIRE_SELLER_DETAILS === 'on',
     },
     upkeep: {
       purgeIntervalSeconds: env.TOLLGATE_UPKEEP_PURGE_INTERVAL_SECONDS,

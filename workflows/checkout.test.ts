@@ -393,7 +393,7 @@ describe('the checkout workflow, end to end', { concurrency: true }, () => {
   it('expires unconfirmed: expired, and a late confirm is refused', async () => {
     const config = loadRuntimeConfig();
     const shortLived = await startApiServer(
-      { ...config, checkouts: { ttlSeconds: 2 } },
+      { ...config, checkouts: { ...config.checkouts, ttlSeconds: 2 } },
       { host: '127.0.0.1', port: 0 },
     );
     try {

@@ -316,8 +316,9 @@ describe('checkout attacks', () => {
 
     it('is not kept by a checkout that expired after its payment failed', async () => {
       const discount = await singleUseCode();
+      const config = loadRuntimeConfig();
       const shortLived = await startApiServer(
-        { ...loadRuntimeConfig(), checkouts: { ttlSeconds: 8 } },
+        { ...config, checkouts: { ...config.checkouts, ttlSeconds: 8 } },
         { host: '127.0.0.1', port: 0 },
       );
       try {

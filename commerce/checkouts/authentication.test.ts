@@ -186,7 +186,7 @@ describe('checkout with a card that asks for 3-D Secure', { concurrency: true },
     const config = loadRuntimeConfig();
     const impatient = await startCommerceApi({
       ...config,
-      checkouts: { ttlSeconds: 3600, authenticationTimeoutSeconds: 2 },
+      checkouts: { ...config.checkouts, authenticationTimeoutSeconds: 2 },
     });
     try {
       const impatientBuyer = buyerClient(impatient);

@@ -678,9 +678,11 @@ describe('checkouts (/v1/checkouts)', () => {
       );
     });
 
-    it('refuses to take a payment for an organization not ready for it, outside a sandbox', async () => {
-      // Test clocks off: not a sandbox, as in production.
-      const live = await startCommerceApi({ ...api.config, testClocks: { enabled: false } });
+    it('refuses to take a payment for an organization not ready for it, when sellers must submit their details', async () => {
+      const live = await startCommerceApi({
+        ...api.config,
+        checkouts: { ...api.config.checkouts, sellerDetailsRequired: true },
+      });
       try {
         const newcomer = await createSeller(live);
         const liveBuyer = polarClient(live.url);

@@ -56,18 +56,16 @@ export async function confirmableCheckout(
 
 /**
  * Refuses (403 PaymentNotReady, as Polar) to take a payment for an organization that cannot
- * accept payments yet: outside a sandbox, one that has not submitted its details (status
- * `created`). A sandbox takes payments for every organization, as Polar's does; a checkout with
- * nothing to pay is never refused. Checked before the confirm reaches the checkout's workflow,
+ * accept payments yet: one that has not submitted its details (status `created`), where the
+ * deployment requires them (TOLLGATE_REQUIRE_SELLER_DETAILS). A checkout with nothing to pay
+ * is never refused. Checked before the confirm reaches the checkout's workflow,
  * on the checkout's amounts as they stand.
  */
 export async function assertPaymentReady(
   em: EntityManager,
   checkout: Checkout,
   publicUrl: string,
-  sandbox: boolean,
 ): Promise<void> {
-  if (sandbox) return;
   const organization = await em.findOneOrFail(Organization, checkout.organization.id);
   if (organization.detailsSubmittedAt) return;
   const offer = await offeredProducts(em, checkout.productIds, publicUrl);
