@@ -796,7 +796,8 @@ describe('benefit grants (grant workflow, customer state, portal)', () => {
       );
       // The update names the role the grant had before.
       const [updated] = await grantEventsOf(customer.id, 'updated');
-      const { properties, previous_properties } = updated?.data as {
+      assert.ok(updated, 'benefit_grant.updated recorded');
+      const { properties, previous_properties } = updated.data as {
         properties: { role_id: string };
         previous_properties: { role_id: string; account_id: string };
       };
