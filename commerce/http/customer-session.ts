@@ -87,8 +87,7 @@ function sessionCheck(changes: ChangeListener | undefined): Middleware {
       );
     }
     ctx.remove('WWW-Authenticate');
-    // A copy: the entity may be changed by the request, the cached row must not.
-    ctx.state.customer = em.map(Customer, structuredClone(row));
+    ctx.state.customerRow = row;
 
     if (ctx.method === 'GET') {
       const answer = await answers.read(
@@ -126,5 +125,20 @@ const isJsonObject = (body: unknown): body is object =>
   !Buffer.isBuffer(body) &&
   typeof (body as { pipe?: unknown }).pipe !== 'function';
 
-/** The customer whose session a `customerSession()` middleware admitted. */
-export const sessionCustomerOf = (ctx: Context): Customer => ctx.state.customer as Customer;
+/**
+ * The customer whose session a `customerSession()` middleware admitted, as an entity of the
+ * request's entity manager: made when first asked for, so that answers served from the cache
+ * never pay for it.
+ */
+export function sessionCustomerOf(ctx: Context): Customer {
+  const state = ctx.state as { customer?: Customer; customerRow: Record<string, unknown> };
+  const em = RequestContext.getEntityManager();
+  if (!em) throw new Error('sessionCustomerOf() runs inside a request context');
+  // A copy: the entity may be changed by the request, the cached row must not.
+  state.customer ??= em.map(Customer, structuredClone(state.customerRow));
+  return state.customer;
+}
+
+/** The id of the customer a session admitted, or null where no session was checked. */
+export const sessionCustomerIdOf = (ctx: Context): string | null =>
+  (ctx.state.customerRow as { id?: string } | undefined)?.id ?? null;

@@ -4,7 +4,7 @@ import type { AppDependencies } from '../../api/dependencies.ts';
 import { parseBody } from '../../api/validation.ts';
 import { customerSessionTokenPrefix } from '../customer-sessions/service.ts';
 import { bearerOf, callerOf, scope } from '../http/caller.ts';
-import { sessionCustomerOf } from '../http/customer-session.ts';
+import { sessionCustomerIdOf, sessionCustomerOf } from '../http/customer-session.ts';
 import { listRoute, readPage, readQueryIds } from '../http/listing.ts';
 import { portalGate, readBenefitBoundQuery } from '../http/portal.ts';
 import { readIdParam } from '../http/request.ts';
@@ -144,7 +144,7 @@ export function customerPortalLicenseKeyRoutes(dependencies: AppDependencies): R
       check === 'validate'
         ? [limit('licenseKeyValidate')]
         : [limit('licenseKeyActivation'), ...(check === 'deactivate' ? [withSession] : [])],
-    (ctx) => (ctx.state.customer ? sessionCustomerOf(ctx).id : null),
+    sessionCustomerIdOf,
   );
 
   router.get(
