@@ -1,4 +1,4 @@
-import { pipeline, type Transform } from 'node:stream';
+import { pipeline, type Readable, type Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import Router from '@koa/router';
 import type { Context } from 'koa';
@@ -78,8 +78,8 @@ const decompressors: Record<string, () => Transform> = {
  * (the envelope then answers 422, as for an empty body). Refused at once when its declared
  * length is over the limit.
  */
-function requestBody(ctx: Context): AsyncIterable<Uint8Array> | Uint8Array[] {
-  if (!ctx.is('json')) return [];
+function requestBody(ctx: Context): Readable | null {
+  if (!ctx.is('json')) return null;
   if (Number(ctx.get('content-length')) > maxIngestBodyBytes) {
     // The rest of the body is read and dropped, so that the client hears the answer.
     ctx.req.resume();
@@ -103,6 +103,13 @@ function requestBody(ctx: Context): AsyncIterable<Uint8Array> | Uint8Array[] {
   pipeline(ctx.req, decompressed, () => {});
   return decompressed;
 }
+
+/**
+ * The chunks of `body`, read so that stopping early (a refused event) leaves the stream alive:
+ * the rest is then drained, and the connection stays usable for the client's next request.
+ */
+const chunksOf = (body: Readable | null): AsyncIterable<Uint8Array> | Uint8Array[] =>
+  body ? body.iterator({ destroyOnReturn: false }) : [];
 
 /** The events, each refused (422, whole batch) when it holds text the database cannot store. */
 async function* storableEvents(events: AsyncIterable<unknown>): AsyncGenerator<unknown> {
@@ -131,16 +138,17 @@ export function eventRoutes({ orm, logger }: AppDependencies): Router {
   // alone (`ingestPaths`): the events are read and checked as the body arrives.
   router.post(ingestRoutePaths, scope('events:write'), async (ctx) => {
     const caller = callerOf(ctx);
+    const body = requestBody(ctx);
     const result = await ingestEvents(
       orm.em,
       {
         organizationId: caller.organizationId,
         mayNameOrganization: caller.kind !== 'organization_token',
       },
-      storableEvents(eventsOfBody(requestBody(ctx))),
+      storableEvents(eventsOfBody(chunksOf(body))),
     ).catch((error: unknown) => {
       // Refused before the body's end: the rest is read and dropped, so the client hears why.
-      ctx.req.resume();
+      body?.resume();
       throw error;
     });
     for (const late of result.lateUsage) {
