@@ -3,6 +3,7 @@
  * creates the schedules when a worker starts). Ids and type names here, the code in
  * workflows/upkeep.ts.
  */
+import { workflowTypes } from './workflow-ids.ts';
 
 /** Each job's schedule id; a run's workflow id is it plus the time the schedule started it. */
 export const upkeepScheduleIds = {
@@ -14,12 +15,12 @@ export const upkeepScheduleIds = {
 
 export type UpkeepJob = keyof typeof upkeepScheduleIds;
 
-/** The workflows' type names, as workflows/index.ts exports them. */
+/** Each job's workflow type (processes/workflow-ids.ts names every registered workflow). */
 export const upkeepWorkflowTypes = {
-  purgeExpired: 'upkeepPurgeExpired',
-  expireUploads: 'upkeepExpireUploads',
-  customerReminders: 'upkeepCustomerReminders',
-  reconcilePayments: 'upkeepReconcilePayments',
+  purgeExpired: workflowTypes.upkeepPurgeExpired,
+  expireUploads: workflowTypes.upkeepExpireUploads,
+  customerReminders: workflowTypes.upkeepCustomerReminders,
+  reconcilePayments: workflowTypes.upkeepReconcilePayments,
 } as const satisfies Record<UpkeepJob, string>;
 
 export interface PurgeExpiredSummary {

@@ -34,5 +34,9 @@ export const workflowTypes = {
   sendEmail: 'sendEmail',
   subscription: 'subscription',
   testClockAdvance: 'testClockAdvance',
+  upkeepCustomerReminders: 'upkeepCustomerReminders',
+  upkeepExpireUploads: 'upkeepExpireUploads',
+  upkeepPurgeExpired: 'upkeepPurgeExpired',
+  upkeepReconcilePayments: 'upkeepReconcilePayments',
   webhookEndpoint: 'webhookEndpoint',
 } as const;
