@@ -1,5 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { lazy, type ReactNode, Suspense, useEffect } from 'react';
+import { Outlet, type RouteObject, useOutletContext, useParams } from 'react-router';
 import { listOrganizations, type Session } from './api/auth';
 import { CreateOrganizationPage } from './auth/CreateOrganizationPage';
 import {
@@ -12,8 +13,8 @@ import {
 } from './auth/session';
 import { AppShell } from './components/AppShell';
 import { ErrorMessage } from './components/ErrorMessage';
-import { routes } from './pages';
-import { matchPath, navigate, usePathname, useSearch } from './router';
+import { type Route, routes } from './pages';
+import { createDashboardRouter, navigate, type PathParams, usePathname, useSearch } from './router';
 
 const SignedOutApp = lazy(() => import('./auth/SignedOutApp.tsx'));
 const AcceptInvitationPage = lazy(() => import('./auth/AcceptInvitationPage.tsx'));
@@ -25,16 +26,40 @@ const NotFoundPage = lazy(() => import('./pages/NotFoundPage.tsx'));
  */
 const signedOutPaths = ['/sign-in', '/sign-up', '/forgot-password', '/reset-password'];
 
-/** The mailed invitation link's page: answered before joining any organization. */
-const invitationPath = '/accept-invitation/:id';
+/**
+ * The router: the session gate (App) around the invitation page, which is answered before
+ * joining any organization, and the dashboard's pages (pages.tsx) in the signed-in shell.
+ */
+export const router = createDashboardRouter([
+  {
+    Component: App,
+    children: [
+      {
+        path: '/accept-invitation/:id',
+        element: <RoutePage title="Invitation" page={AcceptInvitationPage} />,
+      },
+      {
+        Component: SignedInApp,
+        children: [
+          ...routes.map(
+            (route): RouteObject => ({
+              path: route.path,
+              element: <RoutePage title={route.title} page={route.page} />,
+            }),
+          ),
+          { path: '*', element: <RoutePage title="Not found" page={NotFoundPage} /> },
+        ],
+      },
+    ],
+  },
+]);
 
-export function App() {
+function App() {
   const session = useSession();
   const pathname = usePathname();
   const search = useSearch();
   const signedOut = session.isSuccess && !session.data;
   const onSignedOutPage = signedOutPaths.includes(pathname);
-  const invitation = matchPath(invitationPath, pathname);
 
   useEffect(() => {
     if (signedOut && !onSignedOutPage) {
@@ -62,18 +87,12 @@ export function App() {
       </Suspense>
     );
   }
-  if (invitation) {
-    return (
-      <Suspense fallback={<FullPage>Loading…</FullPage>}>
-        <AcceptInvitationPage params={invitation} />
-      </Suspense>
-    );
-  }
-  return <SignedInApp session={session.data} />;
+  return <Outlet context={session.data} />;
 }
 
 /** The user's organizations decide what comes next: create one, pick one, or the dashboard. */
-function SignedInApp({ session }: { session: Session }) {
+function SignedInApp() {
+  const session = useOutletContext<Session>();
   const organizations = useQuery({
     queryKey: organizationsQueryKey,
     queryFn: ({ signal }) => listOrganizations(signal),
@@ -102,26 +121,23 @@ function SignedInApp({ session }: { session: Session }) {
       value={{ session, organizations: organizations.data, organization: active }}
     >
       <AppShell>
-        <CurrentPage />
+        <Outlet />
       </AppShell>
     </SignedInContext.Provider>
   );
 }
 
-function CurrentPage() {
+/** One page: its document title, its path parameters, and a loading line while it loads. */
+function RoutePage({ title, page: Page }: Pick<Route, 'title' | 'page'>) {
   const pathname = usePathname();
-  const found = routes
-    .map((route) => ({ route, params: matchPath(route.path, pathname) }))
-    .find((candidate) => candidate.params);
-  const title = found?.route.title ?? 'Not found';
+  const params = useParams() as PathParams;
   useEffect(() => {
     document.title = `${title} · Tollgate`;
   }, [title]);
-  const Page = found?.route.page ?? NotFoundPage;
   return (
     // Keyed by path: a page's state (open dialogs, typed values) does not leak into the next.
     <Suspense key={pathname} fallback={<p className="muted">Loading…</p>}>
-      <Page params={found?.params ?? {}} />
+      <Page params={params} />
     </Suspense>
   );
 }

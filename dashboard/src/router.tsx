@@ -1,67 +1,56 @@
 /**
- * The dashboard's router: the browser's history API, `:name` path parameters, and links that
- * mark the current page (aria-current). Page state that a reload must keep (a table's page,
- * sorting, filters) lives in the URL query: `useQueryState`.
+ * The dashboard's router: React Router's data router (browser history, `:name` path
+ * parameters), wrapped in the few names pages use, so they need not know the library: links
+ * that mark the current page (aria-current), `navigate` from anywhere (event handlers, a
+ * finished OAuth round trip), and `useQueryState` for page state a reload must keep (a table's
+ * page, sorting, filters) in the URL query.
  *
  * Adding a page:
- *   1. Write `pages/<area>/<Name>Page.tsx` with a default export taking `{ params }` (PageProps).
+ *   1. Write `pages/<area>/<Name>Page.tsx` with a default export taking `{ params }` (PageProps;
+ *      `PageProps<'/orders/:id'>` types `params.id`).
  *   2. Add one line to `routes` in pages.tsx:
  *        { path: '/orders/:id', title: 'Order', page: lazy(() => import('./pages/orders/OrderPage.tsx')) },
  *      and, for a top-level section, set `nav` on the list page's entry (pages.tsx `navSections`).
- * Pages are lazy-loaded, so each stays out of the initial bundle.
+ * Pages are lazy-loaded, so each stays out of the initial bundle. App.tsx turns `routes` into
+ * React Router's route objects.
  */
+import { type ReactNode, useCallback } from 'react';
 import {
-  type AnchorHTMLAttributes,
-  type MouseEvent,
-  type ReactNode,
-  useCallback,
-  useSyncExternalStore,
-} from 'react';
+  createBrowserRouter,
+  NavLink,
+  type NavLinkProps,
+  type PathParam,
+  type RouteObject,
+  useLocation,
+  useSearchParams,
+} from 'react-router';
 
-export type PathParams = Record<string, string>;
+/** The parameters of a path pattern: `PathParams<'/workflows/:kind/:entityId'>` has both. */
+export type PathParams<Path extends string = string> = string extends Path
+  ? Record<string, string>
+  : Record<PathParam<Path>, string>;
 
-export interface PageProps {
-  params: PathParams;
+export interface PageProps<Path extends string = string> {
+  params: PathParams<Path>;
 }
 
-const listeners = new Set<() => void>();
-const notify = () => {
-  for (const listener of listeners) listener();
-};
+type DashboardRouter = ReturnType<typeof createBrowserRouter>;
+let dashboardRouter: DashboardRouter | undefined;
 
-function subscribe(listener: () => void) {
-  listeners.add(listener);
-  window.addEventListener('popstate', listener);
-  return () => {
-    listeners.delete(listener);
-    window.removeEventListener('popstate', listener);
-  };
+/** The page's one router; `navigate` goes through it. */
+export function createDashboardRouter(routes: RouteObject[]): DashboardRouter {
+  dashboardRouter = createBrowserRouter(routes);
+  return dashboardRouter;
 }
 
 /** Goes to a same-origin path (`/orders?page=2`) without reloading the page. */
 export function navigate(to: string, { replace = false }: { replace?: boolean } = {}) {
-  if (to === `${window.location.pathname}${window.location.search}`) return;
-  if (replace) window.history.replaceState(null, '', to);
-  else window.history.pushState(null, '', to);
-  notify();
+  if (!dashboardRouter) throw new Error('navigate called before the dashboard router exists');
+  void dashboardRouter.navigate(to, { replace });
 }
 
-export const usePathname = () => useSyncExternalStore(subscribe, () => window.location.pathname);
-export const useSearch = () => useSyncExternalStore(subscribe, () => window.location.search);
-
-/** The parameters of `pattern` (`/orders/:id`) in `pathname`, or null when it does not match. */
-export function matchPath(pattern: string, pathname: string): PathParams | null {
-  const expected = pattern.split('/').filter(Boolean);
-  const actual = pathname.split('/').filter(Boolean);
-  if (expected.length !== actual.length) return null;
-  const params: PathParams = {};
-  for (const [index, part] of expected.entries()) {
-    const value = actual[index] ?? '';
-    if (part.startsWith(':')) params[part.slice(1)] = decodeURIComponent(value);
-    else if (part !== value) return null;
-  }
-  return params;
-}
+export const usePathname = () => useLocation().pathname;
+export const useSearch = () => useLocation().search;
 
 /**
  * Values kept in the URL query, read as a plain object and written by merging: `null` or `''`
@@ -72,43 +61,38 @@ export function useQueryState(): [
   URLSearchParams,
   (changes: Record<string, string | null>) => void,
 ] {
-  const search = useSearch();
-  const update = useCallback((changes: Record<string, string | null>) => {
-    const params = new URLSearchParams(window.location.search);
-    for (const [name, value] of Object.entries(changes)) {
-      if (value === null || value === '') params.delete(name);
-      else params.set(name, value);
-    }
-    const text = params.toString();
-    navigate(`${window.location.pathname}${text ? `?${text}` : ''}`, { replace: true });
-  }, []);
-  return [new URLSearchParams(search), update];
+  const [query, setQuery] = useSearchParams();
+  const update = useCallback(
+    (changes: Record<string, string | null>) =>
+      setQuery(
+        (previous) => {
+          const next = new URLSearchParams(previous);
+          for (const [name, value] of Object.entries(changes)) {
+            if (value === null || value === '') next.delete(name);
+            else next.set(name, value);
+          }
+          return next;
+        },
+        { replace: true },
+      ),
+    [setQuery],
+  );
+  return [query, update];
 }
 
-interface LinkProps extends Omit<AnchorHTMLAttributes<HTMLAnchorElement>, 'href'> {
+interface LinkProps extends Omit<NavLinkProps, 'to' | 'end' | 'children' | 'className' | 'style'> {
   to: string;
   /** `prefix`: also current on pages below `to` (a section link stays lit on its detail pages). */
   current?: 'exact' | 'prefix';
+  className?: string;
   children: ReactNode;
 }
 
-/** An ordinary link (open in a new tab works) that navigates in place on a plain click. */
-export function Link({ to, current = 'exact', children, onClick, ...rest }: LinkProps) {
-  const pathname = usePathname();
-  const target = to.split('?')[0] ?? to;
-  const isCurrent =
-    pathname === target ||
-    (current === 'prefix' && target !== '/' && pathname.startsWith(`${target}/`));
-  const follow = (event: MouseEvent<HTMLAnchorElement>) => {
-    onClick?.(event);
-    const modified = event.metaKey || event.ctrlKey || event.shiftKey || event.altKey;
-    if (event.defaultPrevented || event.button !== 0 || modified || rest.target) return;
-    event.preventDefault();
-    navigate(to);
-  };
-  return (
-    <a href={to} aria-current={isCurrent ? 'page' : undefined} onClick={follow} {...rest}>
-      {children}
-    </a>
-  );
+/**
+ * An ordinary link (open in a new tab works) that navigates in place on a plain click and
+ * carries aria-current="page" on the page it leads to. No `active` class: styles key on
+ * aria-current.
+ */
+export function Link({ to, current = 'exact', className, ...rest }: LinkProps) {
+  return <NavLink to={to} end={current === 'exact'} className={() => className} {...rest} />;
 }
