@@ -12,7 +12,8 @@ export interface ListResource<T> {
   pagination: { total_count: number; max_page: number };
 }
 
-const pageQuery = z
+/** `page` and `limit` of every list (documented on each list operation, commerce/http/openapi.ts). */
+export const pageQuery = z
   .object({
     page: z.coerce.number().int().min(1).default(1),
     // Polar clamps a larger limit silently instead of refusing it.

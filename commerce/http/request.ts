@@ -7,14 +7,19 @@ import type { CommerceCaller } from '../caller.ts';
 // One schema per parameter name, built once (building a zod schema costs more than using it).
 const idParamSchemas = new Map<string, z.ZodType<Record<string, string>>>();
 
-/** The `{id}` path parameter: a malformed uuid answers 422 at `path.id`, as in Polar. */
-export function readIdParam(ctx: Context, name = 'id'): string {
+/** The schema of a uuid path parameter `name` (also what the API reference documents). */
+export function idParamSchema(name: string): z.ZodType<Record<string, string>> {
   let schema = idParamSchemas.get(name);
   if (!schema) {
     schema = z.object({ [name]: z.uuid() }) as z.ZodType<Record<string, string>>;
     idParamSchemas.set(name, schema);
   }
-  const params = parseParams(ctx.params as Record<string, string>, schema);
+  return schema;
+}
+
+/** The `{id}` path parameter: a malformed uuid answers 422 at `path.id`, as in Polar. */
+export function readIdParam(ctx: Context, name = 'id'): string {
+  const params = parseParams(ctx.params as Record<string, string>, idParamSchema(name));
   return params[name] as string;
 }
 
