@@ -17,6 +17,7 @@ import { rejectUnstorableText } from './middleware/input-sanity.ts';
 import { requestLog } from './middleware/request-log.ts';
 import { securityHeaders } from './middleware/security-headers.ts';
 import { devOutboxRoutes } from './routes/dev-outbox.ts';
+import { apiReferenceRoutes } from './routes/api-reference.ts';
 import { healthRoutes } from './routes/health.ts';
 import { maintenanceRoutes } from './routes/maintenance.ts';
 import { temporalCodecRoutes } from './routes/temporal-codec.ts';
@@ -79,6 +80,8 @@ export function createApp(dependencies: AppDependencies): Koa {
     authRoutes(dependencies),
     commerceRoutes(dependencies),
     healthRoutes(dependencies),
+    // /api/auth/openapi.json is public: answered before auth's origin and rate-limit checks.
+    apiReferenceRoutes(dependencies),
     maintenanceRoutes(dependencies),
     temporalCodecRoutes(dependencies),
     // Captured mail is shown in development, when the stack runs the capture server.

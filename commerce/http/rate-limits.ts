@@ -33,6 +33,8 @@ const productionLimits = {
   storefrontRead: { max: 120, windowSeconds: minute },
   // Parts PUT to their signed URLs: a 1 GiB file in 10 MB parts is about a hundred.
   fileUpload: { max: 600, windowSeconds: minute },
+  // The API reference page (/docs), its assets and the OpenAPI documents: a page load is ~7.
+  apiReference: { max: 120, windowSeconds: minute },
   // Public media, downloadables and invoices by signed link.
   download: { max: 300, windowSeconds: minute },
   // The platform sending a customer back after linking a Discord or GitHub account.
