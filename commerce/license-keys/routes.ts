@@ -1,11 +1,13 @@
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
+import { z } from 'zod';
 import type { AppDependencies } from '../../api/dependencies.ts';
 import { parseBody } from '../../api/validation.ts';
+import { licenseKeyStatuses } from '../../db/entities/license-key.ts';
 import { customerSessionTokenPrefix } from '../customer-sessions/service.ts';
 import { bearerOf, callerOf, scope } from '../http/caller.ts';
 import { sessionCustomerIdOf, sessionCustomerOf } from '../http/customer-session.ts';
-import { listRoute, readPage, readQueryIds } from '../http/listing.ts';
+import { listRoute, readPage, readQueryIds, readQueryList } from '../http/listing.ts';
 import { portalGate, readBenefitBoundQuery } from '../http/portal.ts';
 import { readIdParam } from '../http/request.ts';
 import {
@@ -64,6 +66,8 @@ function keyChecks(
   });
 }
 
+const statusFilter = z.enum(licenseKeyStatuses);
+
 /** /v1/license-keys: the organization's keys, their activations, and checks by key. */
 export function licenseKeyRoutes(dependencies: AppDependencies): Router {
   const { orm } = dependencies;
@@ -77,8 +81,9 @@ export function licenseKeyRoutes(dependencies: AppDependencies): Router {
         page: readPage(ctx),
         benefitIds: readQueryIds(ctx, 'benefit_id'),
         organizationIds: [],
-        // Tollgate's own filter: Polar's list has none by customer.
+        // Tollgate's own filters: Polar's list has none by customer or status.
         customerIds: readQueryIds(ctx, 'customer_id'),
+        statuses: readQueryList(ctx, 'status', statusFilter),
       }),
       list: ({ organizationId }, query) => listLicenseKeys(orm.em, { organizationId }, query),
       serialize: (keys) => keys.map(licenseKeyWire),

@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Benefit, LicenseKey, LicenseKeyActivation } from '../../db/entities/index.ts';
+import type { LicenseKeyStatus } from '../../db/entities/license-key.ts';
 import { findPage, inList, type ListQuery, oldestFirst } from '../../db/listing.ts';
 import { licenseKeyRefusal } from '../../domain/license-keys.ts';
 import { announceCustomerStateChange } from '../customers/state.ts';
@@ -22,13 +23,18 @@ const ownerCondition = (owner: LicenseKeyOwner) =>
     : { customer: { id: owner.customerId, deletedAt: null } };
 
 /**
- * A page of the owner's keys, oldest first, optionally of some benefits, organizations and
- * customers (the dashboard's customer page lists a customer's keys).
+ * A page of the owner's keys, oldest first, optionally of some benefits, organizations,
+ * customers (the dashboard's customer page lists a customer's keys) and statuses.
  */
 export function listLicenseKeys(
   em: EntityManager,
   owner: LicenseKeyOwner,
-  query: ListQuery<{ benefitIds: string[]; organizationIds: string[]; customerIds?: string[] }>,
+  query: ListQuery<{
+    benefitIds: string[];
+    organizationIds: string[];
+    customerIds?: string[];
+    statuses?: LicenseKeyStatus[];
+  }>,
 ): Promise<[LicenseKey[], number]> {
   return findPage(em, LicenseKey, {
     where: [
@@ -36,6 +42,7 @@ export function listLicenseKeys(
       inList('benefit', query.benefitIds),
       inList('organization', query.organizationIds),
       inList('customer', query.customerIds ?? []),
+      inList('status', query.statuses ?? []),
     ],
     thenBy: oldestFirst,
     page: query.page,

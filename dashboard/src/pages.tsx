@@ -21,6 +21,7 @@ export const navSections = [
   'Finance',
   'Engineering',
   'Organization',
+  'Admin',
 ] as const;
 export type NavSection = (typeof navSections)[number];
 
@@ -184,6 +185,62 @@ export const routes: Route[] = [
     nav: 'Finance',
     page: lazy(() => import('./pages/finance/ReconciliationPage.tsx')),
   },
+  // Operators' pages (issue 20): payments, checkouts, license keys, usage events, API keys.
+  {
+    path: '/payments',
+    title: 'Payments',
+    nav: 'Finance',
+    page: lazy(() => import('./pages/payments/PaymentsPage.tsx')),
+  },
+  {
+    path: '/payments/:id',
+    title: 'Payment',
+    page: lazy(() => import('./pages/payments/PaymentPage.tsx')),
+  },
+  {
+    path: '/checkouts',
+    title: 'Checkouts',
+    nav: 'Sales',
+    page: lazy(() => import('./pages/checkouts/CheckoutsPage.tsx')),
+  },
+  {
+    path: '/checkouts/:id',
+    title: 'Checkout',
+    page: lazy(() => import('./pages/checkouts/CheckoutPage.tsx')),
+  },
+  {
+    path: '/license-keys',
+    title: 'License keys',
+    nav: 'Sales',
+    page: lazy(() => import('./pages/license-keys/LicenseKeysPage.tsx')),
+  },
+  {
+    path: '/license-keys/:id',
+    title: 'License key',
+    page: lazy(() => import('./pages/license-keys/LicenseKeyPage.tsx')),
+  },
+  {
+    path: '/events',
+    title: 'Usage events',
+    nav: 'Engineering',
+    page: lazy(() => import('./pages/events/EventsPage.tsx')),
+  },
+  {
+    path: '/events/:id',
+    title: 'Usage event',
+    page: lazy(() => import('./pages/events/EventPage.tsx')),
+  },
+  {
+    path: '/api-keys',
+    title: 'API keys',
+    nav: 'Engineering',
+    page: lazy(() => import('./pages/api-keys/ApiKeysPage.tsx')),
+  },
+  {
+    path: '/api-keys/:id',
+    title: 'API key',
+    page: lazy(() => import('./pages/api-keys/ApiKeyPage.tsx')),
+  },
   {
     path: '/workflows',
     title: 'Workflows',
@@ -246,6 +303,42 @@ export const routes: Route[] = [
     title: 'Settings',
     nav: 'Organization',
     page: lazy(() => import('./pages/organization/SettingsPage.tsx')),
+  },
+  {
+    path: '/account',
+    title: 'Profile',
+    page: lazy(() => import('./pages/account/ProfilePage.tsx')),
+  },
+  {
+    path: '/account/password',
+    title: 'Password',
+    page: lazy(() => import('./pages/account/PasswordPage.tsx')),
+  },
+  {
+    path: '/account/sessions',
+    title: 'Sessions',
+    page: lazy(() => import('./pages/account/SessionsPage.tsx')),
+  },
+  {
+    path: '/account/linked-accounts',
+    title: 'Linked accounts',
+    page: lazy(() => import('./pages/account/LinkedAccountsPage.tsx')),
+  },
+  {
+    path: '/account/delete',
+    title: 'Delete account',
+    page: lazy(() => import('./pages/account/DeleteAccountPage.tsx')),
+  },
+  {
+    path: '/admin/users',
+    title: 'Users',
+    nav: 'Admin',
+    page: lazy(() => import('./pages/admin/UsersPage.tsx')),
+  },
+  {
+    path: '/admin/users/:id',
+    title: 'User',
+    page: lazy(() => import('./pages/admin/UserPage.tsx')),
   },
   {
     path: '/organizations/new',

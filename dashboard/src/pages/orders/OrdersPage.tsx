@@ -12,7 +12,7 @@ const billingTypes = [
 ];
 
 /** The products to filter by: the first hundred by name (a select stays usable at that size). */
-function useProductOptions() {
+export function useProductOptions() {
   const products = useQuery({
     queryKey: [...productsKey, 'options'],
     queryFn: ({ signal }) => productsApi.list({ page: 1, limit: 100, sorting: ['name'] }, signal),
