@@ -26,15 +26,31 @@ describe('dashboard: workflows and home metrics (browser)', () => {
     await page.goto(`${suite.api.url}/`);
     const totals = page.locator('dl.summary');
     await totals.getByText('$20.00').first().waitFor();
-    await page.getByRole('img', { name: /Revenue and active subscriptions, by day/ }).waitFor();
-    await page.getByText('Show the numbers').click();
-    await page
+    const chart = page.getByRole('figure', { name: 'Revenue, Active Subscriptions, by day' });
+    await chart.waitFor();
+    // The range ends today: hovering the plot's right edge shows today's sale in the tooltip.
+    const plot = await chart.locator('.recharts-cartesian-grid').boundingBox();
+    assert.ok(plot);
+    await page.mouse.move(plot.x + plot.width - 2, plot.y + plot.height / 2);
+    const tooltip = chart.locator('.recharts-tooltip-wrapper');
+    await tooltip.getByText('Revenue : $20.00').waitFor();
+    await tooltip.getByText('Active Subscriptions : 0').waitFor();
+    await page.screenshot({ path: join(screenshotsDir, 'dashboard-home.png'), fullPage: true });
+    await chart.getByText('Show the numbers').click();
+    await chart
       .getByRole('table', { name: /by period/ })
       .getByText('$20.00')
       .waitFor();
-    await page.screenshot({ path: join(screenshotsDir, 'dashboard-home.png'), fullPage: true });
+
+    // Another metric joins the chart, its table and the URL.
+    await chart.getByLabel('Orders', { exact: true }).check();
+    await page
+      .getByRole('figure', { name: 'Revenue, Active Subscriptions, Orders, by day' })
+      .waitFor();
+    await chart.getByRole('columnheader', { name: 'Orders' }).waitFor();
+    assert.match(page.url(), /chart=revenue%2Cactive_subscriptions%2Corders/);
     await page.getByLabel('Last 12 months').check();
-    await page.getByRole('img', { name: /by month/ }).waitFor();
+    await page.getByRole('figure', { name: /by month/ }).waitFor();
     assert.match(page.url(), /range=12m/);
 
     await page.goto(`${suite.api.url}/orders/${order.id}`);

@@ -6,7 +6,8 @@ import { Money } from '../components/Money';
 import { Link, useQueryState } from '../router';
 import { MetricsChart } from './home/MetricsChart';
 import {
-  chartPointsOf,
+  chartRowsOf,
+  defaultChartMetrics,
   fetchMetrics,
   fetchSalesCurrency,
   isMetricsRange,
@@ -20,6 +21,9 @@ export default function HomePage() {
   const [params, setParams] = useQueryState();
   const requested = params.get('range') ?? '';
   const range: MetricsRange = isMetricsRange(requested) ? requested : '30d';
+  // The picked metrics stay in the URL, so a reload or a shared link draws the same chart.
+  const picked = params.get('chart');
+  const chartMetrics = picked === null ? defaultChartMetrics : picked.split(',').filter(Boolean);
   const metrics = useQuery({
     queryKey: ['metrics', range],
     queryFn: ({ signal }) => fetchMetrics(range, signal),
@@ -77,7 +81,11 @@ export default function HomePage() {
               </p>
             ) : (
               <MetricsChart
-                points={chartPointsOf(metrics.data)}
+                rows={chartRowsOf(metrics.data)}
+                descriptors={metrics.data.metrics}
+                selected={chartMetrics}
+                // A lone comma keeps "none picked" apart from "the default" (no parameter).
+                onSelect={(slugs) => setParams({ chart: slugs.join(',') || ',' })}
                 currency={currency.data}
                 range={range}
               />

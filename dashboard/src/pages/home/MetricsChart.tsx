@@ -1,156 +1,187 @@
 /**
- * Revenue (bars, left axis) and active subscriptions (line, right axis) per period, drawn as
- * inline SVG: no chart library in the bundle. The picture is one labelled image; its numbers
- * are in a table below it for screen readers and for anyone who wants them exactly.
+ * The home page's chart, drawn by Recharts: the metrics the viewer picks (any of the ones
+ * GET /v1/metrics/ answers) per period, amounts as bars on the left axis, counts and rates as
+ * lines on the right, with a tooltip per period. Its numbers are also in a table below it, for
+ * screen readers and for anyone who wants them exactly.
  */
-import { useId } from 'react';
+import {
+  Bar,
+  CartesianGrid,
+  ComposedChart,
+  Legend,
+  Line,
+  ResponsiveContainer,
+  Tooltip,
+  XAxis,
+  YAxis,
+} from 'recharts';
 import { formatMoney } from '../../../../domain/money.ts';
 import { DateTime } from '../../components/DateTime';
-import { Money } from '../../components/Money';
-import { type ChartPoint, type MetricsRange, periodLabel } from './metrics';
+import {
+  type ChartRow,
+  commonMetrics,
+  formatMetric,
+  type MetricDescriptor,
+  type MetricsRange,
+  periodLabel,
+} from './metrics';
 
-const width = 720;
-const height = 260;
-const margin = { top: 16, right: 48, bottom: 28, left: 72 };
-const plotWidth = width - margin.left - margin.right;
-const plotHeight = height - margin.top - margin.bottom;
-const tickCount = 4;
-
-/** A round axis maximum (1, 2 or 5 × a power of ten) at or above `value`, in `unit` steps. */
-function niceMax(value: number, unit: number): number {
-  const steps = Math.max(Math.ceil(value / unit / tickCount), 1);
-  const power = 10 ** Math.floor(Math.log10(steps));
-  const nice = [1, 2, 5, 10].find((factor) => factor * power >= steps) ?? 10;
-  return nice * power * unit * tickCount;
-}
+/** One colour per drawn metric, in the order picked. */
+const palette = ['#3b6fe0', '#146c36', '#b4541f', '#7a3fc1', '#a61b1b', '#0f7a8a', '#7a4b00'];
 
 interface MetricsChartProps {
-  points: ChartPoint[];
+  rows: ChartRow[];
+  /** What each metric is (name, and whether cents, a count or a ratio), by slug. */
+  descriptors: Record<string, MetricDescriptor>;
+  selected: string[];
+  onSelect: (slugs: string[]) => void;
   currency: string;
   range: MetricsRange;
 }
 
-export function MetricsChart({ points, currency, range }: MetricsChartProps) {
-  const titleId = useId();
-  const descriptionId = useId();
-  // Revenue ticks fall on whole currency units (100 minor units).
-  const revenueMax = niceMax(Math.max(...points.map((point) => point.revenue), 0), 100);
-  const subscriptionsMax = niceMax(
-    Math.max(...points.map((point) => point.activeSubscriptions), 0),
-    1,
-  );
-  const slot = plotWidth / Math.max(points.length, 1);
-  const xOf = (index: number) => margin.left + slot * index + slot / 2;
-  const yOf = (value: number, max: number) => margin.top + plotHeight * (1 - value / max);
-  // About eight labels fit under the axis, whatever the number of periods.
-  const labelEvery = Math.ceil(points.length / 8);
-  const ticks = Array.from({ length: tickCount + 1 }, (_, index) => index / tickCount);
-  const first = points[0];
-  const last = points.at(-1);
-  const totalRevenue = points.reduce((sum, point) => sum + point.revenue, 0);
-  const linePath = points
-    .map((point, index) => `${xOf(index)},${yOf(point.activeSubscriptions, subscriptionsMax)}`)
-    .join(' ');
+export function MetricsChart({
+  rows,
+  descriptors,
+  selected,
+  onSelect,
+  currency,
+  range,
+}: MetricsChartProps) {
+  const drawn = selected.flatMap((slug) => descriptors[slug] ?? []);
+  const hasAmounts = drawn.some((metric) => metric.type === 'currency');
+  const hasCounts = drawn.some((metric) => metric.type !== 'currency');
+  const format = (slug: string, value: number) =>
+    formatMetric(descriptors[slug]?.type ?? 'scalar', value, currency);
 
   return (
     <figure className="metrics-chart">
-      <ul className="chart-legend" aria-hidden="true">
-        <li className="legend-revenue">Revenue ({currency.toUpperCase()})</li>
-        <li className="legend-subscriptions">Active subscriptions</li>
-      </ul>
-      <svg
-        viewBox={`0 0 ${width} ${height}`}
-        role="img"
-        aria-labelledby={`${titleId} ${descriptionId}`}
-      >
-        <title id={titleId}>
-          Revenue and active subscriptions, {range === '30d' ? 'by day' : 'by month'}
-        </title>
-        <desc id={descriptionId}>
-          {first && last
-            ? `From ${periodLabel(first.timestamp, range)} to ${periodLabel(last.timestamp, range)}: ` +
-              `revenue ${formatMoney(totalRevenue, currency)} in all; active subscriptions ` +
-              `${first.activeSubscriptions} at the start, ${last.activeSubscriptions} at the end.`
-            : 'No periods.'}
-        </desc>
-        {ticks.map((fraction) => (
-          <g key={fraction} className="chart-tick">
-            <line
-              x1={margin.left}
-              x2={width - margin.right}
-              y1={yOf(fraction, 1)}
-              y2={yOf(fraction, 1)}
+      <MetricPicker descriptors={descriptors} selected={selected} onSelect={onSelect} />
+      <figcaption className="visually-hidden">
+        {[
+          ...drawn.map((metric) => metric.display_name),
+          range === '30d' ? 'by day' : 'by month',
+        ].join(', ')}
+      </figcaption>
+      {drawn.length === 0 ? (
+        <p className="muted">Pick a metric to draw.</p>
+      ) : (
+        <ResponsiveContainer width="100%" height={280}>
+          <ComposedChart data={rows} margin={{ top: 8, right: 8, bottom: 0, left: 8 }}>
+            <CartesianGrid strokeDasharray="3 3" vertical={false} stroke="#e2e5ea" />
+            <XAxis
+              dataKey="timestamp"
+              tickFormatter={(timestamp: string) => periodLabel(timestamp, range)}
+              minTickGap={16}
+              fontSize={11}
             />
-            <text x={margin.left - 6} y={yOf(fraction, 1)} textAnchor="end" dy="0.32em">
-              {formatMoney(Math.round(revenueMax * fraction), currency)}
-            </text>
-            <text x={width - margin.right + 6} y={yOf(fraction, 1)} dy="0.32em">
-              {Math.round(subscriptionsMax * fraction)}
-            </text>
-          </g>
-        ))}
-        {points.map((point, index) => (
-          <g key={point.timestamp}>
-            <rect
-              className="chart-bar"
-              x={xOf(index) - slot * 0.35}
-              width={slot * 0.7}
-              y={yOf(point.revenue, revenueMax)}
-              height={plotHeight - (yOf(point.revenue, revenueMax) - margin.top)}
-            >
-              <title>
-                {periodLabel(point.timestamp, range)}: {formatMoney(point.revenue, currency)},{' '}
-                {point.activeSubscriptions} active subscriptions
-              </title>
-            </rect>
-            {index % labelEvery === 0 && (
-              <text className="chart-label" x={xOf(index)} y={height - 8} textAnchor="middle">
-                {periodLabel(point.timestamp, range)}
-              </text>
+            {hasAmounts && (
+              <YAxis
+                yAxisId="amount"
+                orientation="left"
+                width={80}
+                fontSize={11}
+                tickFormatter={(value: number) => formatMoney(value, currency)}
+              />
             )}
-          </g>
-        ))}
-        <polyline className="chart-line" points={linePath} />
-        {points.map((point, index) => (
-          <circle
-            key={point.timestamp}
-            className="chart-dot"
-            cx={xOf(index)}
-            cy={yOf(point.activeSubscriptions, subscriptionsMax)}
-            r={3}
-          />
-        ))}
-      </svg>
+            {hasCounts && (
+              <YAxis yAxisId="count" orientation="right" width={48} fontSize={11} allowDecimals />
+            )}
+            <Tooltip
+              labelFormatter={(timestamp) => periodLabel(String(timestamp), range)}
+              formatter={(value, _name, item) => format(String(item.dataKey), Number(value))}
+            />
+            <Legend wrapperStyle={{ fontSize: 12 }} />
+            {drawn.map((metric) => {
+              const color = palette[selected.indexOf(metric.slug) % palette.length];
+              return metric.type === 'currency' ? (
+                <Bar
+                  key={metric.slug}
+                  yAxisId="amount"
+                  dataKey={metric.slug}
+                  name={metric.display_name}
+                  fill={color}
+                  isAnimationActive={false}
+                />
+              ) : (
+                <Line
+                  key={metric.slug}
+                  yAxisId="count"
+                  dataKey={metric.slug}
+                  name={metric.display_name}
+                  stroke={color}
+                  strokeWidth={2}
+                  dot={rows.length <= 31}
+                  isAnimationActive={false}
+                />
+              );
+            })}
+          </ComposedChart>
+        </ResponsiveContainer>
+      )}
       <details>
         <summary>Show the numbers</summary>
         <table className="data-table">
-          <caption className="visually-hidden">Revenue and active subscriptions by period</caption>
+          <caption className="visually-hidden">The chart's metrics by period</caption>
           <thead>
             <tr>
               <th scope="col">Period starting</th>
-              <th scope="col" className="col-amount">
-                Revenue
-              </th>
-              <th scope="col" className="col-amount">
-                Active subscriptions
-              </th>
+              {drawn.map((metric) => (
+                <th key={metric.slug} scope="col" className="col-amount">
+                  {metric.display_name}
+                </th>
+              ))}
             </tr>
           </thead>
           <tbody>
-            {points.map((point) => (
-              <tr key={point.timestamp}>
+            {rows.map((row) => (
+              <tr key={row.timestamp}>
                 <td>
-                  <DateTime value={point.timestamp} format="date" />
+                  <DateTime value={row.timestamp} format="date" />
                 </td>
-                <td className="col-amount">
-                  <Money amount={point.revenue} currency={currency} />
-                </td>
-                <td className="col-amount">{point.activeSubscriptions}</td>
+                {drawn.map((metric) => (
+                  <td key={metric.slug} className="col-amount">
+                    {format(metric.slug, Number(row[metric.slug] ?? 0))}
+                  </td>
+                ))}
               </tr>
             ))}
           </tbody>
         </table>
       </details>
     </figure>
+  );
+}
+
+/** Checkboxes for the metrics sellers look at most, and every other one a click further. */
+function MetricPicker({
+  descriptors,
+  selected,
+  onSelect,
+}: Pick<MetricsChartProps, 'descriptors' | 'selected' | 'onSelect'>) {
+  const toggle = (slug: string, on: boolean) =>
+    onSelect(on ? [...selected, slug] : selected.filter((picked) => picked !== slug));
+  const checkbox = (metric: MetricDescriptor) => (
+    <label key={metric.slug}>
+      <input
+        type="checkbox"
+        checked={selected.includes(metric.slug)}
+        onChange={(event) => toggle(metric.slug, event.target.checked)}
+      />
+      {metric.display_name}
+    </label>
+  );
+  const all = Object.values(descriptors);
+  const others = all.filter((metric) => !commonMetrics.includes(metric.slug));
+  return (
+    <fieldset className="metric-picker">
+      <legend className="visually-hidden">Metrics to draw</legend>
+      {all.filter((metric) => commonMetrics.includes(metric.slug)).map(checkbox)}
+      {others.length > 0 && (
+        <details>
+          <summary>More metrics</summary>
+          <div className="metric-picker-more">{others.map(checkbox)}</div>
+        </details>
+      )}
+    </fieldset>
   );
 }

@@ -1,5 +1,6 @@
 /** The home page's reading of GET /v1/metrics/: a range the viewer picks, in their time zone. */
 import type { MetricsWire } from '../../../../commerce/metrics/schemas.ts';
+import { formatMoney } from '../../../../domain/money.ts';
 import { api, type ListResource } from '../../api/client';
 
 export type MetricsRange = '30d' | '12m';
@@ -11,12 +12,23 @@ export const rangeLabels: Record<MetricsRange, string> = {
 
 export const isMetricsRange = (value: string): value is MetricsRange => value in rangeLabels;
 
-/** One period of the chart: its first instant and the two values drawn. */
-export interface ChartPoint {
-  timestamp: string;
-  revenue: number;
-  activeSubscriptions: number;
-}
+export type MetricDescriptor = MetricsWire['metrics'][string];
+
+/** One period of the chart: its first instant and the value of every metric, by slug. */
+export type ChartRow = MetricsWire['periods'][number];
+
+/** The metrics offered first, and drawn (the first two) before the viewer picks. */
+export const commonMetrics = [
+  'revenue',
+  'active_subscriptions',
+  'orders',
+  'monthly_recurring_revenue',
+  'net_revenue',
+  'new_subscriptions',
+  'canceled_subscriptions',
+  'checkouts_conversion',
+];
+export const defaultChartMetrics = commonMetrics.slice(0, 2);
 
 const viewerTimeZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
 
@@ -57,12 +69,23 @@ export async function fetchSalesCurrency(signal: AbortSignal): Promise<string> {
   return orders.items[0]?.currency ?? 'usd';
 }
 
-export const chartPointsOf = (metrics: MetricsWire): ChartPoint[] =>
-  metrics.periods.map((period) => ({
-    timestamp: period.timestamp,
-    revenue: Number(period.revenue ?? 0),
-    activeSubscriptions: Number(period.active_subscriptions ?? 0),
+export const chartRowsOf = (metrics: MetricsWire): ChartRow[] =>
+  metrics.periods.map(({ timestamp, ...values }) => ({
+    ...Object.fromEntries(Object.entries(values).map(([slug, value]) => [slug, Number(value)])),
+    timestamp,
   }));
+
+/** A metric's value as it reads: `$1,234.00` (cents), `42` (a count) or `12.5%` (a ratio). */
+export function formatMetric(
+  type: MetricDescriptor['type'],
+  value: number,
+  currency: string,
+): string {
+  if (type === 'currency') return formatMoney(Math.round(value), currency);
+  if (type === 'percentage')
+    return `${(value * 100).toLocaleString(undefined, { maximumFractionDigits: 1 })}%`;
+  return value.toLocaleString();
+}
 
 /** A period's short label: `Nov 3` by day, `Nov 26` by month. */
 export function periodLabel(timestamp: string, range: MetricsRange): string {
