@@ -12,17 +12,17 @@ import { afterAnswering } from './after-answer.ts';
 import { authMails, emailVerificationSubject } from './auth-mail.ts';
 import { reissueSessionCookies, requireSignedIn, signedInOrNull } from './session-context.ts';
 
-const sendVerificationBody = z.object({
+export const sendVerificationBody = z.object({
   email: z.email(),
   callbackURL: z.string().optional(),
 });
 
-const verifyEmailQuery = z.object({
+export const verifyEmailQuery = z.object({
   token: z.string(),
   callbackURL: z.string().optional(),
 });
 
-const changeEmailBody = z.object({
+export const changeEmailBody = z.object({
   newEmail: z.email().max(255),
   callbackURL: z.string().optional(),
 });

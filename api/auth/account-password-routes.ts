@@ -13,21 +13,21 @@ import { authBaseUrl, authMails } from './auth-mail.ts';
 import { setSessionCookies } from './cookies.ts';
 import { isShortLivedSession, requireSignedIn } from './session-context.ts';
 
-const requestResetBody = z.object({
+export const requestResetBody = z.object({
   email: z.email(),
   redirectTo: z.string().optional(),
 });
 
-const resetLinkQuery = z.object({ callbackURL: z.string() });
+export const resetLinkQuery = z.object({ callbackURL: z.string() });
 
-const resetPasswordBody = z.object({
+export const resetPasswordBody = z.object({
   newPassword: z.string(),
   token: z.string().optional(),
 });
 
-const resetPasswordQuery = z.object({ token: z.string().optional() });
+export const resetPasswordQuery = z.object({ token: z.string().optional() });
 
-const changePasswordBody = z.object({
+export const changePasswordBody = z.object({
   newPassword: z.string(),
   currentPassword: z.string(),
   revokeOtherSessions: z.boolean().optional(),

@@ -14,13 +14,13 @@ import { authMails } from './auth-mail.ts';
 import { clearSessionCookies } from './cookies.ts';
 import { requireSignedIn, signedInOrNull } from './session-context.ts';
 
-const deleteUserBody = z.object({
+export const deleteUserBody = z.object({
   callbackURL: z.string().optional(),
   password: z.string().optional(),
   token: z.string().optional(),
 });
 
-const deleteCallbackQuery = z.object({
+export const deleteCallbackQuery = z.object({
   token: z.string(),
   callbackURL: z.string().optional(),
 });

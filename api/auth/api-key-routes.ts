@@ -19,6 +19,7 @@ import type { AuthSettings } from '../../accounts/settings.ts';
 import type { User } from '../../db/entities/index.ts';
 import type { AppDependencies } from '../dependencies.ts';
 import { parseBody, parseQuery } from '../validation.ts';
+import { idQuery, keyIdBody } from './schemas.ts';
 import { requireSignedIn, signedInOrNull } from './session-context.ts';
 
 // Uses and amounts are kept in 32-bit integer columns.
@@ -27,7 +28,7 @@ const counter = z.number().int().max(2_147_483_647);
 const milliseconds = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 const permissions = z.record(z.string(), z.array(z.string()));
 
-const createBody = z.object({
+export const createBody = z.object({
   name: z.string().optional(),
   expiresIn: z.number().min(1).nullish(),
   userId: z.coerce.string().optional(),
@@ -49,7 +50,7 @@ const createBody = z.object({
   permissions: permissions.optional(),
 });
 
-const updateBody = z.object({
+export const updateBody = z.object({
   keyId: z.string(),
   userId: z.coerce.string().optional(),
   name: z.string().optional(),
@@ -65,7 +66,7 @@ const updateBody = z.object({
   permissions: permissions.nullish(),
 });
 
-const verifyBody = z.object({ key: z.string(), permissions: permissions.optional() });
+export const verifyBody = z.object({ key: z.string(), permissions: permissions.optional() });
 
 /**
  * What only the server may set (Better Auth's SERVER_ONLY_PROPERTY): uses, refills, rate limits
@@ -143,7 +144,7 @@ export function apiKeyRoutes({ orm }: AppDependencies, settings: AuthSettings): 
   });
 
   router.get('/api-key/get', async (ctx) => {
-    const { id } = parseQuery(ctx, z.object({ id: z.string() }));
+    const { id } = parseQuery(ctx, idQuery);
     const { user } = await requireSignedIn(ctx, orm, settings);
     ctx.body = apiKeyJson(await findOwnApiKey(orm.em, id, user));
   });
@@ -158,7 +159,7 @@ export function apiKeyRoutes({ orm }: AppDependencies, settings: AuthSettings): 
   });
 
   router.post('/api-key/delete', async (ctx) => {
-    const { keyId } = parseBody(ctx, z.object({ keyId: z.string() }));
+    const { keyId } = parseBody(ctx, keyIdBody);
     const { user } = await requireSignedIn(ctx, orm, settings);
     await deleteApiKey(orm.em, keyId, user);
     ctx.body = { success: true };

@@ -14,7 +14,7 @@ import { signInThrottle } from './sign-in-throttle.ts';
 
 const isEmail = (value: unknown): value is string => z.email().max(255).safeParse(value).success;
 
-const signUpBody = z.object({
+export const signUpBody = z.object({
   name: z.string().max(255),
   email: z.unknown(),
   password: z.string(),
@@ -23,7 +23,7 @@ const signUpBody = z.object({
   rememberMe: z.boolean().optional(),
 });
 
-const signInBody = z.object({
+export const signInBody = z.object({
   email: z.string(),
   password: z.string(),
   callbackURL: z.string().optional(),

@@ -1,5 +1,7 @@
 import Router from '@koa/router';
 import { escapeHtml } from '../../domain/html.ts';
+import { parseQuery } from '../validation.ts';
+import { errorPageQuery } from './schemas.ts';
 
 /** The two browser-facing pages of /api/auth that need no account: ok and the error page. */
 export function pageRoutes(): Router {
@@ -10,8 +12,7 @@ export function pageRoutes(): Router {
   });
 
   router.get('/error', (ctx) => {
-    const code =
-      typeof ctx.query.error === 'string' && ctx.query.error ? ctx.query.error : 'UNKNOWN';
+    const code = parseQuery(ctx, errorPageQuery).error || 'UNKNOWN';
     ctx.type = 'html';
     ctx.body = `<!doctype html>
 <html lang="en">

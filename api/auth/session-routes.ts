@@ -25,16 +25,16 @@ import {
   signedInOrNull,
 } from './session-context.ts';
 
-const revokeSessionBody = z.object({ token: z.string().min(1) });
+export const revokeSessionBody = z.object({ token: z.string().min(1) });
 
 // Better Auth reads these flags by truthiness: any non-empty value, even "false", switches on.
-const getSessionQuery = z.object({
+export const getSessionQuery = z.object({
   disableCookieCache: z.string().optional(),
   disableRefresh: z.string().optional(),
 });
 
 // Better Auth takes any value for name and image; we keep to what a user row can hold.
-const updateUserBody = z
+export const updateUserBody = z
   .object({
     name: z.string().min(1).max(255).optional(),
     image: z.string().max(2048).nullable().optional(),

@@ -10,7 +10,7 @@ import type { AppDependencies } from '../dependencies.ts';
 import { parseBody } from '../validation.ts';
 import { requireSignedIn } from './session-context.ts';
 
-const restoreBody = z.object({
+export const restoreBody = z.object({
   subscriptionId: z.string().optional(),
   referenceId: z.string().optional(),
 });

@@ -7,7 +7,7 @@ import { type AdminRouteContext, userId, userIdBody } from './context.ts';
 
 // A ban may last at most a thousand years: any longer and the end date is no date at all.
 const maxBanSeconds = 1000 * 365 * 86_400;
-const banUserBody = z.object({
+export const banUserBody = z.object({
   userId,
   banReason: z.string().optional(),
   banExpiresIn: z.number().positive().max(maxBanSeconds).optional(),

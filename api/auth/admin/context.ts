@@ -15,6 +15,7 @@ import { requireSignedIn } from '../session-context.ts';
 export const userId = z.coerce.string();
 export const roleValue = z.union([z.string(), z.array(z.string())]);
 export const userIdBody = z.object({ userId });
+export const setRoleBody = z.object({ userId, role: roleValue });
 
 /** What every admin route uses: the database, the settings and the permission checks. */
 export interface AdminRouteContext {

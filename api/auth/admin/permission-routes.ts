@@ -7,7 +7,7 @@ import { type AdminRouteContext, userId } from './context.ts';
 
 const permissionMap = z.record(z.string(), z.array(z.string()));
 // `permission` is the deprecated spelling; exactly one of the two must be given.
-const hasPermissionBody = z
+export const hasPermissionBody = z
   .object({ userId: userId.optional(), role: z.string().optional() })
   .and(
     z.union([

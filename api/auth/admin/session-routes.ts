@@ -10,7 +10,7 @@ import { sessionJson } from '../../../accounts/sessions.ts';
 import { parseBody } from '../../validation.ts';
 import { type AdminRouteContext, userIdBody } from './context.ts';
 
-const revokeUserSessionBody = z.object({ sessionToken: z.string() });
+export const revokeUserSessionBody = z.object({ sessionToken: z.string() });
 
 /** The admin plugin's view of other users' sessions: list, revoke one, revoke all. */
 export function userSessionRoutes(router: Router, { orm, requireAdmin }: AdminRouteContext): void {

@@ -16,11 +16,12 @@ import { authError } from '../../../accounts/errors.ts';
 import { userJson } from '../../../accounts/sessions.ts';
 import { checkPasswordLength } from '../../../accounts/users.ts';
 import { parseBody, parseQuery } from '../../validation.ts';
-import { type AdminRouteContext, roleValue, userId, userIdBody } from './context.ts';
+import { idQuery } from '../schemas.ts';
+import { type AdminRouteContext, roleValue, setRoleBody, userId, userIdBody } from './context.ts';
 
 const isEmail = (value: unknown): value is string => z.email().max(255).safeParse(value).success;
 
-const createUserBody = z.object({
+export const createUserBody = z.object({
   email: z.string(),
   password: z.string(),
   name: z.string().max(255),
@@ -32,7 +33,7 @@ const createUserBody = z.object({
     .optional(),
 });
 
-const updateUserBody = z.object({ userId, data: z.record(z.string(), z.unknown()) });
+export const updateUserBody = z.object({ userId, data: z.record(z.string(), z.unknown()) });
 const userUpdate = z.object({
   data: z
     .object({
@@ -45,7 +46,7 @@ const userUpdate = z.object({
     .strict(),
 });
 
-const setUserPasswordBody = z.object({ newPassword: z.string(), userId });
+export const setUserPasswordBody = z.object({ newPassword: z.string(), userId });
 
 const userField = z.enum(Object.keys(userFieldKinds) as [UserField, ...UserField[]]);
 
@@ -55,7 +56,7 @@ const pageNumber = z
   .regex(/^\d+$/, 'a whole number')
   .transform((value) => Number(value) || undefined);
 
-const listUsersQuery = z
+export const listUsersQuery = z
   .object({
     searchValue: z.string().optional(),
     searchField: z.enum(['email', 'name']).optional(),
@@ -109,7 +110,7 @@ export function userRoutes(router: Router, admin: AdminRouteContext): void {
   });
 
   router.get('/get-user', async (ctx) => {
-    const { id } = parseQuery(ctx, z.object({ id: z.string() }));
+    const { id } = parseQuery(ctx, idQuery);
     await requireAdmin(ctx, { user: ['get'] }, 'YOU_ARE_NOT_ALLOWED_TO_GET_USER');
     ctx.body = userJson(await requireUser(orm.em, id));
   });
@@ -127,7 +128,7 @@ export function userRoutes(router: Router, admin: AdminRouteContext): void {
   });
 
   router.post('/set-role', async (ctx) => {
-    const body = parseBody(ctx, z.object({ userId, role: roleValue }));
+    const body = parseBody(ctx, setRoleBody);
     await requireAdmin(ctx, { user: ['set-role'] }, 'YOU_ARE_NOT_ALLOWED_TO_CHANGE_USERS_ROLE');
     checkRoles(body.role);
     ctx.body = { user: userJson(await setUserRole(orm.em, body.userId, body.role)) };

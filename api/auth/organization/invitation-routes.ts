@@ -44,7 +44,7 @@ import { parseBody, parseQuery } from '../../validation.ts';
 import { requireSignedIn, signedInOrNull } from '../session-context.ts';
 import { dropCookieCache } from './answers.ts';
 
-const inviteBody = z.object({
+export const inviteBody = z.object({
   email: z.string(),
   role: z.union([z.string(), z.array(z.string())]),
   organizationId: z.string().optional(),
@@ -53,15 +53,15 @@ const inviteBody = z.object({
   teamId: z.union([z.string(), z.array(z.string()).max(1, 'one team per invitation')]).optional(),
 });
 
-const invitationIdBody = z.object({ invitationId: z.string() });
+export const invitationIdBody = z.object({ invitationId: z.string() });
 /**
  * accept and reject: Better Auth's body, and the token of the mailed link (Tollgate's addition),
  * which proves the invitee reads mail at the invited address.
  */
-const answerInvitationBody = invitationIdBody.extend({ token: z.string().optional() });
-const getInvitationQuery = z.object({ id: z.string() });
-const listInvitationsQuery = z.object({ organizationId: z.string().optional() });
-const listUserInvitationsQuery = z.object({ email: z.string().optional() });
+export const answerInvitationBody = invitationIdBody.extend({ token: z.string().optional() });
+export const getInvitationQuery = z.object({ id: z.string() });
+export const listInvitationsQuery = z.object({ organizationId: z.string().optional() });
+export const listUserInvitationsQuery = z.object({ email: z.string().optional() });
 
 const isEmail = (value: string) => z.email().max(255).safeParse(value).success;
 

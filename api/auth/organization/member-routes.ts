@@ -29,7 +29,7 @@ import { answerNull, dropCookieCache } from './answers.ts';
 const count = z.coerce.number().int().min(0);
 
 // Better Auth 1.3.34's list-members query; filterValue arrives as text, whatever its type.
-const listMembersQuery = z
+export const listMembersQuery = z
   .object({
     limit: count.optional(),
     offset: count.optional(),
@@ -59,26 +59,26 @@ const listMembersQuery = z
     }
   });
 
-const getActiveMemberRoleQuery = z.object({
+export const getActiveMemberRoleQuery = z.object({
   userId: z.string().optional(),
   organizationId: z.string().optional(),
 });
 
-const removeMemberBody = z.object({
+export const removeMemberBody = z.object({
   memberIdOrEmail: z.string(),
   organizationId: z.string().optional(),
 });
 
-const updateMemberRoleBody = z.object({
+export const updateMemberRoleBody = z.object({
   role: z.union([z.string(), z.array(z.string())]),
   memberId: z.string(),
   organizationId: z.string().optional(),
 });
 
-const leaveBody = z.object({ organizationId: z.string() });
+export const leaveBody = z.object({ organizationId: z.string() });
 
 const permissionRequest = z.record(z.string(), z.array(z.string()));
-const hasPermissionBody = z
+export const hasPermissionBody = z
   .object({
     organizationId: z.string().optional(),
     permission: permissionRequest.optional(),

@@ -30,7 +30,7 @@ import { roleRoutes } from './role-routes.ts';
 
 const metadata = z.record(z.string(), z.any());
 
-const createBody = z.object({
+export const createBody = z.object({
   name: z.string().min(1).max(255),
   slug: z.string().min(1).max(255),
   // Better Auth's server calls name the creator; over HTTP the session does, and this is ignored.
@@ -40,9 +40,9 @@ const createBody = z.object({
   keepCurrentActiveOrganization: z.boolean().optional(),
 });
 
-const checkSlugBody = z.object({ slug: z.string() });
+export const checkSlugBody = z.object({ slug: z.string() });
 
-const updateBody = z.object({
+export const updateBody = z.object({
   data: z.object({
     name: z.string().min(1).max(255).optional(),
     slug: z.string().min(1).max(255).optional(),
@@ -52,16 +52,16 @@ const updateBody = z.object({
   organizationId: z.string().optional(),
 });
 
-const deleteBody = z.object({ organizationId: z.string() });
+export const deleteBody = z.object({ organizationId: z.string() });
 
-const fullOrganizationQuery = z.object({
+export const fullOrganizationQuery = z.object({
   organizationId: z.string().optional(),
   organizationSlug: z.string().optional(),
   // Anything but a positive whole number leaves the membership limit in charge.
   membersLimit: z.coerce.number().catch(0).optional(),
 });
 
-const setActiveBody = z.object({
+export const setActiveBody = z.object({
   organizationId: z.string().nullish(),
   organizationSlug: z.string().optional(),
 });

@@ -39,7 +39,7 @@ const selected = <Shape extends z.ZodRawShape>(shape: Shape) =>
     z.object({ ...shape, organizationId: z.string().optional(), roleId: z.string() }),
   ]);
 
-const createRoleBody = z.object({
+export const createRoleBody = z.object({
   organizationId: z.string().optional(),
   role: roleName,
   permission,
@@ -47,10 +47,10 @@ const createRoleBody = z.object({
   additionalFields: z.object({}).optional(),
 });
 
-const deleteRoleBody = selected({});
-const getRoleQuery = selected({});
-const listRolesQuery = z.object({ organizationId: z.string().optional() });
-const updateRoleBody = selected({
+export const deleteRoleBody = selected({});
+export const getRoleQuery = selected({});
+export const listRolesQuery = z.object({ organizationId: z.string().optional() });
+export const updateRoleBody = selected({
   data: z.object({ permission: permission.optional(), roleName: roleName.optional() }),
 });
 

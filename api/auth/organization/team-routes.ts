@@ -28,9 +28,9 @@ import { answerNull } from './answers.ts';
 
 const teamName = z.string().min(1).max(255);
 
-const createTeamBody = z.object({ name: teamName, organizationId: z.string().optional() });
+export const createTeamBody = z.object({ name: teamName, organizationId: z.string().optional() });
 
-const updateTeamBody = z.object({
+export const updateTeamBody = z.object({
   teamId: z.string(),
   data: z.object({
     name: teamName.optional(),
@@ -43,11 +43,14 @@ const updateTeamBody = z.object({
   }),
 });
 
-const removeTeamBody = z.object({ teamId: z.string(), organizationId: z.string().optional() });
-const listTeamsQuery = z.object({ organizationId: z.string().optional() });
-const setActiveTeamBody = z.object({ teamId: z.string().nullish() });
-const listTeamMembersQuery = z.object({ teamId: z.string().optional() });
-const teamMemberBody = z.object({ teamId: z.string(), userId: z.coerce.string() });
+export const removeTeamBody = z.object({
+  teamId: z.string(),
+  organizationId: z.string().optional(),
+});
+export const listTeamsQuery = z.object({ organizationId: z.string().optional() });
+export const setActiveTeamBody = z.object({ teamId: z.string().nullish() });
+export const listTeamMembersQuery = z.object({ teamId: z.string().optional() });
+export const teamMemberBody = z.object({ teamId: z.string(), userId: z.coerce.string() });
 
 /**
  * Better Auth's organization plugin, teams enabled (1.3.34): teams inside an organization, their

@@ -14,16 +14,19 @@ import { parseBody } from '../../validation.ts';
 import { requireFreshSession, requireSignedIn } from '../session-context.ts';
 import type { SocialContext } from './context.ts';
 
-const unlinkAccountBody = z.object({ providerId: z.string(), accountId: z.string().optional() });
+export const unlinkAccountBody = z.object({
+  providerId: z.string(),
+  accountId: z.string().optional(),
+});
 
 // `userId` is for Better Auth's server-side calls; over HTTP the session decides whose tokens.
-const providerTokenBody = z.object({
+export const providerTokenBody = z.object({
   providerId: z.string(),
   accountId: z.string().optional(),
   userId: z.string().optional(),
 });
 
-const accountInfoBody = z.object({ accountId: z.string() });
+export const accountInfoBody = z.object({ accountId: z.string() });
 
 /** For the token calls, Better Auth's accountId is the account row's id, not the provider's. */
 const tokenRequestFor =

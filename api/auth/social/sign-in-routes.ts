@@ -32,7 +32,7 @@ const idTokenInput = z.object({
   expiresAt: z.number().optional(),
 });
 
-const signInSocialBody = z.object({
+export const signInSocialBody = z.object({
   provider: z.string(),
   callbackURL: z.string().optional(),
   newUserCallbackURL: z.string().optional(),
@@ -45,7 +45,7 @@ const signInSocialBody = z.object({
   loginHint: z.string().optional(),
 });
 
-const linkSocialBody = z.object({
+export const linkSocialBody = z.object({
   provider: z.string(),
   callbackURL: z.string().optional(),
   errorCallbackURL: z.string().optional(),
@@ -56,7 +56,7 @@ const linkSocialBody = z.object({
 });
 
 /** What a provider sends the browser back with (query for GET, form body for POST). */
-const callbackParams = z.object({
+export const callbackParams = z.object({
   code: z.string().optional(),
   error: z.string().optional(),
   error_description: z.string().optional(),
