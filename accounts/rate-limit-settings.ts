@@ -29,7 +29,8 @@ export interface RateLimitRule {
  * - verification mail: 3 per email per hour, 10 per IP per 15 min;
  * - change-password: 5 per session per 15 min (guessing the current password), 20 per IP per
  *   15 min; change-email: 5 per session per hour, 20 per IP per 15 min;
- * - subscription/restore: 10 per session per hour, 20 per IP per 15 min.
+ * - subscription/restore: 10 per session per hour, 20 per IP per 15 min;
+ * - the configured social providers (what sign-in pages read): 60 per IP per minute.
  */
 const productionRules = {
   signIn: {
@@ -69,6 +70,10 @@ const productionRules = {
     paths: ['/subscription/restore'],
     perIp: { max: 20, windowSeconds: 15 * minute },
     perAccount: { account: 'session', max: 10, windowSeconds: hour },
+  },
+  providerList: {
+    paths: ['/providers'],
+    perIp: { max: 60, windowSeconds: minute },
   },
 } satisfies Record<string, RateLimitRule>;
 
