@@ -2,12 +2,6 @@ import path from 'node:path';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
 
-// The server tells browsers nothing about its social providers: the build records the ones whose
-// client id is set in its environment (the same variables config/env.ts reads).
-const socialProviders = ['github', 'google', 'discord'].filter(
-  (id) => process.env[`${id.toUpperCase()}_CLIENT_ID`],
-);
-
 const apiTarget = `http://127.0.0.1:${process.env.TOLLGATE_API_PORT ?? 3000}`;
 
 export default defineConfig({
@@ -15,7 +9,6 @@ export default defineConfig({
   root: import.meta.dirname,
   base: '/',
   plugins: [react()],
-  define: { __SOCIAL_PROVIDERS__: JSON.stringify(socialProviders) },
   build: {
     outDir: path.join(import.meta.dirname, 'dist'),
     emptyOutDir: true,

@@ -14,7 +14,13 @@ export interface User {
 }
 
 export interface Session {
-  session: { id: string; activeOrganizationId: string | null; expiresAt: string };
+  session: {
+    id: string;
+    activeOrganizationId: string | null;
+    expiresAt: string;
+    /** The admin acting as the user, while they impersonate them. */
+    impersonatedBy: string | null;
+  };
   user: User;
 }
 
@@ -26,10 +32,11 @@ export interface Organization {
   createdAt: string;
 }
 
-const auth = (path: string) => `/api/auth${path}`;
+/** An /api/auth path. */
+export const auth = (path: string) => `/api/auth${path}`;
 
 /** Where mailed links (verification, reset) bring the user back to. */
-const here = (path: string) => new URL(path, window.location.origin).href;
+export const here = (path: string) => new URL(path, window.location.origin).href;
 
 /** The signed-in session, or null when signed out. */
 export const getSession = (signal?: AbortSignal) =>
@@ -109,8 +116,17 @@ export const acceptInvitation = (body: { invitationId: string; token?: string })
 export const rejectInvitation = (body: { invitationId: string; token?: string }) =>
   api.post<{ invitation: { status: string } }>(auth('/organization/reject-invitation'), body);
 
-/**
- * Social providers the server has credentials for. No endpoint tells the browser, so the build
- * records the providers whose `<PROVIDER>_CLIENT_ID` was set where it ran (vite.config.ts).
- */
-export const socialProviders: readonly string[] = __SOCIAL_PROVIDERS__;
+/** The social providers the server has credentials for: `github`, `google`, `discord`. */
+export const getSocialProviders = (signal?: AbortSignal) =>
+  api.get<{ providers: string[] }>(auth('/providers'), { signal });
+
+export const socialProvidersQueryKey = ['auth', 'providers'] as const;
+
+const providerNames: Record<string, string> = {
+  github: 'GitHub',
+  google: 'Google',
+  discord: 'Discord',
+};
+
+/** A provider's name as people know it. */
+export const providerName = (id: string) => providerNames[id] ?? id;

@@ -1,6 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { createOrganization } from '../api/auth';
 import { Form, TextField, useApiForm } from '../components/Form';
+import { ImpersonationBanner } from './ImpersonationBanner';
 
 /** `Acme Inc.` → `acme-inc`: the slug offered until one is typed. */
 const slugOf = (name: string) =>
@@ -42,6 +43,7 @@ export function CreateOrganizationPage() {
   return (
     <main className="auth-layout">
       <div className="auth-card">
+        <ImpersonationBanner />
         <p className="brand auth-brand">Tollgate</p>
         <h1>Create your organization</h1>
         <p className="muted">Products, customers and orders belong to an organization.</p>

@@ -4,25 +4,21 @@
  * when nobody is signed in. Signing in or up leads back to the page that sent the visitor here
  * (`?next=`, auth/session.ts), and the sign-in and sign-up pages keep it between them.
  */
-import { useQueryClient } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import {
+  getSocialProviders,
+  providerName,
   requestPasswordReset,
   resetPassword,
   signIn,
   signInSocial,
   signUp,
-  socialProviders,
+  socialProvidersQueryKey,
 } from '../api/auth';
 import { Form, TextField, useApiForm } from '../components/Form';
 import { Link, navigate, usePathname, useSearch } from '../router';
 import { returnPathOf, sessionQueryKey, withReturn } from './session';
-
-const providerNames: Record<string, string> = {
-  github: 'GitHub',
-  google: 'Google',
-  discord: 'Discord',
-};
 
 const emailInput = { label: 'Email', type: 'email', autoComplete: 'email', required: true };
 const passwordInput = (autoComplete: 'current-password' | 'new-password') => ({
@@ -77,12 +73,15 @@ function useSignedInNow() {
 function SignIn() {
   const returnPath = useReturnPath();
   const signedIn = useSignedInNow();
+  // Where the mailed link confirming an account's deletion leads (pages/account/api.ts).
+  const deleted = new URLSearchParams(useSearch()).has('deleted');
   const form = useApiForm({ email: '', password: '' }, (values) => signIn(values, returnPath), {
     onSuccess: signedIn,
   });
   return (
     <>
       <h1>Sign in</h1>
+      {deleted && <p role="status">Your account is deleted.</p>}
       <Form form={form} submitLabel="Sign in">
         <TextField form={form} name="email" {...emailInput} />
         <TextField form={form} name="password" {...passwordInput('current-password')} />
@@ -96,10 +95,20 @@ function SignIn() {
   );
 }
 
+/**
+ * A button per provider the server is configured for (GET /api/auth/providers); none while
+ * that answer is on its way, or when it fails: email and password still work.
+ */
 function SocialButtons() {
   const returnPath = useReturnPath();
   const [error, setError] = useState<Error | null>(null);
-  if (socialProviders.length === 0) return null;
+  const configured = useQuery({
+    queryKey: socialProvidersQueryKey,
+    queryFn: ({ signal }) => getSocialProviders(signal),
+    staleTime: Number.POSITIVE_INFINITY,
+  });
+  const providers = configured.data?.providers ?? [];
+  if (providers.length === 0) return null;
   const start = async (provider: string) => {
     try {
       const { url } = await signInSocial(provider, returnPath);
@@ -115,9 +124,9 @@ function SocialButtons() {
           {error.message}
         </div>
       )}
-      {socialProviders.map((provider) => (
+      {providers.map((provider) => (
         <button key={provider} type="button" className="button" onClick={() => start(provider)}>
-          Continue with {providerNames[provider] ?? provider}
+          Continue with {providerName(provider)}
         </button>
       ))}
     </div>

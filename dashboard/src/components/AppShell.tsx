@@ -1,13 +1,18 @@
 import { type ReactNode, useState } from 'react';
 import { sendVerificationEmail } from '../api/auth';
+import { ImpersonationBanner } from '../auth/ImpersonationBanner';
 import { useSignedIn, useSignOut, useSwitchOrganization } from '../auth/session';
 import { navSections, routes } from '../pages';
+import { useIsAdmin } from '../pages/admin/useIsAdmin';
 import { Link, navigate } from '../router';
 
 const newOrganization = 'new';
 
 /** The signed-in frame: sidebar with the sections, organization switcher and account. */
 export function AppShell({ children }: { children: ReactNode }) {
+  // The Admin section is for those the server lets administer users.
+  const isAdmin = useIsAdmin();
+  const sections = navSections.filter((section) => section !== 'Admin' || isAdmin);
   return (
     <div className="app-shell">
       <a className="skip-link" href="#main">
@@ -17,7 +22,7 @@ export function AppShell({ children }: { children: ReactNode }) {
         <div className="brand">Tollgate</div>
         <OrganizationSwitcher />
         <nav aria-label="Main">
-          {navSections.map((section) => (
+          {sections.map((section) => (
             <div key={section} className="nav-section">
               <h2 className="nav-heading">{section}</h2>
               <ul className="nav-list">
@@ -37,6 +42,7 @@ export function AppShell({ children }: { children: ReactNode }) {
         <Account />
       </aside>
       <main className="content" id="main" tabIndex={-1}>
+        <ImpersonationBanner />
         <VerifyEmailBanner />
         {children}
       </main>
@@ -87,6 +93,9 @@ function Account() {
   return (
     <div className="account">
       <span className="account-email">{session.user.email}</span>
+      <Link className="nav-link" to="/account" current="prefix">
+        Account
+      </Link>
       <button type="button" className="button button-quiet" onClick={leave}>
         Sign out
       </button>
