@@ -1,21 +1,18 @@
 import assert from 'node:assert/strict';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ScheduleOverlapPolicy } from '@temporalio/client';
-import { opsSessionToken } from '../api/routes/ops-testing.ts';
+import {
+  assertExpiredAuthRecordsPurged,
+  opsSessionToken,
+  seedExpiringAuthRecords,
+} from '../api/routes/ops-testing.ts';
 import { uploadLifetimeMs } from '../commerce/files/service.ts';
 import { buy } from '../commerce/orders/testing.ts';
 import { advanceTestClock, subscribeOnTestClock } from '../commerce/subscriptions/testing.ts';
 import { createSeller, type Seller, startCommerceApi, type TestApi } from '../commerce/testing.ts';
-import {
-  Payment,
-  Session,
-  StoredFile,
-  Subscription,
-  User,
-  Verification,
-} from '../db/entities/index.ts';
+import { Payment, StoredFile, Subscription } from '../db/entities/index.ts';
 import { eventually } from '../devstack/eventually.ts';
 import { stripeSimulatorControl } from '../devstack/stripe-simulator.ts';
 import { capturedMailsTo, waitForMail } from '../integrations/mail/testing.ts';
@@ -24,7 +21,6 @@ import { type UpkeepJob, upkeepScheduleIds, upkeepWorkflowTypes } from '../proce
 import { ensureUpkeepSchedules } from '../processes/upkeep-schedules.ts';
 
 const hour = 3600_000;
-const tokenHash = () => createHash('sha256').update(randomBytes(20)).digest('hex');
 
 describe('upkeep: Temporal Schedules the worker creates, each job run by triggering it', () => {
   let api: TestApi;
@@ -84,37 +80,14 @@ describe('upkeep: Temporal Schedules the worker creates, each job run by trigger
   });
 
   it('the purge deletes expired sessions and verification tokens, and keeps live ones', async () => {
-    const em = api.orm.em.fork();
-    const user = em.create(User, {
-      email: `upkeep-${randomBytes(4).toString('hex')}@example.com`,
-      name: 'U',
-    });
-    const expired = em.create(Session, {
-      id: tokenHash(),
-      user,
-      expiresAt: new Date(Date.now() - hour),
-    });
-    const live = em.create(Session, {
-      id: tokenHash(),
-      user,
-      expiresAt: new Date(Date.now() + hour),
-    });
-    const staleToken = em.create(Verification, {
-      identifier: user.email,
-      value: tokenHash(),
-      expiresAt: new Date(Date.now() - hour),
-    });
-    await em.flush();
+    const records = await seedExpiringAuthRecords(api.orm, new Date());
 
     const result = await runOnce<{ sessionsDeleted: number; verificationsDeleted: number }>(
       'purgeExpired',
     );
     assert.ok(result.sessionsDeleted >= 1);
     assert.ok(result.verificationsDeleted >= 1);
-    const check = api.orm.em.fork();
-    assert.equal(await check.count(Session, { id: expired.id }), 0);
-    assert.equal(await check.count(Session, { id: live.id }), 1);
-    assert.equal(await check.count(Verification, { id: staleToken.id }), 0);
+    await assertExpiredAuthRecordsPurged(api.orm, records);
   });
 
   it('expires an upload abandoned past its lifetime, not a recent one', async () => {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import {
   Customer,
@@ -7,19 +7,20 @@ import {
   CustomerSignInLink,
   Organization,
   Product,
-  Session,
   Subscription,
   TestClock,
-  User,
-  Verification,
 } from '../../db/entities/index.ts';
 import { purgeExpiredRecordsState } from '../../processes/purge-expired-records.ts';
 import { workflowIds } from '../../processes/workflow-ids.ts';
 import { startTestApi } from '../testing.ts';
-import { opsSessionToken } from './ops-testing.ts';
+import {
+  assertExpiredAuthRecordsPurged,
+  opsSessionToken,
+  randomTokenHash,
+  seedExpiringAuthRecords,
+} from './ops-testing.ts';
 
 const hour = 3600_000;
-const tokenHash = () => createHash('sha256').update(randomBytes(20)).digest('hex');
 
 describe('purge of expired records: API → workflow → activity → database', () => {
   let api: Awaited<ReturnType<typeof startTestApi>>;
@@ -33,27 +34,7 @@ describe('purge of expired records: API → workflow → activity → database',
   it('deletes what expired before the cut-off and nothing else', async () => {
     // A cut-off of its own, far from "now", so other tests' rows are not in play.
     const cutOff = new Date(Date.UTC(2001, 0, 1, 12));
-    const em = api.orm.em.fork();
-    const user = em.create(User, {
-      email: `purge-${randomBytes(4).toString('hex')}@example.com`,
-      name: 'P',
-    });
-    const expired = em.create(Session, {
-      id: tokenHash(),
-      user,
-      expiresAt: new Date(cutOff.getTime() - hour),
-    });
-    const live = em.create(Session, {
-      id: tokenHash(),
-      user,
-      expiresAt: new Date(Date.now() + hour),
-    });
-    const staleToken = em.create(Verification, {
-      identifier: user.email,
-      value: tokenHash(),
-      expiresAt: new Date(cutOff.getTime() - hour),
-    });
-    await em.flush();
+    const records = await seedExpiringAuthRecords(api.orm, cutOff);
 
     const response = await fetch(`${api.url}/api/ops/maintenance/purge-expired`, {
       method: 'POST',
@@ -69,10 +50,7 @@ describe('purge of expired records: API → workflow → activity → database',
     assert.equal(result.sessionsDeleted, 1);
     assert.equal(result.verificationsDeleted, 1);
 
-    const check = api.orm.em.fork();
-    assert.equal(await check.count(Session, { id: expired.id }), 0);
-    assert.equal(await check.count(Session, { id: live.id }), 1);
-    assert.equal(await check.count(Verification, { id: staleToken.id }), 0);
+    await assertExpiredAuthRecordsPurged(api.orm, records);
 
     // The workflow's query and the API's read of it agree with the result.
     const queried = await api.temporal.workflow
@@ -130,14 +108,14 @@ describe('purge of expired records: API → workflow → activity → database',
     const subscription = subscriptionOf(customer, null);
     const clockSubscription = subscriptionOf(clockCustomer, clock);
     const session = (expiresAt: Date) =>
-      em.create(CustomerSession, { customer, tokenHash: tokenHash(), expiresAt });
+      em.create(CustomerSession, { customer, tokenHash: randomTokenHash(), expiresAt });
     const expiredSession = session(daysBefore(1));
     const liveSession = session(later);
     const link = (expiresAt: Date, usedAt: Date | null) =>
       em.create(CustomerSignInLink, {
         customer,
         email: customer.email,
-        tokenHash: tokenHash(),
+        tokenHash: randomTokenHash(),
         expiresAt,
         usedAt,
       });
