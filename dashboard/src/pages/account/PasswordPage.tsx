@@ -9,52 +9,55 @@ import { accountApi, accountKeys } from './api';
 
 /** Changing the password, knowing the current one; other devices may be signed out with it. */
 export default function PasswordPage() {
-  const queryClient = useQueryClient();
-  const [changed, setChanged] = useState(false);
-  const form = useApiForm(
-    { currentPassword: '', newPassword: '', revokeOtherSessions: true },
-    accountApi.changePassword,
-    {
-      onSuccess: async () => {
-        setChanged(true);
-        // Signing out the others gives this browser a new session too.
-        await queryClient.invalidateQueries({ queryKey: sessionQueryKey });
-        await queryClient.invalidateQueries({ queryKey: accountKeys.sessions });
-      },
-    },
-  );
+  // Each change starts a fresh form: no password stays typed in the page.
+  const [changes, setChanges] = useState(0);
   return (
     <AccountPage title="Password">
       <Section title="Change your password">
-        {changed && <p role="status">Your password is changed.</p>}
-        <Form form={form} submitLabel="Change password">
-          <TextField
-            form={form}
-            name="currentPassword"
-            label="Current password"
-            type="password"
-            autoComplete="current-password"
-            required
-          />
-          <TextField
-            form={form}
-            name="newPassword"
-            label="New password"
-            type="password"
-            autoComplete="new-password"
-            required
-          />
-          <CheckboxField
-            form={form}
-            name="revokeOtherSessions"
-            label="Sign out every other device"
-          />
-        </Form>
+        {changes > 0 && <p role="status">Your password is changed.</p>}
+        <PasswordForm key={changes} onChanged={() => setChanges((count) => count + 1)} />
         <p className="muted">
           Signed in only with GitHub, Google or Discord? You have no password yet: ask for one with
           “Forgot your password?” on the sign-in page.
         </p>
       </Section>
     </AccountPage>
+  );
+}
+
+function PasswordForm({ onChanged }: { onChanged: () => void }) {
+  const queryClient = useQueryClient();
+  const form = useApiForm(
+    { currentPassword: '', newPassword: '', revokeOtherSessions: true },
+    accountApi.changePassword,
+    {
+      onSuccess: async () => {
+        // Signing out the others gives this browser a new session too.
+        await queryClient.invalidateQueries({ queryKey: sessionQueryKey });
+        await queryClient.invalidateQueries({ queryKey: accountKeys.sessions });
+        onChanged();
+      },
+    },
+  );
+  return (
+    <Form form={form} submitLabel="Change password">
+      <TextField
+        form={form}
+        name="currentPassword"
+        label="Current password"
+        type="password"
+        autoComplete="current-password"
+        required
+      />
+      <TextField
+        form={form}
+        name="newPassword"
+        label="New password"
+        type="password"
+        autoComplete="new-password"
+        required
+      />
+      <CheckboxField form={form} name="revokeOtherSessions" label="Sign out every other device" />
+    </Form>
   );
 }

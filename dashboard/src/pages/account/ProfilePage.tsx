@@ -14,8 +14,7 @@ export default function ProfilePage() {
   return (
     <AccountPage title="Profile">
       <Section title="Name and picture">
-        {/* Keyed by what the server holds: a saved change starts the form afresh from it. */}
-        <ProfileForm key={`${user.name}\n${user.image}`} user={user} />
+        <ProfileForm user={user} />
       </Section>
       <Section title="Email address">
         <EmailForm user={user} />
