@@ -6,6 +6,8 @@
  * `/api/auth` (`{code, message}`).
  */
 
+import { humanMessage } from './issues';
+
 /** Messages by field key: the 422 `loc` without its leading `body`/`query`, joined with dots. */
 export type FieldErrors = Record<string, string>;
 
@@ -54,8 +56,14 @@ export class ApiError extends Error {
     if (Array.isArray(fields.detail)) {
       const issues = fields.detail as ValidationIssue[];
       const fieldErrors: FieldErrors = {};
-      for (const issue of issues) fieldErrors[fieldKeyOf(issue.loc)] ??= issue.msg;
-      const message = issues[0]?.msg ?? 'The request is not valid.';
+      for (const issue of issues) {
+        const key = fieldKeyOf(issue.loc);
+        fieldErrors[key] ??= humanMessage(issue.msg, key);
+      }
+      const first = issues[0];
+      const message = first
+        ? humanMessage(first.msg, fieldKeyOf(first.loc))
+        : 'The request is not valid.';
       return new ApiError(
         message,
         status,

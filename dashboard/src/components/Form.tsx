@@ -21,6 +21,7 @@ import {
   useState,
 } from 'react';
 import { ApiError, type FieldErrors, fieldKeyOf } from '../api/client';
+import { humanMessage } from '../api/issues';
 import { Field } from '../checkout/fields';
 
 /** What zod's `safeParse` answers; any schema of the form's values fits. */
@@ -72,9 +73,10 @@ export function useApiForm<Values extends object, Result>(
       if (checked && !checked.success) {
         const errors: FieldErrors = {};
         for (const issue of checked.error?.issues ?? []) {
-          errors[
-            fieldKeyOf(issue.path.map((part) => (typeof part === 'number' ? part : String(part))))
-          ] ??= issue.message;
+          const key = fieldKeyOf(
+            issue.path.map((part) => (typeof part === 'number' ? part : String(part))),
+          );
+          errors[key] ??= humanMessage(issue.message, key);
         }
         setLocalErrors(errors);
         return;
