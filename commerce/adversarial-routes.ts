@@ -1147,6 +1147,9 @@ export const routeCases: Record<string, RouteCase> = {
       body: { start_timestamp: '2020-01-01T00:00:00Z', end_timestamp: year },
     }),
   },
+  'POST /v1/webhooks/endpoints/:id/test': {
+    request: ({ victim }) => ({ path: `/v1/webhooks/endpoints/${victim.webhookEndpointId}/test` }),
+  },
   'GET /v1/webhooks/deliveries': {
     request: () => ({ path: '/v1/webhooks/deliveries' }),
     stranger: 'own',

@@ -10,6 +10,7 @@ import {
   webhookEndpointCreateInput,
   webhookEndpointUpdateInput,
   webhookEndpointWire,
+  webhookEventWire,
   webhookReplayInput,
 } from './schemas.ts';
 import {
@@ -21,12 +22,13 @@ import {
   redeliverWebhookEvent,
   replayWebhookEvents,
   resetWebhookEndpointSecret,
+  sendTestWebhookEvent,
   updateWebhookEndpoint,
 } from './service.ts';
 
 /**
  * /v1/webhooks: the endpoints a seller's events are sent to, the log of every delivery attempt,
- * redelivery of one event and (Tollgate's) replay of a time range. Delivery itself runs in the
+ * redelivery of one event and (Tollgate's) replay of a time range and test events. Delivery itself runs in the
  * worker: processes/webhook-relay.ts and workflows/webhook-endpoint.ts.
  */
 export function webhookRoutes({ orm, config }: AppDependencies): Router {
@@ -85,6 +87,14 @@ export function webhookRoutes({ orm, config }: AppDependencies): Router {
     const requeued = await replayWebhookEvents(orm.em, callerOf(ctx).organizationId, id, range);
     ctx.status = 202;
     ctx.body = { requeued };
+  });
+
+  /** Tollgate's: queues a `webhook.test` event to the endpoint → 202 with the event. */
+  router.post('/endpoints/:id/test', scope('webhooks:write'), async (ctx) => {
+    const id = readIdParam(ctx);
+    const event = await sendTestWebhookEvent(orm.em, callerOf(ctx).organizationId, id);
+    ctx.status = 202;
+    ctx.body = webhookEventWire(event);
   });
 
   router.get(

@@ -3,6 +3,7 @@ import type { Config } from '../../config/env.ts';
 import { WebhookDelivery, WebhookEndpoint, WebhookEvent } from '../../db/entities/index.ts';
 import { findPage, type ListQuery, newestFirst } from '../../db/listing.ts';
 import { resourceNotFound } from '../errors.ts';
+import { webhookBody } from './payloads.ts';
 import { announceQueued } from './queue.ts';
 import {
   checkEndpointUrl,
@@ -153,6 +154,35 @@ export async function redeliverWebhookEvent(
     event.succeeded = null;
     event.nextAttemptAt = null;
     await announceQueued(tx, event.endpoint.id);
+  });
+}
+
+/** The type of the events a seller sends to try an endpoint; no commerce event has it. */
+export const testEventType = 'webhook.test';
+
+/**
+ * Tollgate's test event (Polar has none): queues to the endpoint, whatever events it subscribes
+ * to, a `webhook.test` event in its format, sent and logged like any other, so the seller sees
+ * what their receiver answers. Answers the queued event.
+ */
+export async function sendTestWebhookEvent(
+  em: EntityManager,
+  organizationId: string,
+  endpointId: string,
+): Promise<WebhookEvent> {
+  return em.transactional(async (tx) => {
+    const endpoint = await getWebhookEndpoint(tx, organizationId, endpointId);
+    const now = new Date();
+    const data = { organization_id: organizationId, endpoint_id: endpoint.id, test: true };
+    const event = tx.create(WebhookEvent, {
+      endpoint,
+      type: testEventType,
+      payload: webhookBody(endpoint.format, testEventType, now.toISOString(), data),
+      createdAt: now,
+    });
+    await tx.flush();
+    await announceQueued(tx, endpoint.id);
+    return event;
   });
 }
 

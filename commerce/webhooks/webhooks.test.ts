@@ -5,6 +5,7 @@ import { HTTPValidationError } from '@polar-sh/sdk/models/errors/httpvalidatione
 import { ResourceNotFound } from '@polar-sh/sdk/models/errors/resourcenotfound.js';
 import { validateEvent, WebhookVerificationError } from '@polar-sh/sdk/webhooks';
 import { Webhook } from 'standardwebhooks';
+import { eventually } from '../../devstack/eventually.ts';
 import { createAccessToken } from '../access-tokens/service.ts';
 import { signedInMember } from '../access-tokens/testing.ts';
 import { callV1, createSeller, type Seller, startCommerceApi, type TestApi } from '../testing.ts';
@@ -322,6 +323,45 @@ describe('webhook delivery through the worker process', () => {
     assert.equal(receiver.received[2]?.body, createdDelivery.body);
     const again = await seller.polar.webhooks.listWebhookDeliveries({ endpointId: endpoint.id });
     assert.equal(again.result.items.length, 3);
+  });
+
+  it('sends a test event to an endpoint whatever it subscribes to, and logs its delivery', async () => {
+    const endpoint = await seller.polar.webhooks.createWebhookEndpoint({
+      url: `${receiver.url}/test`,
+      format: 'raw',
+      events: [],
+    });
+    const sent = await callV1(
+      api,
+      seller.token,
+      'POST',
+      `/v1/webhooks/endpoints/${endpoint.id}/test`,
+    );
+    assert.equal(sent.status, 202);
+    assert.equal(sent.body.type, 'webhook.test');
+    const body = await eventually(
+      () => receiver.received.find((request) => request.headers['webhook-id'] === sent.body.id),
+      Boolean,
+      { what: 'the test event' },
+    );
+    assert.ok(body);
+    // Signed as every event (Polar's validateEvent knows no test type: verify the signature alone).
+    const verifier = new Webhook(Buffer.from(endpoint.secret, 'utf8').toString('base64'));
+    const event = verifier.verify(body.body, body.headers as Record<string, string>) as {
+      type: string;
+    };
+    assert.equal(event.type, 'webhook.test');
+    const log = await seller.polar.webhooks.listWebhookDeliveries({ endpointId: endpoint.id });
+    assert.equal(log.result.items[0]?.webhookEvent.payload, body.body);
+
+    const stranger = await createSeller(api);
+    const refused = await callV1(
+      api,
+      stranger.token,
+      'POST',
+      `/v1/webhooks/endpoints/${endpoint.id}/test`,
+    );
+    assert.equal(refused.status, 404);
   });
 
   it('redelivering an unknown event or another organization’s answers 404', async () => {
