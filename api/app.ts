@@ -8,6 +8,7 @@ import { ingestPaths } from '../commerce/events/routes.ts';
 import { commerceRoutes } from '../commerce/routes.ts';
 import { projectRoot } from '../config/env.ts';
 import { AppError } from '../core/errors.ts';
+import { installedTracing } from '../core/trace-context.ts';
 import { authRoutes } from './auth/routes.ts';
 import { checkoutNotices, checkoutPageRoutes } from './checkout-page.ts';
 import type { AppDependencies } from './dependencies.ts';
@@ -16,6 +17,7 @@ import { errorResponses } from './middleware/errors.ts';
 import { rejectUnstorableText } from './middleware/input-sanity.ts';
 import { requestLog } from './middleware/request-log.ts';
 import { securityHeaders } from './middleware/security-headers.ts';
+import { traceRequests } from './middleware/tracing.ts';
 import { devOutboxRoutes } from './routes/dev-outbox.ts';
 import { apiReferenceRoutes } from './routes/api-reference.ts';
 import { healthRoutes } from './routes/health.ts';
@@ -31,6 +33,7 @@ export function createApp(dependencies: AppDependencies): Koa {
   const { config } = dependencies;
   // X-Forwarded-* headers are believed only from the proxies TOLLGATE_TRUSTED_PROXIES names.
   const app = new Koa({ proxy: false });
+  if (installedTracing()) app.use(traceRequests());
   app.use(resolveClientIp(config.api.trustedProxies));
   app.use(requestLog(dependencies.logger));
   app.use(securityHeaders(config));

@@ -1,3 +1,5 @@
+// First: starts tracing, when it is on, before any other module is evaluated.
+import '../core/start-tracing.ts';
 import cluster from 'node:cluster';
 import {
   Agent,
@@ -11,6 +13,7 @@ import { ingestPaths } from '../commerce/events/routes.ts';
 import { ConfigurationError, loadRuntimeConfig, type RuntimeConfig } from '../config/env.ts';
 import { createLogger } from '../config/logger.ts';
 import { processPool } from '../core/process-pool.ts';
+import { installedTracing } from '../core/trace-context.ts';
 import { ChangeListener } from '../db/change-notifications.ts';
 import { openOrm } from '../db/orm.ts';
 import { createStripeClient } from '../integrations/stripe/client.ts';
@@ -142,6 +145,7 @@ async function main() {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, async () => {
       await api.close();
+      await installedTracing()?.shutdown();
       api.logger.info('api stopped');
     });
   }

@@ -380,6 +380,11 @@ const environmentSchema = z.object({
   TOLLGATE_UPKEEP_UPLOADS_INTERVAL_SECONDS: upkeepInterval(3600),
   TOLLGATE_UPKEEP_REMINDERS_INTERVAL_SECONDS: upkeepInterval(86_400),
   TOLLGATE_UPKEEP_RECONCILIATION_INTERVAL_SECONDS: upkeepInterval(86_400),
+  /** Unset: no tracing. Set: the API and the worker send their spans there (core/start-tracing.ts). */
+  OTEL_EXPORTER_OTLP_ENDPOINT: url(
+    ['http', 'https'],
+    "the http(s) base URL of an OpenTelemetry collector's OTLP/HTTP receiver, such as http://localhost:4318",
+  ).optional(),
 });
 
 /** Seconds between two runs of a periodic job: a minute at least. */

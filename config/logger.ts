@@ -1,8 +1,13 @@
 import { pino } from 'pino';
+import { installedTracing, traceFields } from '../core/trace-context.ts';
 
 export type Logger = pino.Logger;
 
-/** Structured JSON logs on stdout; `npm start` routes each process's output to its log file. */
+/**
+ * Structured JSON logs on stdout; `npm start` routes each process's output to its log file.
+ * With tracing on, each line written inside a span carries its `trace_id` and `span_id`.
+ */
 export function createLogger(name: string, level: string): Logger {
-  return pino({ name, level, base: { service: name } });
+  const mixin = installedTracing() ? traceFields : undefined;
+  return pino({ name, level, base: { service: name }, mixin });
 }

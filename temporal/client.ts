@@ -1,5 +1,6 @@
 import { Client, Connection } from '@temporalio/client';
 import type { PayloadKey } from '../config/env.ts';
+import { installedTracing } from '../core/trace-context.ts';
 import { temporalDataConverter } from './payload-codec.ts';
 
 export interface TemporalSettings {
@@ -9,7 +10,10 @@ export interface TemporalSettings {
   payloadKeys: PayloadKey[] | undefined;
 }
 
-/** A Temporal client; close it with `client.connection.close()`. */
+/**
+ * A Temporal client; close it with `client.connection.close()`. With tracing on, each call
+ * carries the caller's span to the workflow (temporal/tracing.ts).
+ */
 export async function connectTemporal({
   address,
   namespace,
@@ -17,5 +21,8 @@ export async function connectTemporal({
 }: TemporalSettings): Promise<Client> {
   const dataConverter = temporalDataConverter(payloadKeys);
   const connection = await Connection.connect({ address });
-  return new Client({ connection, namespace, dataConverter });
+  const interceptors = installedTracing()
+    ? (await import('./tracing.ts')).tracingClientInterceptors()
+    : undefined;
+  return new Client({ connection, namespace, dataConverter, interceptors });
 }

@@ -1,3 +1,5 @@
+// First: starts tracing, when it is on, before any other module is evaluated.
+import '../core/start-tracing.ts';
 import cluster from 'node:cluster';
 import { join } from 'node:path';
 import { NativeConnection, Worker } from '@temporalio/worker';
@@ -7,6 +9,7 @@ import { webhookDeliverySettings } from '../commerce/webhooks/settings.ts';
 import { loadRuntimeConfig, type RuntimeConfig } from '../config/env.ts';
 import { createLogger } from '../config/logger.ts';
 import { processPool } from '../core/process-pool.ts';
+import { installedTracing } from '../core/trace-context.ts';
 import { openOrm } from '../db/orm.ts';
 import { createMailer } from '../integrations/mail/transport.ts';
 import { createStripeClient } from '../integrations/stripe/client.ts';
@@ -38,7 +41,10 @@ export async function createWorker(config: RuntimeConfig) {
   const orm = await openOrm(config.database.url, concurrency.databaseConnections);
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   const temporal = await connectTemporal(config.temporal);
+  const tracing = installedTracing();
+  const traced = tracing && (await import('./tracing.ts')).tracingWorkerOptions(tracing);
   const worker = await Worker.create({
+    ...traced?.workflows,
     connection,
     namespace: config.temporal.namespace,
     taskQueue: taskQueues.main,
@@ -57,6 +63,7 @@ export async function createWorker(config: RuntimeConfig) {
   // Webhook deliveries on their own queue: hundreds of slow endpoints at once are I/O waits, and
   // they must not hold the slots of the business activities.
   const webhookWorker = await Worker.create({
+    ...traced?.activities,
     connection,
     namespace: config.temporal.namespace,
     taskQueue: taskQueues.webhooks,
@@ -96,7 +103,12 @@ export async function createWorker(config: RuntimeConfig) {
     await temporal.connection.close();
     await orm.close();
   };
-  return { worker, run, close };
+  /** What SIGINT and SIGTERM do: both workers finish the tasks in hand, then `run()` returns. */
+  const shutdown = () => {
+    worker.shutdown();
+    webhookWorker.shutdown();
+  };
+  return { worker, run, shutdown, close };
 }
 
 if (import.meta.main) {
@@ -112,6 +124,7 @@ if (import.meta.main) {
     // The workers stop themselves on SIGINT and SIGTERM, finishing the tasks in hand.
     await run();
     await close();
+    await installedTracing()?.shutdown();
     logger.info('worker stopped');
   }
 }
