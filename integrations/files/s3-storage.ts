@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import { AwsClient } from 'aws4fetch';
 import type { S3FilesConfig } from '../../config/env.ts';
-import { presignS3Url } from './sigv4.ts';
 import { type FileStorage, UploadRejected } from './storage.ts';
 
 /** The first `<tag>`'s text in an S3 XML answer. */
@@ -28,9 +28,16 @@ export function s3Storage(settings: S3FilesConfig, partUrlLifetimeMs: number): F
     for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
     return url;
   };
-  // Requests of the API itself are presigned too: one signing scheme, payloads unsigned.
-  const send = (method: string, url: URL, body?: string) =>
-    fetch(presignS3Url(method, url, settings, new Date(), 60), { method, body });
+  // AWS Signature V4 by aws4fetch: the API's own requests signed in their headers (payloads
+  // unsigned), a 5xx or 429 (S3's SlowDown) retried a few times with backoff.
+  const s3 = new AwsClient({
+    accessKeyId: settings.accessKeyId,
+    secretAccessKey: settings.secretAccessKey,
+    region: settings.region,
+    service: 's3',
+    retries: 3,
+  });
+  const send = (method: string, url: URL, body?: string) => s3.fetch(url, { method, body });
   const failed = async (what: string, response: Response) =>
     new Error(`S3 ${what} failed: ${response.status} ${await response.text()}`);
 
@@ -59,21 +66,25 @@ export function s3Storage(settings: S3FilesConfig, partUrlLifetimeMs: number): F
       if (!created.ok) throw await failed('CreateMultipartUpload', created);
       const uploadId = xmlText(await created.text(), 'UploadId');
       if (!uploadId) throw new Error('S3 CreateMultipartUpload answered no UploadId');
-      const now = new Date();
-      const lifetime = Math.round(partUrlLifetimeMs / 1000);
-      return parts.map((part) => {
-        // Signed, the planned length is the only one S3 takes: no part larger than declared.
-        const headers = { 'content-length': String(part.chunkEnd - part.chunkStart) };
-        const url = presignS3Url(
-          'PUT',
-          objectUrl(key, { partNumber: String(part.number), uploadId }),
-          settings,
-          now,
-          lifetime,
-          headers,
-        );
-        return { url: url.href, headers };
-      });
+      const lifetime = String(Math.round(partUrlLifetimeMs / 1000));
+      return Promise.all(
+        parts.map(async (part) => {
+          // Signed, the planned length is the only one S3 takes: no part larger than declared
+          // (`allHeaders`: aws4fetch leaves content-length unsigned otherwise).
+          const headers = { 'content-length': String(part.chunkEnd - part.chunkStart) };
+          const url = objectUrl(key, {
+            partNumber: String(part.number),
+            uploadId,
+            'X-Amz-Expires': lifetime,
+          });
+          const signed = await s3.sign(url, {
+            method: 'PUT',
+            headers,
+            aws: { signQuery: true, allHeaders: true },
+          });
+          return { url: signed.url, headers };
+        }),
+      );
     },
 
     writePart() {
