@@ -35,6 +35,7 @@ const placement: [prefix: string, layer: Layer][] = [
   ['integrations/', 'services'],
   ['commerce/http/', 'entry points'],
   ['commerce/routes.ts', 'entry points'],
+  ['commerce/operations.ts', 'entry points'],
   ['commerce/', 'services'],
   ['temporal/worker.ts', 'bootstrap'],
   ['temporal/', 'services'],
@@ -62,7 +63,8 @@ export function isTestSupport(path: string): boolean {
 }
 
 export function layerOf(path: string): Layer | undefined {
-  if (/^commerce\/[\w-]+\/routes\.ts$/.test(path)) return 'entry points';
+  // Routes, and the operations that document them (commerce/http/openapi.ts), are the entry points.
+  if (/^commerce\/[\w-]+\/(routes|operations)\.ts$/.test(path)) return 'entry points';
   return placement.find(([prefix]) => path.startsWith(prefix))?.[1];
 }
 
