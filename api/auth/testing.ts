@@ -1,5 +1,8 @@
 import { createAuthClient } from 'better-auth/client';
 import { adminClient, apiKeyClient, organizationClient } from 'better-auth/client/plugins';
+import { createStripeClient } from '../../integrations/stripe/client.ts';
+import type { AppDependencies } from '../dependencies.ts';
+import { authRoutes } from './routes.ts';
 
 /**
  * A browser's cookie handling, reduced to what tests need: Set-Cookie answers are kept and
@@ -33,11 +36,14 @@ export class CookieJar {
   }
 }
 
+/** Sees each request the client sends and the answer it gets (e.g. to check it against a schema). */
+export type ExchangeObserver = (method: string, url: URL, response: Response) => void;
+
 /**
  * Better Auth's own client, as an app would use it, against a Tollgate API at `baseUrl`,
  * behaving like a browser on `origin`: it sends the Origin header and keeps cookies.
  */
-export function browserAuthClient(baseUrl: string, origin = baseUrl) {
+export function browserAuthClient(baseUrl: string, origin = baseUrl, observe?: ExchangeObserver) {
   const cookies = new CookieJar();
   const browserFetch = async (input: string | URL | Request, init: RequestInit = {}) => {
     const headers = new Headers(init.headers);
@@ -46,6 +52,8 @@ export function browserAuthClient(baseUrl: string, origin = baseUrl) {
     if (cookieHeader) headers.set('cookie', cookieHeader);
     const response = await fetch(input, { ...init, headers, redirect: 'manual' });
     cookies.store(response);
+    const url = new URL(input instanceof Request ? input.url : input);
+    observe?.(init.method ?? (input instanceof Request ? input.method : 'GET'), url, response);
     return response;
   };
   const client = createAuthClient({
@@ -54,4 +62,15 @@ export function browserAuthClient(baseUrl: string, origin = baseUrl) {
     plugins: [adminClient(), apiKeyClient(), organizationClient({ teams: { enabled: true } })],
   });
   return { client, cookies, fetch: browserFetch };
+}
+
+/** `METHOD /path` of every /api/auth route, as @koa/router holds it. */
+export function authRouteTable(
+  api: Pick<AppDependencies, 'config' | 'logger' | 'orm' | 'temporal'>,
+): string[] {
+  const router = authRoutes({ ...api, stripe: createStripeClient(api.config.stripe) });
+  // HEAD answers as GET; a layer without methods is middleware.
+  return router.stack.flatMap((layer) =>
+    layer.methods.filter((method) => method !== 'HEAD').map((method) => `${method} ${layer.path}`),
+  );
 }
