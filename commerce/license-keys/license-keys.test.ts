@@ -136,6 +136,26 @@ describe('license keys (/v1/license-keys, /v1/customer-portal/license-keys)', ()
     assert.equal(malformed.status, 422);
   });
 
+  it('lists keys of some statuses with status (the dashboard’s license keys list)', async () => {
+    const granted = await seedKey(seller);
+    const disabled = await seedKey(seller, { status: 'disabled' }, granted.benefitId);
+    const revoked = await seedKey(seller, { status: 'revoked' }, granted.benefitId);
+    const idsOf = async (query: string) => {
+      const listed = await callV1(
+        api,
+        seller.token,
+        'GET',
+        `/v1/license-keys/?benefit_id=${granted.benefitId}&${query}`,
+      );
+      assert.equal(listed.status, 200);
+      return listed.body.items.map((key: { id: string }) => key.id);
+    };
+    assert.deepEqual(await idsOf('status=revoked'), [revoked.id]);
+    assert.deepEqual(await idsOf('status=granted&status=disabled'), [granted.id, disabled.id]);
+    const unknown = await callV1(api, seller.token, 'GET', '/v1/license-keys/?status=lost');
+    assert.equal(unknown.status, 422);
+  });
+
   it('validates a key: counts validations and usage, within its usage limit', async () => {
     const seeded = await seedKey(seller, { limitUsage: 5 });
     const base = { key: seeded.key, organizationId: seller.organizationId };
