@@ -1,7 +1,6 @@
 import { Readable } from 'node:stream';
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { z } from 'zod';
 import type { AppDependencies } from '../../api/dependencies.ts';
 import { parseBody, parseParams, parseQuery } from '../../api/validation.ts';
 import type { Customer } from '../../db/entities/index.ts';
@@ -20,6 +19,7 @@ import { parseCreateBody, readIdParam } from '../http/request.ts';
 import { revokeSubscriptionsOf } from '../http/subscription-changes.ts';
 import {
   customerCreateInput,
+  customerExternalIdParams,
   customerListQuery,
   customerSortFields,
   customerStateWire,
@@ -37,11 +37,10 @@ import {
 } from './service.ts';
 import { type CustomerLookup, getCustomerState } from './state.ts';
 
-const externalIdParam = z.object({ external_id: z.string().min(1) });
-
 const byId = (ctx: Context): CustomerLookup => ({ id: readIdParam(ctx) });
 const byExternalId = (ctx: Context): CustomerLookup => ({
-  externalId: parseParams(ctx.params as Record<string, string>, externalIdParam).external_id,
+  externalId: parseParams(ctx.params as Record<string, string>, customerExternalIdParams)
+    .external_id,
 });
 
 /** The export as one JSON array, written in pieces of about 64 kB as the rows stream in. */

@@ -1,14 +1,15 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import type { BenefitType } from '../../db/entities/benefit.ts';
+import { type BenefitType, benefitTypes } from '../../db/entities/benefit.ts';
 import type { Metadata } from '../../db/entities/columns.ts';
 import type { Address } from '../../db/entities/customer.ts';
 import type { Customer } from '../../db/entities/index.ts';
 import type { RecurringInterval } from '../../db/entities/product.ts';
 import { addressInput } from '../../domain/addresses.ts';
 import { metadataInput } from '../../domain/metadata.ts';
+import { recurringIntervals } from '../../domain/prices.ts';
 import { taxIdFormats } from '../../domain/tax-ids.ts';
-import { isoDateTime, isoDateTimeOrNull } from '../wire.ts';
+import { dateTimeWireSchema, isoDateTime, isoDateTimeOrNull, metadataWireSchema } from '../wire.ts';
 
 // The columns are varchar(255): longer text is refused at its field, not by the database.
 const text = z.string().trim().max(255);
@@ -60,8 +61,111 @@ export const customerListQuery = z
 
 export const customerSortFields = ['created_at', 'email', 'name'] as const;
 
+/** The `{external_id}` of /v1/customers/external/{external_id}. */
+export const customerExternalIdParams = z.object({ external_id: z.string().min(1) });
+
+/** A postal address as Polar answers it (Polar's `Address`). */
+export const addressWireSchema = z
+  .object({
+    line1: z.string().nullable(),
+    line2: z.string().nullable(),
+    postal_code: z.string().nullable(),
+    city: z.string().nullable(),
+    state: z.string().nullable(),
+    country: z.string().length(2),
+  })
+  .meta({ id: 'Address' });
+
+/** Polar's `Customer`. */
+export const customerWireSchema = z
+  .object({
+    id: z.uuid(),
+    created_at: dateTimeWireSchema,
+    modified_at: dateTimeWireSchema.nullable(),
+    metadata: metadataWireSchema,
+    external_id: z.string().nullable(),
+    email: z.string(),
+    email_verified: z.boolean(),
+    name: z.string().nullable(),
+    billing_address: addressWireSchema.nullable(),
+    /** `[value, format]`. */
+    tax_id: z.tuple([z.string(), z.string()]).nullable(),
+    organization_id: z.uuid(),
+    deleted_at: dateTimeWireSchema.nullable(),
+    avatar_url: z.string(),
+  })
+  .meta({ id: 'Customer' });
+export type CustomerWire = z.input<typeof customerWireSchema>;
+
+/** Polar's `CustomerStateBenefitGrant`. */
+export const customerStateGrantWireSchema = z
+  .object({
+    id: z.uuid(),
+    created_at: dateTimeWireSchema,
+    modified_at: dateTimeWireSchema.nullable(),
+    granted_at: dateTimeWireSchema,
+    benefit_id: z.uuid(),
+    benefit_type: z.enum(benefitTypes),
+    benefit_metadata: metadataWireSchema,
+    properties: z.record(z.string(), z.unknown()),
+  })
+  .meta({ id: 'CustomerStateBenefitGrant' });
+
+/** Polar's `CustomerStateMeter`. */
+export const customerStateMeterWireSchema = z
+  .object({
+    id: z.uuid(),
+    created_at: dateTimeWireSchema,
+    modified_at: dateTimeWireSchema.nullable(),
+    meter_id: z.uuid(),
+    consumed_units: z.number(),
+    credited_units: z.int(),
+    balance: z.number(),
+  })
+  .meta({ id: 'CustomerStateMeter' });
+
+/** Polar's `CustomerStateSubscription`. */
+export const customerStateSubscriptionWireSchema = z
+  .object({
+    id: z.uuid(),
+    created_at: dateTimeWireSchema,
+    modified_at: dateTimeWireSchema.nullable(),
+    custom_field_data: z.record(z.string(), z.unknown()),
+    metadata: metadataWireSchema,
+    status: z.enum(['active', 'trialing']),
+    amount: z.int(),
+    currency: z.string(),
+    recurring_interval: z.enum(recurringIntervals),
+    current_period_start: dateTimeWireSchema,
+    current_period_end: dateTimeWireSchema.nullable(),
+    trial_start: dateTimeWireSchema.nullable(),
+    trial_end: dateTimeWireSchema.nullable(),
+    cancel_at_period_end: z.boolean(),
+    canceled_at: dateTimeWireSchema.nullable(),
+    started_at: dateTimeWireSchema.nullable(),
+    ends_at: dateTimeWireSchema.nullable(),
+    product_id: z.uuid(),
+    discount_id: z.uuid().nullable(),
+    meters: z.array(z.never()),
+  })
+  .meta({ id: 'CustomerStateSubscription' });
+
+/** Polar's `CustomerState`: the customer with what it has now. */
+export const customerStateWireSchema = customerWireSchema
+  .extend({
+    active_subscriptions: z.array(customerStateSubscriptionWireSchema),
+    granted_benefits: z.array(customerStateGrantWireSchema),
+    active_meters: z.array(customerStateMeterWireSchema),
+  })
+  .meta({ id: 'CustomerState' });
+
+/** Polar's `CustomerBalance` (balances are not kept yet: always zero). */
+export const customerBalanceWireSchema = z
+  .object({ balance: z.int(), currency: z.string() })
+  .meta({ id: 'CustomerBalance' });
+
 /** A postal address as Polar answers it (`postal_code`, country upper-case alpha-2). */
-export function addressWire(address: Address) {
+export function addressWire(address: Address): z.input<typeof addressWireSchema> {
   return {
     line1: address.line1,
     line2: address.line2,
@@ -82,7 +186,7 @@ export function customerAvatarUrl(email: string): string {
 }
 
 /** A customer as /v1 answers it (Polar's `Customer`). */
-export function customerWire(customer: Customer) {
+export function customerWire(customer: Customer): CustomerWire {
   return {
     id: customer.id,
     created_at: isoDateTime(customer.createdAt),
@@ -99,7 +203,6 @@ export function customerWire(customer: Customer) {
     avatar_url: customerAvatarUrl(customer.email),
   };
 }
-export type CustomerWire = ReturnType<typeof customerWire>;
 
 /** A current benefit grant as the state query reads it, with its benefit's type and metadata. */
 export interface CustomerStateGrantRow {
@@ -159,7 +262,9 @@ const isoDateTimeText = (text: string) => isoDateTime(new Date(text));
 const isoDateTimeTextOrNull = (text: string | null) => (text ? isoDateTimeText(text) : null);
 
 /** A benefit the customer holds now (Polar's `CustomerStateBenefitGrant`). */
-export function customerStateGrantWire(grant: CustomerStateGrantRow) {
+export function customerStateGrantWire(
+  grant: CustomerStateGrantRow,
+): z.input<typeof customerStateGrantWireSchema> {
   return {
     id: grant.id,
     created_at: isoDateTimeText(grant.created_at),
@@ -173,7 +278,9 @@ export function customerStateGrantWire(grant: CustomerStateGrantRow) {
 }
 
 /** The customer's standing on a meter (Polar's `CustomerStateMeter`); units as JSON numbers. */
-export function customerStateMeterWire(customerMeter: CustomerStateMeterRow) {
+export function customerStateMeterWire(
+  customerMeter: CustomerStateMeterRow,
+): z.input<typeof customerStateMeterWireSchema> {
   return {
     id: customerMeter.id,
     created_at: isoDateTimeText(customerMeter.created_at),
@@ -186,7 +293,9 @@ export function customerStateMeterWire(customerMeter: CustomerStateMeterRow) {
 }
 
 /** A subscription the customer has now (Polar's `CustomerStateSubscription`). */
-export function customerStateSubscriptionWire(subscription: CustomerStateSubscriptionRow) {
+export function customerStateSubscriptionWire(
+  subscription: CustomerStateSubscriptionRow,
+): z.input<typeof customerStateSubscriptionWireSchema> {
   return {
     ...subscription,
     created_at: isoDateTimeText(subscription.created_at),
@@ -204,7 +313,12 @@ export function customerStateSubscriptionWire(subscription: CustomerStateSubscri
 }
 
 /** Everything a customer has now (Polar's `CustomerState`). */
-export function customerStateWire({ customer, grants, meters, subscriptions }: CustomerState) {
+export function customerStateWire({
+  customer,
+  grants,
+  meters,
+  subscriptions,
+}: CustomerState): z.input<typeof customerStateWireSchema> {
   return {
     ...customerWire(customer),
     active_subscriptions: subscriptions.map(customerStateSubscriptionWire),

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { Refund } from '../../db/entities/refund.ts';
 import { metadataInput } from '../../domain/metadata.ts';
-import { refundReasons } from '../../domain/refunds.ts';
-import { isoDateTime, isoDateTimeOrNull } from '../wire.ts';
+import { refundReasons, refundStatuses } from '../../domain/refunds.ts';
+import { dateTimeWireSchema, isoDateTime, isoDateTimeOrNull, metadataWireSchema } from '../wire.ts';
 
 export const refundSortFields = ['created_at', 'amount'] as const;
 
@@ -17,8 +17,29 @@ export const refundCreateInput = z.object({
 });
 export type RefundCreateInput = z.infer<typeof refundCreateInput>;
 
+/** Polar's `Refund`. */
+export const refundWireSchema = z
+  .object({
+    id: z.uuid(),
+    created_at: dateTimeWireSchema,
+    modified_at: dateTimeWireSchema.nullable(),
+    metadata: metadataWireSchema,
+    status: z.enum(refundStatuses),
+    reason: z.enum(refundReasons),
+    amount: z.int(),
+    tax_amount: z.int(),
+    currency: z.string(),
+    organization_id: z.uuid(),
+    order_id: z.uuid(),
+    subscription_id: z.uuid().nullable(),
+    customer_id: z.uuid(),
+    revoke_benefits: z.boolean(),
+  })
+  .meta({ id: 'Refund' });
+export type RefundWire = z.input<typeof refundWireSchema>;
+
 /** A refund as /v1 answers it (Polar's `Refund`). */
-export function refundWire(refund: Refund) {
+export function refundWire(refund: Refund): RefundWire {
   return {
     id: refund.id,
     created_at: isoDateTime(refund.createdAt),
@@ -36,4 +57,3 @@ export function refundWire(refund: Refund) {
     revoke_benefits: refund.revokeBenefits,
   };
 }
-export type RefundWire = ReturnType<typeof refundWire>;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { TestClock } from '../../db/entities/index.ts';
-import { dateTimeInput, isoDateTime, isoDateTimeOrNull } from '../wire.ts';
+import { testClockStatuses } from '../../db/entities/test-clock.ts';
+import { dateTimeInput, dateTimeWireSchema, isoDateTime, isoDateTimeOrNull } from '../wire.ts';
 
 /** A new clock: named or not, frozen at the given instant or at the moment it is created. */
 export const testClockCreateInput = z.object({
@@ -23,8 +24,21 @@ export const maximumAdvanceYears = 2;
 
 export const testClockSortFields = ['created_at', 'frozen_time', 'name'] as const;
 
+/** A test clock (Tollgate's own resource; Polar has none). */
+export const testClockWireSchema = z
+  .object({
+    id: z.uuid(),
+    created_at: dateTimeWireSchema,
+    modified_at: dateTimeWireSchema.nullable(),
+    name: z.string().nullable(),
+    frozen_time: dateTimeWireSchema,
+    status: z.enum(testClockStatuses),
+  })
+  .meta({ id: 'TestClock' });
+export type TestClockWire = z.input<typeof testClockWireSchema>;
+
 /** A test clock as /v1 answers it (Tollgate's own resource; Polar has none). */
-export function testClockWire(clock: TestClock) {
+export function testClockWire(clock: TestClock): TestClockWire {
   return {
     id: clock.id,
     created_at: isoDateTime(clock.createdAt),
@@ -34,4 +48,3 @@ export function testClockWire(clock: TestClock) {
     status: clock.status,
   };
 }
-export type TestClockWire = ReturnType<typeof testClockWire>;

@@ -2,8 +2,12 @@ import { z } from 'zod';
 import type { Config } from '../../config/env.ts';
 import { invalidField } from '../../core/errors.ts';
 import type { WebhookDelivery, WebhookEndpoint, WebhookEvent } from '../../db/entities/index.ts';
-import { commerceEventTypes, webhookFormats } from '../../domain/webhooks.ts';
-import { dateTimeInput, isoDateTime, isoDateTimeOrNull } from '../wire.ts';
+import {
+  type CommerceEventType,
+  commerceEventTypes,
+  webhookFormats,
+} from '../../domain/webhooks.ts';
+import { dateTimeInput, dateTimeWireSchema, isoDateTime, isoDateTimeOrNull } from '../wire.ts';
 
 const urlInput = z.string().trim().min(1).max(2048);
 /** Polar's (deprecated) own secret: at least 32 characters, kept as given. */
@@ -65,6 +69,57 @@ export function checkEndpointUrl(url: string, env: Config['env']) {
   if (!allowed) throw invalidField(['body', 'url'], "URL scheme should be 'https'", 'url_scheme');
 }
 
+/** Polar's `WebhookEndpoint`, with Tollgate's `enabled`. */
+export const webhookEndpointWireSchema = z
+  .object({
+    id: z.uuid(),
+    created_at: dateTimeWireSchema,
+    modified_at: dateTimeWireSchema.nullable(),
+    url: z.string(),
+    format: z.enum(webhookFormats),
+    /** Empty except in the answers of create and secret reset. */
+    secret: z.string(),
+    organization_id: z.uuid(),
+    events: z.array(z.enum(commerceEventTypes)),
+    enabled: z.boolean(),
+  })
+  .meta({ id: 'WebhookEndpoint' });
+export type WebhookEndpointWire = z.input<typeof webhookEndpointWireSchema>;
+
+/** Polar's `WebhookEvent`: the payload as the JSON text that was sent. */
+export const webhookEventWireSchema = z
+  .object({
+    id: z.uuid(),
+    created_at: dateTimeWireSchema,
+    modified_at: dateTimeWireSchema.nullable(),
+    last_http_code: z.int().nullable(),
+    succeeded: z.boolean().nullable(),
+    payload: z.string(),
+    type: z.string(),
+    is_archived: z.boolean(),
+  })
+  .meta({ id: 'WebhookEvent' });
+
+/** Polar's `WebhookDelivery`, with Tollgate's attempt number, duration and failure reason. */
+export const webhookDeliveryWireSchema = z
+  .object({
+    id: z.uuid(),
+    created_at: dateTimeWireSchema,
+    modified_at: dateTimeWireSchema.nullable(),
+    succeeded: z.boolean(),
+    http_code: z.int().nullable(),
+    response: z.string().nullable(),
+    webhook_event: webhookEventWireSchema,
+    endpoint_id: z.uuid(),
+    attempt: z.int(),
+    duration_ms: z.int(),
+    error: z.string().nullable(),
+  })
+  .meta({ id: 'WebhookDelivery' });
+
+/** What a replay requeued (Tollgate's own). */
+export const webhookReplayWireSchema = z.object({ requeued: z.int() });
+
 /**
  * Polar's `WebhookEndpoint`. The signing secret is answered only where it was just made (create
  * and reset, `revealSecret`), never on reads: anyone who may read webhooks is not thereby able to
@@ -74,7 +129,7 @@ export function checkEndpointUrl(url: string, env: Config['env']) {
 export function webhookEndpointWire(
   endpoint: WebhookEndpoint,
   { revealSecret = false }: { revealSecret?: boolean } = {},
-) {
+): WebhookEndpointWire {
   return {
     id: endpoint.id,
     created_at: isoDateTime(endpoint.createdAt),
@@ -83,14 +138,14 @@ export function webhookEndpointWire(
     format: endpoint.format,
     secret: revealSecret ? endpoint.secret : '',
     organization_id: endpoint.organization.id,
-    events: endpoint.events,
+    // Only types the create and update inputs took are stored.
+    events: endpoint.events as CommerceEventType[],
     // Tollgate's: false once the endpoint failed past the threshold (see the update's `enabled`).
     enabled: endpoint.enabled,
   };
 }
-export type WebhookEndpointWire = ReturnType<typeof webhookEndpointWire>;
 
-export function webhookEventWire(event: WebhookEvent) {
+export function webhookEventWire(event: WebhookEvent): z.input<typeof webhookEventWireSchema> {
   return {
     id: event.id,
     created_at: isoDateTime(event.createdAt),
@@ -104,7 +159,9 @@ export function webhookEventWire(event: WebhookEvent) {
 }
 
 /** Polar's `WebhookDelivery`, with Tollgate's attempt number, duration and failure reason. */
-export function webhookDeliveryWire(delivery: WebhookDelivery) {
+export function webhookDeliveryWire(
+  delivery: WebhookDelivery,
+): z.input<typeof webhookDeliveryWireSchema> {
   return {
     id: delivery.id,
     created_at: isoDateTime(delivery.createdAt),
