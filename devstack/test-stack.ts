@@ -24,8 +24,12 @@ export interface TestStack {
  */
 export async function startTestStack(
   log: (line: string) => void,
-  // The keys of the run's Temporal payload codec (TOLLGATE_PAYLOAD_KEYS); a new one by default.
-  { payloadKeys = `test:${randomBytes(32).toString('base64')}` } = {},
+  {
+    // The keys of the run's Temporal payload codec (TOLLGATE_PAYLOAD_KEYS); a new one by default.
+    payloadKeys = `test:${randomBytes(32).toString('base64')}`,
+    // false: no worker process; the test runs its own workers in-process (core/tracing.test.ts).
+    worker = true,
+  } = {},
 ): Promise<TestStack> {
   const config = loadConfig({
     ...process.env,
@@ -59,11 +63,13 @@ export async function startTestStack(
       TOLLGATE_AUTH_RATE_LIMIT: 'off',
       ...serviceEnvironment(addresses),
     };
-    await startWorkerProcess(supervisor, addresses, {
-      env: { ...process.env, ...env },
-      namespace: config.temporal.namespace,
-      logFile: join(config.dataDir, 'test-logs', 'worker.log'),
-    });
+    if (worker) {
+      await startWorkerProcess(supervisor, addresses, {
+        env: { ...process.env, ...env },
+        namespace: config.temporal.namespace,
+        logFile: join(config.dataDir, 'test-logs', 'worker.log'),
+      });
+    }
     if (crashed) throw new Error(crashed);
 
     return { config, addresses, env, stop: () => supervisor.stopAll() };
