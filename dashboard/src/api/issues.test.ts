@@ -12,6 +12,7 @@ describe('validation messages', () => {
     assert.equal(fieldLabelOf('name'), 'Name');
     assert.equal(fieldLabelOf('prices.0.price_amount'), 'Price amount');
     assert.equal(fieldLabelOf('recurringInterval'), 'Recurring interval');
+    assert.equal(fieldLabelOf('url'), 'URL');
   });
 
   it("rewrites zod's size, type, choice and format messages with the field's name", () => {

@@ -15,7 +15,8 @@ export function fieldLabelOf(key: string): string {
   const words = name
     .replace(/([a-z])([A-Z])/g, '$1 $2')
     .replaceAll('_', ' ')
-    .toLowerCase();
+    .toLowerCase()
+    .replace(/\b(url|id)\b/g, (acronym) => acronym.toUpperCase());
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 

@@ -8,8 +8,11 @@ interface ConfirmDialogProps {
   confirmLabel: string;
   /** `danger` for what cannot be undone (revoke, refund, cancel). */
   tone?: 'danger' | 'primary';
-  /** Runs the action; the dialog stays open with the error shown when it fails. */
-  onConfirm: () => Promise<unknown>;
+  /**
+   * Runs the action; the dialog stays open with the error shown when it fails. Without it the
+   * dialog only shows its content, with a Close button (a reader's view of what writers act on).
+   */
+  onConfirm?: () => Promise<unknown>;
   onClose: () => void;
 }
 
@@ -42,6 +45,7 @@ export function ConfirmDialog({
   }, [open]);
 
   const confirm = async () => {
+    if (!onConfirm) return;
     setPending(true);
     setError(null);
     try {
@@ -71,16 +75,18 @@ export function ConfirmDialog({
         </div>
       )}
       <div className="form-actions">
-        <button
-          type="button"
-          className={`button button-${tone}`}
-          onClick={confirm}
-          disabled={pending}
-        >
-          {pending ? `${confirmLabel}…` : confirmLabel}
-        </button>
+        {onConfirm && (
+          <button
+            type="button"
+            className={`button button-${tone}`}
+            onClick={confirm}
+            disabled={pending}
+          >
+            {pending ? `${confirmLabel}…` : confirmLabel}
+          </button>
+        )}
         <button type="button" className="button" onClick={onClose} disabled={pending}>
-          Cancel
+          {onConfirm ? 'Cancel' : 'Close'}
         </button>
       </div>
     </dialog>

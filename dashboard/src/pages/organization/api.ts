@@ -158,8 +158,11 @@ export const webhooksApi = {
     api.get<WebhookEndpoint>(`/v1/webhooks/endpoints/${id}`, { signal }),
   create: (body: { url: string; format: string; events: string[] }) =>
     api.post<WebhookEndpoint>('/v1/webhooks/endpoints', body),
-  update: (id: string, body: { enabled?: boolean }) =>
+  update: (id: string, body: { enabled?: boolean; url?: string; events?: string[] }) =>
     api.patch<WebhookEndpoint>(`/v1/webhooks/endpoints/${id}`, body),
+  /** Queues a signed `webhook.test` event to the endpoint (Tollgate's); answers the event. */
+  sendTest: (id: string) =>
+    api.post<WebhookDelivery['webhook_event']>(`/v1/webhooks/endpoints/${id}/test`),
   delete: (id: string) => api.delete<null>(`/v1/webhooks/endpoints/${id}`),
   /** A new signing secret: the answer is the only place it is shown. */
   resetSecret: (id: string) =>
