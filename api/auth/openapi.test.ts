@@ -46,13 +46,19 @@ async function problemOf(method: string, url: URL, response: Response): Promise<
   }
 }
 
+/** The exchanges whose answer differs from its documentation, with what differs. */
+async function problemsOf(exchanges: Exchange[]) {
+  const problems = await Promise.all(
+    exchanges.map(async ({ route, problem }) => [route, await problem] as const),
+  );
+  return problems.filter(([, problem]) => problem !== null);
+}
+
 describe('the /api/auth OpenAPI operations', () => {
   let api: Awaited<ReturnType<typeof startTestApi>>;
   let origin: string;
-  const exchanges: Exchange[] = [];
-
-  /** A Better Auth client whose every answer is held against the documented operation. */
-  const checkedBrowser = () =>
+  /** A Better Auth client whose every answer goes to `exchanges`, checked against its operation. */
+  const checkedBrowser = (exchanges: Exchange[]) =>
     browserAuthClient(api.url, origin, (method, url, response) => {
       exchanges.push({
         route: `${method} ${url.pathname}`,
@@ -75,7 +81,8 @@ describe('the /api/auth OpenAPI operations', () => {
   });
 
   it('answers the Better Auth client as documented', async () => {
-    const { client } = checkedBrowser();
+    const exchanges: Exchange[] = [];
+    const { client } = checkedBrowser(exchanges);
     const email = `openapi-${uniqueTag()}@example.com`;
     assert.equal((await client.getSession()).data, null);
     const signUp = await client.signUp.email({ email, password, name: 'Ada' });
@@ -125,13 +132,7 @@ describe('the /api/auth OpenAPI operations', () => {
     assert.equal(adminCheck.data?.success, true);
     assert.equal((await client.signOut()).error, null);
 
-    const problems = await Promise.all(
-      exchanges.map(async ({ route, problem }) => [route, await problem] as const),
-    );
-    assert.deepEqual(
-      problems.filter(([, problem]) => problem !== null),
-      [],
-    );
+    assert.deepEqual(await problemsOf(exchanges), []);
     const exercised = new Set(exchanges.map(({ operationId }) => operationId));
     for (const operationId of [
       'signUp:email',
@@ -146,6 +147,87 @@ describe('the /api/auth OpenAPI operations', () => {
     ]) {
       assert.ok(exercised.has(operationId), `${operationId} was not called`);
     }
+  });
+
+  it('answers the rest of the account, team, role, key and admin calls as documented', async () => {
+    const exchanges: Exchange[] = [];
+    const { client, fetch: browserFetch } = checkedBrowser(exchanges);
+    /** A call the client has no method for (dynamic roles, key verification, pages). */
+    const call = (path: string, body?: object) =>
+      browserFetch(`${api.url}/api/auth${path}`, {
+        method: body ? 'POST' : 'GET',
+        ...(body && {
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        }),
+      });
+    const email = `openapi-${uniqueTag()}@example.com`;
+    const signUp = await client.signUp.email({ email, password, name: 'Grace' });
+    const userId = signUp.data?.user.id ?? '';
+    await call('/ok');
+    await call('/error?error=SOMETHING');
+
+    const slug = `openapi-${uniqueTag()}`;
+    const organizationId = (await client.organization.create({ name: 'Teams', slug })).data?.id;
+    assert.ok(organizationId);
+    await client.organization.checkSlug({ slug: `${slug}-free` });
+    await client.organization.update({ data: { name: 'Teams renamed' }, organizationId });
+    await client.organization.setActive({ organizationId });
+    const teamId = (await client.organization.createTeam({ name: 'Ops' })).data?.id ?? '';
+    await client.organization.updateTeam({ teamId, data: { name: 'Operations' } });
+    await client.organization.addTeamMember({ teamId, userId });
+    await client.organization.listTeamMembers({ query: { teamId } });
+    await client.organization.setActiveTeam({ teamId });
+    await client.organization.setActiveTeam({ teamId: null });
+    await client.organization.removeTeamMember({ teamId, userId });
+    await client.organization.removeTeam({ teamId });
+    const invited = await client.organization.inviteMember({
+      email: `invitee-${uniqueTag()}@example.com`,
+      role: 'member',
+    });
+    await client.organization.cancelInvitation({ invitationId: invited.data?.id ?? '' });
+
+    const permission = { invitation: ['create'] };
+    await call('/organization/create-role', { role: 'auditor', permission });
+    await call('/organization/list-roles');
+    await call('/organization/get-role?roleName=auditor');
+    await call('/organization/update-role', { roleName: 'auditor', data: { permission } });
+    await call('/organization/delete-role', { roleName: 'auditor' });
+
+    const key = (await client.apiKey.create({ name: 'to verify' })).data;
+    await call('/api-key/verify', { key: key?.key });
+    await call('/api-key/verify', { key: 'not a key' });
+    await client.apiKey.update({ keyId: key?.id ?? '', name: 'renamed' });
+    await client.apiKey.delete({ keyId: key?.id ?? '' });
+
+    const newPassword = `${password} again`;
+    await client.changePassword({ currentPassword: password, newPassword });
+    await client.revokeOtherSessions();
+    await client.requestPasswordReset({ email });
+    await client.forgetPassword({ email });
+
+    await api.orm.em.fork().nativeUpdate(User, { id: userId }, { role: 'admin' });
+    const other = await client.admin.createUser({
+      email: `created-${uniqueTag()}@example.com`,
+      password,
+      name: 'Created',
+    });
+    const otherId = other.data?.user.id ?? '';
+    await client.admin.updateUser({ userId: otherId, data: { name: 'Updated' } });
+    await client.admin.setRole({ userId: otherId, role: 'user' });
+    await client.admin.setUserPassword({ userId: otherId, newPassword });
+    await client.admin.banUser({ userId: otherId, banReason: 'testing' });
+    await client.admin.unbanUser({ userId: otherId });
+    await client.admin.impersonateUser({ userId: otherId });
+    await client.admin.stopImpersonating();
+    await client.admin.revokeUserSessions({ userId: otherId });
+    await client.admin.removeUser({ userId: otherId });
+    await client.organization.delete({ organizationId });
+    await client.revokeSessions();
+
+    assert.deepEqual(await problemsOf(exchanges), []);
+    const calls = exchanges.map(({ route }) => route);
+    assert.ok(calls.includes('POST /api/auth/admin/stop-impersonating'), calls.join('\n'));
   });
 
   it('serves them as an OpenAPI 3.1 document at /api/auth/openapi.json', async () => {
