@@ -40,10 +40,13 @@ describe('dashboard: account (browser)', () => {
     await page.goto(`${suite.api.url}/`);
     await page.getByRole('link', { name: 'Account', exact: true }).click();
     await page.getByRole('heading', { level: 1, name: 'Profile' }).waitFor();
-    await page.getByLabel('Name').fill('Ada Renamed');
+    await page.getByRole('textbox', { name: 'Name', exact: true }).fill('Ada Renamed');
     await page.getByRole('button', { name: 'Save profile' }).click();
     await page.getByText('Your profile is saved.').waitFor();
-    assert.equal(await page.getByLabel('Name').inputValue(), 'Ada Renamed');
+    assert.equal(
+      await page.getByRole('textbox', { name: 'Name', exact: true }).inputValue(),
+      'Ada Renamed',
+    );
     const session = await (await page.request.get(`${suite.api.url}/api/auth/get-session`)).json();
     assert.equal(session.user.name, 'Ada Renamed');
 

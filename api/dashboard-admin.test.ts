@@ -20,8 +20,9 @@ describe('dashboard: admin (browser)', () => {
   /** Someone who signed up (outside the browser), with an organization of their own. */
   async function someone(email: string, name: string) {
     const signedUp = await post('/api/auth/sign-up/email', { email, password, name });
-    assert.equal(signedUp.status, 200, await signedUp.text());
-    const { user } = (await signedUp.json()) as { user: { id: string } };
+    const answer = await signedUp.text();
+    assert.equal(signedUp.status, 200, answer);
+    const { user } = JSON.parse(answer) as { user: { id: string } };
     const cookie = signedUp.headers
       .getSetCookie()
       .map((line) => line.split(';')[0])
@@ -71,7 +72,7 @@ describe('dashboard: admin (browser)', () => {
     await sessions.locator('tbody tr').first().waitFor();
     await page.getByLabel('Reason').fill('Card testing');
     await page.getByLabel('For').selectOption({ label: '1 day' });
-    await page.getByRole('button', { name: 'Ban user' }).click();
+    await page.getByRole('button', { name: 'Ban user', exact: true }).click();
     const ban = page.getByRole('region', { name: 'Ban' });
     await ban.getByText('Card testing').waitFor();
     await page.getByRole('button', { name: 'Unban user' }).waitFor();
@@ -90,10 +91,10 @@ describe('dashboard: admin (browser)', () => {
     });
 
     await page.getByRole('button', { name: 'Unban user' }).click();
-    await page.getByRole('button', { name: 'Ban user' }).waitFor();
+    await page.getByRole('button', { name: 'Ban user', exact: true }).waitFor();
     assert.equal((await signIn(mallory.email)).status, 200);
 
-    await page.getByLabel('Role').selectOption('admin');
+    await page.getByRole('combobox', { name: 'Role', exact: true }).selectOption('admin');
     const roleSet = page.waitForResponse((response) => response.url().endsWith('/set-role'));
     await page.getByRole('button', { name: 'Set role' }).click();
     assert.ok((await roleSet).ok());
