@@ -3,6 +3,7 @@ import { type PostOutcome, postWebhook } from '../commerce/webhooks/post.ts';
 import { QueuedEventsWatcher } from '../commerce/webhooks/queue.ts';
 import { retryDelayMs } from '../commerce/webhooks/settings.ts';
 import { signWebhook } from '../commerce/webhooks/signing.ts';
+import { businessMetrics } from '../core/metrics.ts';
 import { Member, WebhookEndpoint, WebhookEvent } from '../db/entities/index.ts';
 import { newId } from '../db/ids.ts';
 import type { Orm } from '../db/orm.ts';
@@ -212,6 +213,7 @@ async function recordAttempt(
       event.id,
     ],
   );
+  businessMetrics.webhookDeliveries.inc({ outcome: outcome.succeeded ? 'succeeded' : 'failed' });
   endpoint.consecutiveFailures = failures;
   event.attempts = attempt;
   if (disable) return { kind: 'disabled' };

@@ -14,6 +14,7 @@ import { checkoutNotices, checkoutPageRoutes } from './checkout-page.ts';
 import type { AppDependencies } from './dependencies.ts';
 import { resolveClientIp } from './middleware/client-ip.ts';
 import { errorResponses } from './middleware/errors.ts';
+import { httpMetrics } from './middleware/http-metrics.ts';
 import { rejectUnstorableText } from './middleware/input-sanity.ts';
 import { requestLog } from './middleware/request-log.ts';
 import { securityHeaders } from './middleware/security-headers.ts';
@@ -22,6 +23,7 @@ import { devOutboxRoutes } from './routes/dev-outbox.ts';
 import { apiReferenceRoutes } from './routes/api-reference.ts';
 import { healthRoutes } from './routes/health.ts';
 import { maintenanceRoutes } from './routes/maintenance.ts';
+import { metricsRoutes } from './routes/metrics.ts';
 import { temporalCodecRoutes } from './routes/temporal-codec.ts';
 
 export const dashboardDist = join(projectRoot, 'dashboard', 'dist');
@@ -34,6 +36,7 @@ export function createApp(dependencies: AppDependencies): Koa {
   // X-Forwarded-* headers are believed only from the proxies TOLLGATE_TRUSTED_PROXIES names.
   const app = new Koa({ proxy: false });
   if (installedTracing()) app.use(traceRequests());
+  app.use(httpMetrics());
   app.use(resolveClientIp(config.api.trustedProxies));
   app.use(requestLog(dependencies.logger));
   app.use(securityHeaders(config));
@@ -86,6 +89,7 @@ export function createApp(dependencies: AppDependencies): Koa {
     // /api/auth/openapi.json is public: answered before auth's origin and rate-limit checks.
     apiReferenceRoutes(dependencies),
     maintenanceRoutes(dependencies),
+    metricsRoutes(dependencies),
     temporalCodecRoutes(dependencies),
     // Captured mail is shown in development, when the stack runs the capture server.
     ...(config.env === 'development' && config.mail.captureDir

@@ -12,9 +12,11 @@ import {
 import { ingestPaths } from '../commerce/events/routes.ts';
 import { ConfigurationError, loadRuntimeConfig, type RuntimeConfig } from '../config/env.ts';
 import { createLogger } from '../config/logger.ts';
+import { answerPoolMetricsRequests, collectProcessMetrics } from '../core/metrics.ts';
 import { processPool } from '../core/process-pool.ts';
 import { installedTracing } from '../core/trace-context.ts';
 import { ChangeListener } from '../db/change-notifications.ts';
+import { observeDatabase } from '../db/metrics.ts';
 import { openOrm } from '../db/orm.ts';
 import { createStripeClient } from '../integrations/stripe/client.ts';
 import { connectTemporal } from '../temporal/client.ts';
@@ -31,6 +33,8 @@ export async function startApiServer(
 ) {
   const logger = createLogger('api', config.logLevel);
   const orm = await openOrm(config.database.url);
+  collectProcessMetrics();
+  const unobserveDatabase = observeDatabase(orm);
   const temporal = await connectTemporal(config.temporal);
   const stripe = createStripeClient(config.stripe);
   const changes = new ChangeListener(config.database.url, logger);
@@ -54,6 +58,7 @@ export async function startApiServer(
     server.closeAllConnections();
     await temporal.connection.close();
     await changes.close();
+    unobserveDatabase();
     await orm.close();
   };
   return { server, url: `http://${listen.host}:${port}`, config, logger, orm, temporal, close };
@@ -120,6 +125,8 @@ async function main() {
   }
   if (cluster.isPrimary && config.api.processes > 1) {
     const pool = processPool('api');
+    // A scrape reaches one copy, which asks here for the sums of all (core/metrics.ts).
+    answerPoolMetricsRequests();
     const { processes, ingestProcesses } = config.api;
     const forwarding: Record<string, string> = {};
     if (ingestProcesses > 0) {

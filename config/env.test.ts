@@ -36,6 +36,16 @@ describe('configuration', () => {
     ['STRIPE_SECRET_KEY', 'pk_test_1', /^STRIPE_SECRET_KEY must be a Stripe secret key/],
     ['TOLLGATE_OPS_TOKEN', 'short', /^TOLLGATE_OPS_TOKEN must be a random string of at least 32/],
     [
+      'TOLLGATE_METRICS_TOKEN',
+      'short',
+      /^TOLLGATE_METRICS_TOKEN must be a random string .* \(its value is secret, not shown\)$/,
+    ],
+    [
+      'TOLLGATE_WORKER_METRICS_PORT',
+      '0',
+      /^TOLLGATE_WORKER_METRICS_PORT must be an integer port number/,
+    ],
+    [
       'TOLLGATE_INVITATION_LIMIT',
       '0',
       /^TOLLGATE_INVITATION_LIMIT must be a whole number of pending invitations/,

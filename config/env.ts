@@ -7,13 +7,13 @@ import { z } from 'zod';
 /** The repository root: every relative path in the configuration is taken from here. */
 export const projectRoot = resolve(import.meta.dirname, '..');
 
-const port = (fallback: number) =>
-  z.coerce
-    .number({ message: 'an integer port number between 1 and 65535' })
-    .int('an integer port number between 1 and 65535')
-    .min(1, 'an integer port number between 1 and 65535')
-    .max(65535, 'an integer port number between 1 and 65535')
-    .default(fallback);
+const portNumber = z.coerce
+  .number({ message: 'an integer port number between 1 and 65535' })
+  .int('an integer port number between 1 and 65535')
+  .min(1, 'an integer port number between 1 and 65535')
+  .max(65535, 'an integer port number between 1 and 65535');
+
+const port = (fallback: number) => portNumber.default(fallback);
 
 const url = (protocols: string[], what: string) =>
   z.url({ protocol: new RegExp(`^(${protocols.join('|')})$`), message: what });
@@ -50,6 +50,7 @@ const secretVariables = new Set([
   'TOLLGATE_PAYLOAD_KEYS',
   'TOLLGATE_AUTH_SECRET',
   'TOLLGATE_OPS_TOKEN',
+  'TOLLGATE_METRICS_TOKEN',
   'STRIPE_SECRET_KEY',
   'STRIPE_WEBHOOK_SECRET',
   'TOLLGATE_FILES_S3_SECRET_ACCESS_KEY',
@@ -202,6 +203,14 @@ const environmentSchema = z.object({
     .string()
     .min(32, 'a random string of at least 32 characters (for example `openssl rand -hex 32`)')
     .optional(),
+  /** Unset: the API has no /metrics (the worker's metrics port, when set, then asks no token). */
+  TOLLGATE_METRICS_TOKEN: z
+    .string()
+    .min(32, 'a random string of at least 32 characters (for example `openssl rand -hex 32`)')
+    .optional(),
+  /** Unset: the worker serves no metrics. Its primary serves them for all its processes. */
+  TOLLGATE_WORKER_METRICS_PORT: portNumber.optional(),
+  TOLLGATE_WORKER_METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   SMTP_URL: url(
     ['smtp', 'smtps'],
     'an smtp:// or smtps:// URL such as smtps://user:password@mail.example.com',
@@ -506,6 +515,14 @@ export interface Config {
   };
   /** Bearer token of the operations API (/api/ops); unset disables that API. */
   opsToken: string | undefined;
+  /**
+   * Prometheus metrics: the bearer token of the API's GET /metrics (unset: no such endpoint),
+   * and where the worker serves its own (unset: nowhere), asking the same token when set.
+   */
+  metrics: {
+    token: string | undefined;
+    workerEndpoint: { host: string; port: number } | undefined;
+  };
   /** Waits before each retry of a failed webhook delivery (commerce/webhooks/settings.ts). */
   webhooks: { retryDelaysSeconds: number[] };
   /** The APIs discord and github_repository grants call: the bot's and the app's credentials. */
@@ -619,6 +636,13 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       captureDir: env.MAIL_CAPTURE_DIR && resolve(projectRoot, env.MAIL_CAPTURE_DIR),
     },
     opsToken: env.TOLLGATE_OPS_TOKEN,
+    metrics: {
+      token: env.TOLLGATE_METRICS_TOKEN,
+      workerEndpoint:
+        env.TOLLGATE_WORKER_METRICS_PORT === undefined
+          ? undefined
+          : { host: env.TOLLGATE_WORKER_METRICS_HOST, port: env.TOLLGATE_WORKER_METRICS_PORT },
+    },
     webhooks: { retryDelaysSeconds: env.TOLLGATE_WEBHOOK_RETRY_DELAYS.split(',').map(Number) },
     benefitIntegrations: {
       discord: {

@@ -8,8 +8,10 @@ import { createWebhookActivities } from '../activities/webhooks.ts';
 import { webhookDeliverySettings } from '../commerce/webhooks/settings.ts';
 import { loadRuntimeConfig, type RuntimeConfig } from '../config/env.ts';
 import { createLogger } from '../config/logger.ts';
+import { collectProcessMetrics } from '../core/metrics.ts';
 import { processPool } from '../core/process-pool.ts';
 import { installedTracing } from '../core/trace-context.ts';
+import { observeDatabase } from '../db/metrics.ts';
 import { openOrm } from '../db/orm.ts';
 import { createMailer } from '../integrations/mail/transport.ts';
 import { createStripeClient } from '../integrations/stripe/client.ts';
@@ -17,7 +19,9 @@ import { CustomerMailRelay } from '../processes/customer-mail-relay.ts';
 import { endReminderLoop, ensureUpkeepSchedules } from '../processes/upkeep-schedules.ts';
 import { WebhookRelay } from '../processes/webhook-relay.ts';
 import { connectTemporal } from './client.ts';
+import { serveMetrics } from './metrics-endpoint.ts';
 import { temporalDataConverter } from './payload-codec.ts';
+import { installTemporalMetrics } from './runtime-metrics.ts';
 import { taskQueues } from './task-queues.ts';
 
 export const workflowsPath = join(import.meta.dirname, '..', 'workflows', 'index.ts');
@@ -39,6 +43,7 @@ const concurrency = {
 export async function createWorker(config: RuntimeConfig) {
   const dataConverter = temporalDataConverter(config.temporal.payloadKeys);
   const orm = await openOrm(config.database.url, concurrency.databaseConnections);
+  const unobserveDatabase = observeDatabase(orm);
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   const temporal = await connectTemporal(config.temporal);
   const tracing = installedTracing();
@@ -101,6 +106,7 @@ export async function createWorker(config: RuntimeConfig) {
   const close = async () => {
     await connection.close();
     await temporal.connection.close();
+    unobserveDatabase();
     await orm.close();
   };
   /** What SIGINT and SIGTERM do: both workers finish the tasks in hand, then `run()` returns. */
@@ -111,19 +117,35 @@ export async function createWorker(config: RuntimeConfig) {
   return { worker, run, shutdown, close };
 }
 
+/**
+ * The worker's metrics endpoint, when TOLLGATE_WORKER_METRICS_PORT is set: served by the primary
+ * of a pool (for all its copies) or by the one process. Unreferenced: it keeps no process alive
+ * once its workers have stopped.
+ */
+async function serveWorkerMetrics(config: RuntimeConfig) {
+  const endpoint = config.metrics.workerEndpoint;
+  if (endpoint) (await serveMetrics(endpoint, config.metrics.token)).unref();
+}
+
 if (import.meta.main) {
   const config = loadRuntimeConfig();
   if (cluster.isPrimary && config.worker.processes > 1) {
     // `config.worker.processes` copies of this worker polling the same task queues.
     const pool = processPool('worker');
     for (let index = 0; index < config.worker.processes; index++) pool.fork();
+    await serveWorkerMetrics(config);
   } else {
+    // Before the worker connects: the SDK's runtime is made once, with its metrics.
+    const stopTemporalMetrics = installTemporalMetrics();
+    collectProcessMetrics();
+    if (cluster.isPrimary) await serveWorkerMetrics(config);
     const logger = createLogger('worker', config.logLevel);
     const { run, close } = await createWorker(config);
     logger.info({ taskQueue: taskQueues.main }, 'worker polling');
     // The workers stop themselves on SIGINT and SIGTERM, finishing the tasks in hand.
     await run();
     await close();
+    stopTemporalMetrics();
     await installedTracing()?.shutdown();
     logger.info('worker stopped');
   }

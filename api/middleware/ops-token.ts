@@ -1,20 +1,11 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
+import { bearerTokenCheck } from '../../core/bearer-token.ts';
 import { AppError } from '../../core/errors.ts';
 
-const digest = (text: string) => createHash('sha256').update(text).digest();
-
-/**
- * Whether a request presents the configured ops token as its bearer token (never, when none
- * is configured). Comparing digests in constant time keeps both the token and its length out
- * of reach of timing.
- */
+/** Whether a request presents the configured ops token as its bearer token (see bearerTokenCheck). */
 export function opsTokenCheck(opsToken: string | undefined): (ctx: Context) => boolean {
-  const expected = opsToken === undefined ? undefined : digest(opsToken);
-  return (ctx) => {
-    const presented = /^Bearer (.+)$/.exec(ctx.get('authorization'))?.[1];
-    return Boolean(expected && presented && timingSafeEqual(digest(presented), expected));
-  };
+  const presents = bearerTokenCheck(opsToken);
+  return (ctx) => presents(ctx.get('authorization'));
 }
 
 /** Guards the operations API with the configured bearer token. */

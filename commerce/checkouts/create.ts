@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { RequestValidationError, type ValidationIssue } from '../../core/errors.ts';
+import { businessMetrics } from '../../core/metrics.ts';
 import {
   Checkout,
   CheckoutLink,
@@ -128,14 +129,14 @@ async function namedParties(tx: EntityManager, organizationId: string, input: Ch
  * price, or the price asked for), its buyer and discount checked, and starts its workflow before committing. Records
  * `checkout.created`.
  */
-export function createCheckout(
+export async function createCheckout(
   em: EntityManager,
   organizationId: string,
   input: CheckoutCreateInput,
   settings: CheckoutSettings,
   origin: { checkoutLink?: CheckoutLink } = {},
 ): Promise<CheckoutWire> {
-  return em.transactional(async (tx) => {
+  const created = await em.transactional(async (tx) => {
     const asked = await askedProducts(tx, organizationId, input);
     const { productIds } = asked;
     const offer = await offeredProducts(tx, productIds, settings.publicUrl);
@@ -204,6 +205,8 @@ export function createCheckout(
     await settings.startWorkflow({ id: checkout.id, expiresAt: checkout.expiresAt });
     return wire;
   });
+  businessMetrics.checkoutsStarted.inc();
+  return created;
 }
 
 /** What following a link may say about the buyer (query parameters of the redirect). */

@@ -1,5 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { businessMetrics } from '../../core/metrics.ts';
 import type { CheckoutPaymentError } from '../../db/entities/checkout.ts';
 import {
   Checkout,
@@ -99,14 +100,15 @@ async function createOrderOf(
  * order.created, order.paid, checkout.updated (and the subscription's events). Run twice, the
  * second run finds the order by its checkout and answers it.
  */
-export function completeCheckout(
+export async function completeCheckout(
   em: EntityManager,
   checkoutId: string,
   paymentId: string | null,
   publicUrl: string,
   paymentMethodId: string | null = null,
 ): Promise<CompletedCheckout> {
-  return em.transactional(async (tx) => {
+  let completedNow = false;
+  const done = await em.transactional(async (tx) => {
     // Locked first: of two runs at once, the second waits and then finds the order.
     const checkout = await lockedCheckout(tx, checkoutId);
     // The order and the checkout's success are written together: a succeeded checkout has it.
@@ -156,8 +158,11 @@ export function completeCheckout(
       await serializeCheckout(tx, checkout, publicUrl, offer),
     );
     if (subscription) await recordCustomerStateChange(tx, organizationId, checkout.customer.id);
+    completedNow = true;
     return completed(order);
   });
+  if (completedNow) businessMetrics.checkoutsPaid.inc();
+  return done;
 }
 
 /** The 3-D Secure step a confirmed checkout's payment (or card setup) waits for. */
@@ -237,15 +242,15 @@ const buyerMessages: Record<string, string> = {
  * back (a confirm again redeems anew). Records checkout.updated; a checkout no longer confirmed
  * (failed already, succeeded, expired) is left as it is.
  */
-export function failCheckoutPayment(
+export async function failCheckoutPayment(
   em: EntityManager,
   checkoutId: string,
   paymentError: CheckoutPaymentError,
   publicUrl: string,
 ): Promise<void> {
-  return em.transactional(async (tx) => {
+  const failedNow = await em.transactional(async (tx) => {
     const checkout = await lockedCheckout(tx, checkoutId);
-    if (checkout.status !== 'confirmed') return;
+    if (checkout.status !== 'confirmed') return false;
     checkout.status = 'failed';
     const buyerMessage = buyerMessages[paymentError.code];
     checkout.paymentError = buyerMessage
@@ -260,7 +265,9 @@ export function failCheckoutPayment(
       'checkout.updated',
       await serializeCheckout(tx, checkout, publicUrl),
     );
+    return true;
   });
+  if (failedNow) businessMetrics.checkoutsFailed.inc();
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { RequestValidationError, type ValidationIssue } from '../../core/errors.ts';
+import { businessMetrics } from '../../core/metrics.ts';
 import { Customer, Meter, UsageEvent } from '../../db/entities/index.ts';
 import { newId } from '../../db/ids.ts';
 import { type ListQuery, likePattern } from '../../db/listing.ts';
@@ -149,7 +150,10 @@ export async function ingestEvents(
   if (issues.length) throw new RequestValidationError(issues);
   if (valid.length === 0) return { inserted: 0, duplicates: 0, lateUsage: [] };
   const { organizationId } = caller;
-  return inIngestSlot(() => storeEvents(em, organizationId, valid, now));
+  const result = await inIngestSlot(() => storeEvents(em, organizationId, valid, now));
+  businessMetrics.eventsIngested.inc({ result: 'stored' }, result.inserted);
+  businessMetrics.eventsIngested.inc({ result: 'duplicate' }, result.duplicates);
+  return result;
 }
 
 /** Every batch's rows in one order (external id, then none): concurrent batches never deadlock. */

@@ -2,6 +2,7 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type Stripe from 'stripe';
 import { invalidField } from '../../core/errors.ts';
+import { businessMetrics } from '../../core/metrics.ts';
 import { Order, Payment, Refund } from '../../db/entities/index.ts';
 import type { RefundStatus } from '../../db/entities/refund.ts';
 import { findPage, inList, type ListQuery } from '../../db/listing.ts';
@@ -184,12 +185,13 @@ export interface SettledRefund {
  * order.refunded, order.updated and customer.state_changed); a failed or canceled one only frees
  * its amount (refund.updated). A refund settled already is answered as it is.
  */
-export function settleRefund(
+export async function settleRefund(
   em: EntityManager,
   refundId: string,
   outcome: { status: 'succeeded' | 'failed' | 'canceled'; failureReason: string | null },
 ): Promise<SettledRefund> {
-  return em.transactional(async (tx) => {
+  let settledNow = false;
+  const result = await em.transactional(async (tx) => {
     const [row] = await tx.execute<{ order_id: string }[]>(
       'select order_id from refunds where id = ?',
       [refundId],
@@ -226,8 +228,11 @@ export function settleRefund(
       appendEvent(tx, organizationId, 'order.updated', orderWire as object);
       await announceCustomerStateChange(tx, organizationId, order.customer.id);
     }
+    settledNow = true;
     return { ...settled, status: refund.status };
   });
+  if (settledNow) businessMetrics.refunds.inc({ status: result.status });
+  return result;
 }
 
 export interface RefundListFilter {

@@ -1,5 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { businessMetrics } from '../../core/metrics.ts';
 import {
   Order,
   OrderItem,
@@ -289,7 +290,7 @@ export interface RenewalRecovery {
  * Records order.updated, order.paid, subscription.updated (and subscription.active when it was
  * trialing, past due or unpaid) and customer.state_changed. Done already, it changes nothing.
  */
-export function settleRenewalPaid(
+export async function settleRenewalPaid(
   em: EntityManager,
   subscriptionId: string,
   periodEnd: Date,
@@ -297,7 +298,8 @@ export function settleRenewalPaid(
   publicUrl: string,
   recovery?: RenewalRecovery,
 ): Promise<LifecycleState> {
-  return em.transactional(async (tx) => {
+  let paidNow = false;
+  const state = await em.transactional(async (tx) => {
     const { subscription, order } = await lockedRenewal(tx, subscriptionId, periodEnd);
     if (order.status !== 'pending') return lifecycleState(tx, subscription);
     order.status = 'paid';
@@ -333,8 +335,11 @@ export function settleRenewalPaid(
       appendEvent(tx, organizationId, 'subscription.active', wire);
     }
     await recordCustomerStateChange(tx, organizationId, subscription.customer.id);
+    paidNow = true;
     return lifecycleState(tx, subscription);
   });
+  if (paidNow) businessMetrics.renewalsPaid.inc();
+  return state;
 }
 
 /**
@@ -345,7 +350,7 @@ export function settleRenewalPaid(
  * subscription leaves the customer's active ones). Recorded already (the same attempt), it
  * changes nothing.
  */
-export function recordRenewalDecline(
+export async function recordRenewalDecline(
   em: EntityManager,
   subscriptionId: string,
   periodEnd: Date,
@@ -354,7 +359,8 @@ export function recordRenewalDecline(
   error: SubscriptionPaymentError,
   publicUrl: string,
 ): Promise<LifecycleState> {
-  return em.transactional(async (tx) => {
+  let declinedNow = false;
+  const state = await em.transactional(async (tx) => {
     const { subscription, order } = await lockedRenewal(tx, subscriptionId, periodEnd);
     const recorded = subscription.dunningAttempts >= attempt;
     if (recorded || order.status !== 'pending' || ended(subscription.status)) {
@@ -388,8 +394,11 @@ export function recordRenewalDecline(
       await subscriptionWireOf(tx, subscription, publicUrl),
     );
     if (wasActive) await recordCustomerStateChange(tx, organizationId, subscription.customer.id);
+    declinedNow = true;
     return lifecycleState(tx, subscription);
   });
+  if (declinedNow) businessMetrics.renewalsFailed.inc();
+  return state;
 }
 
 /**
@@ -430,7 +439,7 @@ export async function attachRenewalPayment(
  * dunning goes on exactly as scheduled (its attempts and next retry unchanged). Records
  * subscription.updated. The renewal paid or the subscription ended meanwhile, it changes nothing.
  */
-export function recordRetryDecline(
+export async function recordRetryDecline(
   em: EntityManager,
   subscriptionId: string,
   periodEnd: Date,
@@ -438,7 +447,8 @@ export function recordRetryDecline(
   error: SubscriptionPaymentError,
   publicUrl: string,
 ): Promise<LifecycleState> {
-  return em.transactional(async (tx) => {
+  let declinedNow = false;
+  const state = await em.transactional(async (tx) => {
     const { subscription, order } = await lockedRenewal(tx, subscriptionId, periodEnd);
     if (order.status !== 'pending' || ended(subscription.status)) {
       return lifecycleState(tx, subscription);
@@ -454,8 +464,11 @@ export function recordRetryDecline(
       'subscription.updated',
       await subscriptionWireOf(tx, subscription, publicUrl),
     );
+    declinedNow = true;
     return lifecycleState(tx, subscription);
   });
+  if (declinedNow) businessMetrics.renewalsFailed.inc();
+  return state;
 }
 
 /** How a subscription ends: at its period's end as asked, or when dunning or finance gives up. */
