@@ -11,6 +11,7 @@ interface ComposeService {
   profiles?: string[];
   environment?: Record<string, string>;
   ports?: string[];
+  volumes?: string[];
 }
 
 const composeFile = join(projectRoot, 'docker-compose.yml');
@@ -75,5 +76,63 @@ describe('docker-compose.yml', () => {
     const uiUrl = compose.services.api?.environment?.TEMPORAL_UI_URL ?? '';
     const [published] = ui?.ports ?? [];
     assert.equal(new URL(uiUrl).port, published?.split(':')[1]);
+  });
+
+  it('adds Prometheus, Grafana and an OTel collector under the observability profile', () => {
+    const observability = ['prometheus', 'grafana', 'otel-collector', 'jaeger'];
+    for (const name of observability) {
+      const service = compose.services[name];
+      assert.deepEqual(service?.profiles, ['observability'], name);
+      for (const port of service?.ports ?? [])
+        assert.match(port, /^127\.0\.0\.1:/, `${name} ${port}`);
+      // Every file mounted from the repository exists.
+      for (const volume of service?.volumes ?? []) {
+        const [source = ''] = volume.split(':');
+        if (source.startsWith('./')) assert.ok(existsSync(join(projectRoot, source)), source);
+      }
+    }
+    // Prometheus scrapes the API's port and the worker's metrics port, with the metrics token.
+    const prometheus = parse(
+      readFileSync(join(projectRoot, 'devstack/observability/prometheus.yml'), 'utf8'),
+    ) as {
+      scrape_configs: {
+        job_name: string;
+        dns_sd_configs?: { names: string[]; port: number }[];
+        authorization?: { credentials_file: string };
+      }[];
+    };
+    const job = (name: string) =>
+      prometheus.scrape_configs.find((entry) => entry.job_name === name);
+    assert.deepEqual(job('tollgate-api')?.dns_sd_configs?.[0], {
+      names: ['api'],
+      type: 'A',
+      port: 3000,
+    });
+    const worker = compose.services.worker?.environment ?? {};
+    assert.deepEqual(job('tollgate-worker')?.dns_sd_configs?.[0], {
+      names: ['worker'],
+      type: 'A',
+      port: Number(worker.TOLLGATE_WORKER_METRICS_PORT),
+    });
+    assert.equal(worker.TOLLGATE_WORKER_METRICS_HOST, '0.0.0.0');
+    for (const name of ['tollgate-api', 'tollgate-worker']) {
+      assert.equal(job(name)?.authorization?.credentials_file, '/etc/prometheus/metrics-token');
+    }
+    assert.match(
+      compose.services.api?.environment?.TOLLGATE_METRICS_TOKEN ?? '',
+      /TOLLGATE_METRICS_TOKEN/,
+    );
+    // Grafana loads the example dashboard, which reads the provisioned Prometheus.
+    const dashboard = JSON.parse(
+      readFileSync(join(projectRoot, 'docs/grafana-dashboard.json'), 'utf8'),
+    ) as { panels: { datasource?: { uid: string } }[] };
+    assert.ok(
+      compose.services.grafana?.volumes?.some((volume) =>
+        volume.startsWith('./docs/grafana-dashboard.json:'),
+      ),
+    );
+    for (const panel of dashboard.panels) {
+      if (panel.datasource) assert.equal(panel.datasource.uid, 'prometheus');
+    }
   });
 });
