@@ -1,23 +1,21 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { authSettings } from '../../accounts/settings.ts';
 import { loadRuntimeConfig, type RuntimeConfig } from '../../config/env.ts';
 import { startApiServer } from '../server.ts';
 import { startTestApi } from '../testing.ts';
-import { tooManyRequestsMessage } from './rate-limit.ts';
 
 type Api = Awaited<ReturnType<typeof startApiServer>>;
 
 const listen = { host: '127.0.0.1', port: 0 };
 
-/** The run's configuration changed by `change` (limits, providers). */
+/** The run's configuration changed by `change` (its providers). */
 function startWith(change: (config: RuntimeConfig) => RuntimeConfig): Promise<Api> {
   return startApiServer(change(loadRuntimeConfig()), listen);
 }
 
 const providersOf = (api: Api) => fetch(`${api.url}/api/auth/providers`);
 
-/** GET /api/auth/providers: what sign-in pages offer buttons for. */
+/** GET /api/auth/providers: what sign-in pages offer buttons for (its limit: rate-limit.test.ts). */
 describe('GET /api/auth/providers', () => {
   let configured: Api;
   before(async () => {
@@ -53,32 +51,6 @@ describe('GET /api/auth/providers', () => {
       assert.deepEqual(await (await providersOf(githubOnly)).json(), { providers: ['github'] });
     } finally {
       await Promise.all([none.close(), githubOnly.close()]);
-    }
-  });
-
-  it('is limited per IP like the other public auth routes, with 429 and Retry-After', async () => {
-    const limitedConfig = (config: RuntimeConfig): RuntimeConfig => ({
-      ...config,
-      auth: { ...config.auth, rateLimit: { enabled: true, scale: 0.05 } },
-    });
-    const limited = await startWith(limitedConfig);
-    try {
-      const { max, windowSeconds } = authSettings(limited.config).rateLimit.rules.providerList
-        .perIp;
-      // Every request here comes from 127.0.0.1: start this rule's counter afresh.
-      await limited.orm.em
-        .getConnection()
-        .execute(`delete from rate_limits where key like 'providerList:%'`, [], 'run');
-      for (let request = 1; request <= max; request++) {
-        assert.equal((await providersOf(limited)).status, 200, `request ${request}`);
-      }
-      const refused = await providersOf(limited);
-      assert.equal(refused.status, 429);
-      assert.deepEqual(await refused.json(), { message: tooManyRequestsMessage });
-      const retryAfter = Number(refused.headers.get('retry-after'));
-      assert.ok(retryAfter >= 1 && retryAfter <= windowSeconds);
-    } finally {
-      await limited.close();
     }
   });
 });

@@ -286,6 +286,19 @@ describe('rate limits of /api/auth', () => {
     assert.equal(await open.orm.em.fork().count(User, { email: refused }), 0);
   });
 
+  it('limits reading the configured social providers per IP, as sign-in pages do', async () => {
+    const { max, windowSeconds } = rules.providerList.perIp;
+    const readProviders = () => fetch(`${limited.url}/api/auth/providers`);
+    for (let read = 1; read <= max; read++) {
+      assert.equal((await readProviders()).status, 200, `read ${read}`);
+    }
+    const refused = await readProviders();
+    assert.equal(refused.status, 429);
+    assert.deepEqual(await refused.json(), { message: tooManyRequestsMessage });
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    assert.ok(retryAfter >= 1 && retryAfter <= windowSeconds, `Retry-After ${retryAfter}`);
+  });
+
   it('limits verification mail per email and change-password per session', async () => {
     assert.equal(rules.verificationMail.perAccount.max, 1);
     const email = uniqueEmail();
@@ -357,7 +370,7 @@ describe('rate limits of /api/auth', () => {
 describe('rate limit rules', () => {
   const production = rateLimitSettings({ enabled: true, scale: 1 }).rules;
 
-  it('covers sign-in, sign-up, password reset, verification mail, account changes and restores', () => {
+  it('covers sign-in, sign-up, password reset, verification mail, account changes, restores and the provider list', () => {
     const expected = {
       '/sign-in/email': 'signIn',
       '/sign-in/social': 'signIn',
@@ -370,6 +383,7 @@ describe('rate limit rules', () => {
       '/change-password': 'changePassword',
       '/change-email': 'changeEmail',
       '/subscription/restore': 'subscriptionRestore',
+      '/providers': 'providerList',
       '/Sign-In/Email/': 'signIn',
     };
     for (const [path, rule] of Object.entries(expected)) {
