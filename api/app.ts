@@ -35,7 +35,8 @@ export function createApp(dependencies: AppDependencies): Koa {
   const { config } = dependencies;
   // X-Forwarded-* headers are believed only from the proxies TOLLGATE_TRUSTED_PROXIES names.
   const app = new Koa({ proxy: false });
-  if (installedTracing()) app.use(traceRequests());
+  const tracing = installedTracing();
+  if (tracing) app.use(traceRequests(tracing));
   app.use(httpMetrics());
   app.use(resolveClientIp(config.api.trustedProxies));
   app.use(requestLog(dependencies.logger));

@@ -1,5 +1,5 @@
 import { pino } from 'pino';
-import { installedTracing, traceFields } from '../core/trace-context.ts';
+import { traceLogFields } from '../core/trace-context.ts';
 
 export type Logger = pino.Logger;
 
@@ -8,6 +8,5 @@ export type Logger = pino.Logger;
  * With tracing on, each line written inside a span carries its `trace_id` and `span_id`.
  */
 export function createLogger(name: string, level: string): Logger {
-  const mixin = installedTracing() ? traceFields : undefined;
-  return pino({ name, level, base: { service: name }, mixin });
+  return pino({ name, level, base: { service: name }, mixin: traceLogFields() });
 }

@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { trace } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
@@ -68,6 +69,7 @@ export function startTracing(serviceName: string, target: TracingTarget): Tracin
   const tracing: Tracing = {
     spanProcessor,
     resource,
+    activeSpan: () => trace.getActiveSpan(),
     async shutdown() {
       disableInstrumentations();
       await provider.shutdown();

@@ -1,6 +1,8 @@
-import { trace } from '@opentelemetry/api';
-import { ATTR_HTTP_ROUTE } from '@opentelemetry/semantic-conventions';
 import type { Middleware } from 'koa';
+import type { Tracing } from '../../core/trace-context.ts';
+
+/** The semantic conventions' `http.route` (ATTR_HTTP_ROUTE), not imported: only its name is needed. */
+const httpRoute = 'http.route';
 
 /**
  * With tracing on (api/app.ts adds this only then), the request's server span, opened by node's
@@ -9,9 +11,9 @@ import type { Middleware } from 'koa';
  * does for Koa 2 only (0.47 patches koa <3). Every answer, the errors above all, says its trace
  * id in `x-trace-id`: the key to its trace and to its log lines.
  */
-export function traceRequests(): Middleware {
+export function traceRequests(tracing: Tracing): Middleware {
   return async (ctx, next) => {
-    const span = trace.getActiveSpan();
+    const span = tracing.activeSpan();
     if (!span) return next();
     ctx.set('x-trace-id', span.spanContext().traceId);
     try {
@@ -21,7 +23,7 @@ export function traceRequests(): Middleware {
       const route: unknown = ctx._matchedRoute;
       if (typeof route === 'string') {
         span.updateName(`${ctx.method} ${route}`);
-        span.setAttribute(ATTR_HTTP_ROUTE, route);
+        span.setAttribute(httpRoute, route);
       }
     }
   };
