@@ -7,7 +7,7 @@ import { DateTime } from '../../components/DateTime';
 import { Section } from '../../components/EntityPage';
 import { ErrorMessage } from '../../components/ErrorMessage';
 import { ResourceTable } from '../../components/ResourceListPage';
-import { useSearch } from '../../router';
+import { useQueryState } from '../../router';
 import { DeleteAction } from '../catalog/DeleteAction';
 import { pageOf } from '../organization/api';
 import { AccountPage } from './AccountPage';
@@ -32,7 +32,8 @@ const fetchPage = async (query: PageQuery, signal: AbortSignal) =>
 
 /** The ways the user signs in: email and password, and social providers (link, unlink). */
 export default function LinkedAccountsPage() {
-  const refusal = new URLSearchParams(useSearch()).get('error');
+  const [query] = useQueryState();
+  const refusal = query.get('error');
   const columns = [
     column.accessor((account) => signInMethodName(account.providerId), {
       id: 'provider',

@@ -161,9 +161,11 @@ function BanDetails({ user }: { user: AdminUser }) {
         ]}
       />
       {error && <ErrorMessage title="Could not lift the ban" error={error} />}
-      <button type="button" className="button" onClick={unban}>
-        Unban user
-      </button>
+      <div className="form-actions">
+        <button type="button" className="button" onClick={unban}>
+          Unban user
+        </button>
+      </div>
     </>
   );
 }
