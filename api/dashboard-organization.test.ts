@@ -141,15 +141,30 @@ describe('dashboard organization (browser)', () => {
     await page.close();
   });
 
-  it('creates an access token, shows it once, and deletes it after confirming', async () => {
+  it('creates an access token from a scope grid with presets, shows it once, and deletes it', async () => {
     const { page } = await signedInOwner();
     await page.goto(`${suite.api.url}/organization/tokens`);
     await page.getByText('No access tokens yet.').waitFor();
     await page.getByLabel('Name').fill('CI deploys');
     await page.getByRole('button', { name: 'Create token' }).click();
     // No scope chosen: the API's own schema says so, by the scopes.
-    await page.getByRole('group', { name: 'Scopes' }).getByRole('alert').waitFor();
+    const scopes = page.getByRole('group', { name: 'Scopes' });
+    await scopes.getByRole('alert').waitFor();
+    // A preset fills the grid: read-only checks every read column and no write one.
+    await scopes.getByRole('button', { name: 'Read-only' }).click();
+    const grid = scopes.getByRole('table', { name: 'Scopes by resource' });
+    assert.equal(await grid.getByRole('checkbox', { checked: true }).count(), 21);
+    assert.equal(await grid.getByLabel('orders:read').isChecked(), true);
+    assert.equal(await grid.getByLabel('orders:write').isChecked(), false);
+    await grid.getByRole('row', { name: 'Checkout links' }).waitFor();
+    await page.screenshot({
+      path: join(screenshotsDir, 'dashboard-token-scopes.png'),
+      fullPage: true,
+    });
+    await scopes.getByRole('button', { name: 'Clear' }).click();
+    // Write includes read: checking it checks read too.
     await page.getByLabel('products:write').check();
+    assert.equal(await grid.getByLabel('products:read').isChecked(), true);
     await page.getByRole('button', { name: 'Create token' }).click();
     const token = await page.locator('.secret-once code').textContent();
     assert.match(token ?? '', /^polar_oat_/);

@@ -14,7 +14,7 @@ describe('dashboard webhooks (browser)', () => {
   after(() => receiver.close());
 
   it("sends a test event, shows its delivery's payload and answer, and redelivers it", async () => {
-    const { page, post } = await ownerPage(suite.browser, suite.api.url);
+    const { page, post, organizationId } = await ownerPage(suite.browser, suite.api.url);
     const endpoint = await post('/v1/webhooks/endpoints', {
       url: receiver.url,
       format: 'raw',
@@ -25,13 +25,13 @@ describe('dashboard webhooks (browser)', () => {
     const status = page.getByRole('status');
     await status.getByText('Test event delivered: succeeded (HTTP 200).').waitFor();
     const deliveries = page.getByRole('table', { name: 'Deliveries' });
-    await deliveries.getByRole('cell', { name: 'webhook.test' }).waitFor();
+    await deliveries.getByRole('cell', { name: 'organization.updated' }).waitFor();
 
     await status.getByRole('button', { name: 'Payload and response' }).click();
-    const dialog = page.getByRole('dialog', { name: 'Delivery of webhook.test' });
+    const dialog = page.getByRole('dialog', { name: 'Delivery of organization.updated' });
     const payload = dialog.getByRole('figure', { name: 'Payload' });
-    await payload.getByText('"type": "webhook.test"').waitFor();
-    await payload.getByText(`"endpoint_id": "${endpoint.id}"`).waitFor();
+    await payload.getByText('"type": "organization.updated"').waitFor();
+    await payload.getByText(`"id": "${organizationId}"`).waitFor();
     await dialog.getByRole('figure', { name: 'Response' }).getByText('ok').waitFor();
     await page.screenshot({
       path: join(screenshotsDir, 'dashboard-webhook-delivery.png'),
@@ -41,8 +41,10 @@ describe('dashboard webhooks (browser)', () => {
     // Redelivery sends the same event (same id) again, and its attempt joins the table.
     await dialog.getByRole('button', { name: 'Redeliver' }).click();
     await status.getByText('Redelivery delivered: succeeded (HTTP 200).').waitFor();
-    await deliveries.getByRole('cell', { name: 'webhook.test' }).nth(1).waitFor();
-    const sent = receiver.received.filter((request) => request.body.includes('webhook.test'));
+    await deliveries.getByRole('cell', { name: 'organization.updated' }).nth(1).waitFor();
+    const sent = receiver.received.filter((request) =>
+      request.body.includes('organization.updated'),
+    );
     assert.equal(sent.length, 2);
     assert.equal(sent[0]?.headers['webhook-id'], sent[1]?.headers['webhook-id']);
     await page.close();

@@ -89,7 +89,7 @@ export function webhookRoutes({ orm, config }: AppDependencies): Router {
     ctx.body = { requeued };
   });
 
-  /** Tollgate's: queues a `webhook.test` event to the endpoint → 202 with the event. */
+  /** Tollgate's: queues a test event (`organization.updated`) to the endpoint → 202 with it. */
   router.post('/endpoints/:id/test', scope('webhooks:write'), async (ctx) => {
     const id = readIdParam(ctx);
     const event = await sendTestWebhookEvent(orm.em, callerOf(ctx).organizationId, id);

@@ -1,8 +1,14 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { Config } from '../../config/env.ts';
-import { WebhookDelivery, WebhookEndpoint, WebhookEvent } from '../../db/entities/index.ts';
+import {
+  Organization,
+  WebhookDelivery,
+  WebhookEndpoint,
+  WebhookEvent,
+} from '../../db/entities/index.ts';
 import { findPage, type ListQuery, newestFirst } from '../../db/listing.ts';
 import { resourceNotFound } from '../errors.ts';
+import { organizationWire } from '../organizations/schemas.ts';
 import { webhookBody } from './payloads.ts';
 import { announceQueued } from './queue.ts';
 import {
@@ -157,13 +163,12 @@ export async function redeliverWebhookEvent(
   });
 }
 
-/** The type of the events a seller sends to try an endpoint; no commerce event has it. */
-export const testEventType = 'webhook.test';
-
 /**
  * Tollgate's test event (Polar has none): queues to the endpoint, whatever events it subscribes
- * to, a `webhook.test` event in its format, sent and logged like any other, so the seller sees
- * what their receiver answers. Answers the queued event.
+ * to, an `organization.updated` event carrying the organization as it is, in the endpoint's
+ * format, sent and logged like any other, so the seller sees what their receiver answers. A
+ * real event type, because Polar's SDK refuses unknown ones (its receivers' validateEvent, its
+ * delivery log's schema); this one changes nothing a receiver keeps. Answers the queued event.
  */
 export async function sendTestWebhookEvent(
   em: EntityManager,
@@ -172,12 +177,13 @@ export async function sendTestWebhookEvent(
 ): Promise<WebhookEvent> {
   return em.transactional(async (tx) => {
     const endpoint = await getWebhookEndpoint(tx, organizationId, endpointId);
+    const organization = organizationWire(await tx.findOneOrFail(Organization, organizationId));
     const now = new Date();
-    const data = { organization_id: organizationId, endpoint_id: endpoint.id, test: true };
+    const type = 'organization.updated';
     const event = tx.create(WebhookEvent, {
       endpoint,
-      type: testEventType,
-      payload: webhookBody(endpoint.format, testEventType, now.toISOString(), data),
+      type,
+      payload: webhookBody(endpoint.format, type, now.toISOString(), organization),
       createdAt: now,
     });
     await tx.flush();

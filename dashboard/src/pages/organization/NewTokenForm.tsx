@@ -1,10 +1,9 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { accessTokenCreateInput } from '../../../../commerce/access-tokens/schemas.ts';
-import { allScopes } from '../../../../domain/scopes.ts';
 import { Form, SelectField, TextField, useApiForm } from '../../components/Form';
 import { tokensApi, tokensKey } from './api';
-import { CheckboxGroup } from './CheckboxGroup';
+import { ScopeGrid } from './ScopeGrid';
 import { SecretOnce } from './SecretOnce';
 
 const day = 24 * 3600;
@@ -54,9 +53,7 @@ export function NewTokenForm() {
     <Form form={form} submitLabel="Create token">
       <TextField form={form} name="comment" label="Name" hint="What uses it." required />
       <SelectField form={form} name="expires_in" label="Expires after" options={lifetimes} />
-      <CheckboxGroup
-        legend="Scopes"
-        options={allScopes}
+      <ScopeGrid
         selected={form.values.scopes}
         error={form.fieldErrors.scopes}
         onChange={(scopes) => form.setValue('scopes', scopes)}

@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { createColumnHelper } from '@tanstack/react-table';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { DataTable, type PageQuery } from '../../components/DataTable';
 import { DateTime } from '../../components/DateTime';
@@ -162,6 +162,7 @@ export default function WebhookPage({ params }: PageProps<'/organization/webhook
                 <button
                   type="button"
                   className="button"
+                  title="Sends organization.updated with the organization as it is"
                   onClick={() => sendTest.mutate()}
                   disabled={sendTest.isPending}
                 >
@@ -264,7 +265,7 @@ function FollowedDelivery({
 }) {
   const queryClient = useQueryClient();
   const delivery = useQuery({
-    queryKey: [...deliveriesKey(endpointId), 'followed', followed],
+    queryKey: [...webhooksKey, endpointId, 'followed delivery', followed],
     queryFn: async ({ signal }) => {
       const page = await webhooksApi.deliveries(
         endpointId,
@@ -276,12 +277,15 @@ function FollowedDelivery({
           item.webhook_event.id === followed.eventId &&
           Date.parse(item.created_at) > Date.parse(followed.after),
       );
-      if (found) await queryClient.invalidateQueries({ queryKey: deliveriesKey(endpointId) });
       return found ?? null;
     },
     refetchInterval: (query) => (query.state.data || !enabled ? false : 1_000),
   });
   const found = delivery.data;
+  // The table then shows the new attempt too.
+  useEffect(() => {
+    if (found) void queryClient.invalidateQueries({ queryKey: deliveriesKey(endpointId) });
+  }, [found, queryClient, endpointId]);
   return (
     <div className="webhook-notice" role="status">
       {!found && !enabled && `${followed.what} queued: it is sent once the endpoint is enabled.`}

@@ -160,7 +160,7 @@ export const webhooksApi = {
     api.post<WebhookEndpoint>('/v1/webhooks/endpoints', body),
   update: (id: string, body: { enabled?: boolean; url?: string; events?: string[] }) =>
     api.patch<WebhookEndpoint>(`/v1/webhooks/endpoints/${id}`, body),
-  /** Queues a signed `webhook.test` event to the endpoint (Tollgate's); answers the event. */
+  /** Queues a test event (`organization.updated`) to the endpoint (Tollgate's); answers it. */
   sendTest: (id: string) =>
     api.post<WebhookDelivery['webhook_event']>(`/v1/webhooks/endpoints/${id}/test`),
   delete: (id: string) => api.delete<null>(`/v1/webhooks/endpoints/${id}`),
