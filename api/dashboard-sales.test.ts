@@ -63,6 +63,11 @@ describe('dashboard: customers, orders and refunds (browser)', () => {
     await page.screenshot({ path: join(screenshotsDir, 'dashboard-customer.png'), fullPage: true });
     await page.getByRole('link', { name: order.invoiceNumber }).click();
     await page.getByRole('heading', { level: 1, name: `Order ${order.invoiceNumber}` }).waitFor();
+    // The card that paid, as Stripe told it: brand and last 4 digits.
+    await page
+      .getByRole('region', { name: 'Details' })
+      .getByText(/Visa\s*••••\s*ending\s*4242/)
+      .waitFor();
 
     // The form offers the whole remainder; meanwhile the API refunds 15.00 of it.
     await page.getByRole('button', { name: 'Refund', exact: true }).click();

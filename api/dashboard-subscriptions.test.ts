@@ -48,6 +48,11 @@ describe('dashboard: subscriptions and failed renewals (browser)', () => {
     await page.getByRole('heading', { level: 1, name: /^Basic for / }).waitFor();
     // The page knows the clock's time: the preview prorates at it.
     await page.getByRole('region', { name: 'Period' }).getByText('Test clock at').waitFor();
+    // The first period, paid at checkout, is billed too (the workflow bills renewals only).
+    const billed = page.getByRole('table', { name: 'Billed periods' });
+    const firstPeriod = billed.getByRole('row').filter({ hasText: 'paid' });
+    await firstPeriod.getByRole('link', { name: 'View order' }).waitFor();
+    assert.equal(await billed.getByRole('row').count(), 2);
     await page.getByLabel(/^New product/).selectOption({ label: 'Pro' });
     await page.getByLabel(/^Proration/).selectOption('prorate');
     const preview = page.getByRole('table', { name: 'Proration preview' }).first();

@@ -11,6 +11,7 @@ import { RefundsTable } from '../refunds/RefundsTable';
 import { billingReasonLabels, fetchOrder } from './api';
 import { InvoiceAction } from './InvoiceAction';
 import { OrderItems } from './OrderItems';
+import { PaidWith } from './PaidWith';
 import { useRefundable } from './useRefundable';
 
 export default function OrderPage({ params }: PageProps) {
@@ -130,6 +131,7 @@ export default function OrderPage({ params }: PageProps) {
                 '—'
               ),
             ],
+            ['Paid with', <PaidWith key="card" orderId={data.id} />],
             ['Billed to', data.billing_name ?? '—'],
             ['Order id', <code key="id">{data.id}</code>],
           ]}

@@ -8,10 +8,12 @@ import { WorkflowPanel } from '../../components/WorkflowPanel';
 import { Link, type PageProps } from '../../router';
 import { recoveredLabel } from '../finance/recovery';
 import { UpdateCardLinkButton } from '../finance/UpdateCardLinkButton';
+import { fetchOrders } from '../orders/api';
+import { PaidWith } from '../orders/PaidWith';
 import { reasonLabels, type Subscription, subscriptionKey, subscriptionsApi } from './api';
 import { ChangePlanSection } from './ChangePlanSection';
 import { SubscriptionActions } from './SubscriptionActions';
-import { BilledPeriodsSection, NextStep } from './SubscriptionSchedule';
+import { BilledPeriodsSection, firstPeriodOf, NextStep } from './SubscriptionSchedule';
 
 /**
  * Why it ended or will: "Payment failed" with the last attempt's date when dunning gave up on
@@ -47,6 +49,12 @@ export default function SubscriptionPage({ params }: PageProps) {
     queryKey: [...subscriptionKey(id), 'workflow'],
     queryFn: ({ signal }) => subscriptionsApi.workflow(id, signal),
     retry: (count, error) => !(error instanceof ApiError && error.status === 404) && count < 2,
+  });
+  // Oldest first: the first is the checkout's (the first period), the last paid with the card now.
+  const orders = useQuery({
+    queryKey: [...subscriptionKey(id), 'orders'],
+    queryFn: ({ signal }) =>
+      fetchOrders({ subscription_id: id, limit: 100, sorting: ['created_at'] }, signal),
   });
   const back = { to: '/subscriptions', label: 'Subscriptions' };
 
@@ -118,6 +126,7 @@ export default function SubscriptionPage({ params }: PageProps) {
                 {data.product.name}
               </Link>,
             ],
+            ['Paid with', <PaidWith key="card" orderId={orders.data?.items.at(-1)?.id ?? null} />],
             ['Discount', data.discount?.name ?? 'None'],
             ['Cancellation', <Cancellation key="cancellation" subscription={data} />],
             [
@@ -140,7 +149,12 @@ export default function SubscriptionPage({ params }: PageProps) {
           ]}
         />
       </Section>
-      <BilledPeriodsSection state={state} />
+      <BilledPeriodsSection
+        state={state}
+        firstPeriod={
+          orders.data && firstPeriodOf(data, orders.data.items[0], state.data?.periods ?? [])
+        }
+      />
       {live && (
         <ChangePlanSection
           subscription={data}
