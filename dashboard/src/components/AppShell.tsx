@@ -4,7 +4,7 @@ import { ImpersonationBanner } from '../auth/ImpersonationBanner';
 import { useSignedIn, useSignOut, useSwitchOrganization } from '../auth/session';
 import { navSections, routes } from '../pages';
 import { useIsAdmin } from '../pages/admin/useIsAdmin';
-import { Link, navigate } from '../router';
+import { Link, navigate, usePathname } from '../router';
 
 const newOrganization = 'new';
 
@@ -13,12 +13,29 @@ export function AppShell({ children }: { children: ReactNode }) {
   // The Admin section is for those the server lets administer users.
   const isAdmin = useIsAdmin();
   const sections = navSections.filter((section) => section !== 'Admin' || isAdmin);
+  // At phone width the sidebar hides behind a menu button. It is open on the page it was
+  // opened on: going to another page closes it.
+  const pathname = usePathname();
+  const [openOn, setOpenOn] = useState<string | null>(null);
+  const menuOpen = openOn === pathname;
   return (
     <div className="app-shell">
       <a className="skip-link" href="#main">
         Skip to content
       </a>
-      <aside className="sidebar">
+      <header className="phone-bar">
+        <button
+          type="button"
+          className="menu-button"
+          aria-expanded={menuOpen}
+          aria-controls="sidebar"
+          onClick={() => setOpenOn(menuOpen ? null : pathname)}
+        >
+          Menu
+        </button>
+        <span className="brand">Tollgate</span>
+      </header>
+      <aside className={menuOpen ? 'sidebar sidebar-open' : 'sidebar'} id="sidebar">
         <div className="brand">Tollgate</div>
         <OrganizationSwitcher />
         <nav aria-label="Main">
