@@ -43,13 +43,14 @@ describe('dashboard: workflows and home metrics (browser)', () => {
       .waitFor();
 
     // Another metric joins the chart, its table and the URL.
-    await chart.getByLabel('Orders', { exact: true }).check();
+    // Clicked, not `check()`ed: the box is checked once the URL changed, a moment later.
+    await chart.getByLabel('Orders', { exact: true }).click();
     await page
       .getByRole('figure', { name: 'Revenue, Active Subscriptions, Orders, by day' })
       .waitFor();
     await chart.getByRole('columnheader', { name: 'Orders' }).waitFor();
     assert.match(page.url(), /chart=revenue%2Cactive_subscriptions%2Corders/);
-    await page.getByLabel('Last 12 months').check();
+    await page.getByLabel('Last 12 months').click();
     await page.getByRole('figure', { name: /by month/ }).waitFor();
     assert.match(page.url(), /range=12m/);
 
