@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { OrganizationAccessToken } from '../../db/entities/index.ts';
-import { isScope } from '../../domain/scopes.ts';
-import { isoDateTime, isoDateTimeOrNull } from '../wire.ts';
+import { allScopes, isScope } from '../../domain/scopes.ts';
+import { dateTimeWireSchema, isoDateTime, isoDateTimeOrNull } from '../wire.ts';
 
 const scopeList = z.array(z.string().refine(isScope, 'Unknown scope')).min(1);
 
@@ -36,15 +36,37 @@ export const accessTokenSortColumns = {
 export type AccessTokenSortField = keyof typeof accessTokenSortColumns;
 export const accessTokenSortFields = Object.keys(accessTokenSortColumns) as AccessTokenSortField[];
 
+/** Polar's `OrganizationAccessToken`. */
+export const accessTokenWireSchema = z
+  .object({
+    id: z.uuid(),
+    created_at: dateTimeWireSchema,
+    modified_at: dateTimeWireSchema.nullable(),
+    organization_id: z.uuid(),
+    comment: z.string(),
+    scopes: z.array(z.enum(allScopes)),
+    expires_at: dateTimeWireSchema.nullable(),
+    last_used_at: dateTimeWireSchema.nullable(),
+  })
+  .meta({ id: 'OrganizationAccessToken' });
+
+/** Polar's `OrganizationAccessTokenCreateResponse`: the token itself, shown this once. */
+export const createdAccessTokenWireSchema = z
+  .object({ organization_access_token: accessTokenWireSchema, token: z.string() })
+  .meta({ id: 'OrganizationAccessTokenCreateResponse' });
+
 /** A token as listed: never the token itself, which is shown once at creation. */
-export function accessTokenWire(token: OrganizationAccessToken) {
+export function accessTokenWire(
+  token: OrganizationAccessToken,
+): z.input<typeof accessTokenWireSchema> {
   return {
     id: token.id,
     created_at: isoDateTime(token.createdAt),
     modified_at: isoDateTimeOrNull(token.modifiedAt),
     organization_id: token.organization.id,
     comment: token.comment,
-    scopes: token.scopes,
+    // Stored scopes were checked as they came in: this only narrows their type.
+    scopes: token.scopes.filter(isScope),
     expires_at: isoDateTimeOrNull(token.expiresAt),
     last_used_at: isoDateTimeOrNull(token.lastUsedAt),
   };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { BenefitType } from '../../db/entities/benefit.ts';
+import { type BenefitType, benefitTypes } from '../../db/entities/benefit.ts';
 import type { Benefit, BenefitGrant } from '../../db/entities/index.ts';
 import {
   descriptionLength,
@@ -7,8 +7,8 @@ import {
   visibleGrantProperties,
 } from '../../domain/benefit-properties.ts';
 import { metadataInput } from '../../domain/metadata.ts';
-import { customerWire } from '../customers/schemas.ts';
-import { isoDateTime, isoDateTimeOrNull } from '../wire.ts';
+import { customerWire, customerWireSchema } from '../customers/schemas.ts';
+import { dateTimeWireSchema, isoDateTime, isoDateTimeOrNull, metadataWireSchema } from '../wire.ts';
 
 const githubPermissions = ['pull', 'triage', 'push', 'maintain', 'admin'] as const;
 const licenseKeyTimeframes = ['year', 'month', 'day'] as const;
@@ -110,6 +110,80 @@ type StoredProperties = Record<string, unknown>;
 const textOrNull = (value: unknown) => (typeof value === 'string' ? value : null);
 const integerOrNull = (value: unknown) => (typeof value === 'number' ? value : null);
 
+/** Each type's `properties` as answers carry them (Polar's `Benefit*Properties`). */
+const benefitPropertiesWireSchema = z.union([
+  z.object({ note: z.string().nullable() }).meta({ id: 'BenefitCustomProperties' }),
+  z
+    .object({
+      guild_id: z.string(),
+      role_id: z.string(),
+      kick_member: z.boolean(),
+      guild_token: z.string(),
+    })
+    .meta({ id: 'BenefitDiscordProperties' }),
+  z
+    .object({
+      repository_owner: z.string(),
+      repository_name: z.string(),
+      permission: z.enum(githubPermissions),
+    })
+    .meta({ id: 'BenefitGitHubRepositoryProperties' }),
+  z
+    .object({ archived: z.record(z.string(), z.boolean()), files: z.array(z.uuid()) })
+    .meta({ id: 'BenefitDownloadablesProperties' }),
+  z
+    .object({
+      prefix: z.string().nullable(),
+      expires: z.object({ ttl: z.int(), timeframe: z.enum(licenseKeyTimeframes) }).nullable(),
+      activations: z.object({ limit: z.int(), enable_customer_admin: z.boolean() }).nullable(),
+      limit_usage: z.int().nullable(),
+    })
+    .meta({ id: 'BenefitLicenseKeysProperties' }),
+  z
+    .object({ units: z.int(), rollover: z.boolean(), meter_id: z.uuid() })
+    .meta({ id: 'BenefitMeterCreditProperties' }),
+]);
+
+/** Polar's `BenefitPublic`: the benefit as buyers see it. */
+export const benefitPublicWireSchema = z
+  .object({
+    id: z.uuid(),
+    created_at: dateTimeWireSchema,
+    modified_at: dateTimeWireSchema.nullable(),
+    type: z.enum(benefitTypes),
+    description: z.string(),
+    selectable: z.boolean(),
+    deletable: z.boolean(),
+    organization_id: z.uuid(),
+  })
+  .meta({ id: 'BenefitPublic' });
+
+/** Polar's `Benefit`: `properties` take the shape of the benefit's `type`. */
+export const benefitWireSchema = benefitPublicWireSchema
+  .extend({ metadata: metadataWireSchema, properties: benefitPropertiesWireSchema })
+  .meta({ id: 'Benefit' });
+
+/** Polar's `BenefitGrant`: `properties` are what the grant made (a license key id, a role). */
+export const benefitGrantWireSchema = z
+  .object({
+    id: z.uuid(),
+    created_at: dateTimeWireSchema,
+    modified_at: dateTimeWireSchema.nullable(),
+    granted_at: dateTimeWireSchema.nullable(),
+    is_granted: z.boolean(),
+    revoked_at: dateTimeWireSchema.nullable(),
+    is_revoked: z.boolean(),
+    subscription_id: z.uuid().nullable(),
+    order_id: z.uuid().nullable(),
+    customer_id: z.uuid(),
+    benefit_id: z.uuid(),
+    error: z.object({ message: z.string(), type: z.string(), timestamp: z.string() }).nullable(),
+    customer: customerWireSchema,
+    benefit: benefitWireSchema,
+    properties: z.record(z.string(), z.unknown()),
+  })
+  .meta({ id: 'BenefitGrant' });
+
 /** Each type's `properties` exactly as Polar's read schemas list them, every key present. */
 const propertiesWire = {
   custom: (stored: StoredProperties) => ({ note: textOrNull(stored.note) }),
@@ -148,7 +222,7 @@ const propertiesWire = {
 } satisfies Record<BenefitType, (stored: StoredProperties) => unknown>;
 
 /** A benefit as /v1 answers it (Polar's `Benefit` union, discriminated by `type`). */
-export function benefitWire(benefit: Benefit) {
+export function benefitWire(benefit: Benefit): z.input<typeof benefitWireSchema> {
   return {
     ...benefitPublicWire(benefit),
     metadata: benefit.metadata,
@@ -158,7 +232,7 @@ export function benefitWire(benefit: Benefit) {
 export type BenefitWire = ReturnType<typeof benefitWire>;
 
 /** The benefit as buyers see it on a product or checkout (Polar's `BenefitPublic`). */
-export function benefitPublicWire(benefit: Benefit) {
+export function benefitPublicWire(benefit: Benefit): z.input<typeof benefitPublicWireSchema> {
   return {
     id: benefit.id,
     created_at: isoDateTime(benefit.createdAt),
@@ -175,7 +249,7 @@ export function benefitPublicWire(benefit: Benefit) {
  * A grant as /v1 answers it (Polar's `BenefitGrant`), with its customer and benefit loaded.
  * Granted means granted and not revoked since.
  */
-export function benefitGrantWire(grant: BenefitGrant) {
+export function benefitGrantWire(grant: BenefitGrant): z.input<typeof benefitGrantWireSchema> {
   return {
     id: grant.id,
     created_at: isoDateTime(grant.createdAt),

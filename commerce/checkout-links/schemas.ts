@@ -2,9 +2,11 @@ import { z } from 'zod';
 import type { CheckoutLink } from '../../db/entities/index.ts';
 import { metadataInput } from '../../domain/metadata.ts';
 import { recurringIntervals } from '../../domain/prices.ts';
-import { discountBaseWire } from '../discounts/schemas.ts';
+import { benefitPublicWireSchema } from '../benefits/schemas.ts';
+import { discountBaseWire, discountBaseWireSchema } from '../discounts/schemas.ts';
+import { productWireSchema } from '../products/schemas.ts';
 import type { ProductWire } from '../products/service.ts';
-import { isoDateTime, isoDateTimeOrNull } from '../wire.ts';
+import { dateTimeWireSchema, isoDateTime, isoDateTimeOrNull, metadataWireSchema } from '../wire.ts';
 
 const successUrl = z.url({ protocol: /^https?$/ }).nullable();
 const trialFields = {
@@ -55,11 +57,42 @@ export const checkoutLinkSortFields = [
 export const checkoutLinkUrl = (publicUrl: string, clientSecret: string) =>
   `${publicUrl.replace(/\/$/, '')}/v1/checkout-links/${clientSecret}/redirect`;
 
+/** Polar's `CheckoutLinkProduct`: the product with public benefits and no field settings. */
+export const checkoutLinkProductWireSchema = productWireSchema
+  .omit({ attached_custom_fields: true })
+  .extend({ benefits: z.array(benefitPublicWireSchema) })
+  .meta({ id: 'CheckoutLinkProduct' });
+
+/** Polar's `CheckoutLink`. */
+export const checkoutLinkWireSchema = z
+  .object({
+    id: z.uuid(),
+    created_at: dateTimeWireSchema,
+    modified_at: dateTimeWireSchema.nullable(),
+    trial_interval: z.enum(recurringIntervals).nullable(),
+    trial_interval_count: z.int().nullable(),
+    metadata: metadataWireSchema,
+    payment_processor: z.literal('stripe'),
+    client_secret: z.string(),
+    success_url: z.string().nullable(),
+    label: z.string().nullable(),
+    allow_discount_codes: z.boolean(),
+    require_billing_address: z.boolean(),
+    discount_id: z.uuid().nullable(),
+    organization_id: z.uuid(),
+    products: z.array(checkoutLinkProductWireSchema),
+    discount: discountBaseWireSchema.nullable(),
+    url: z.string(),
+  })
+  .meta({ id: 'CheckoutLink' });
+
 /**
  * A product offered by a link (Polar's `CheckoutLinkProduct`): the product as a checkout shows
  * it, benefits reduced to their public part and without the seller's custom-field settings.
  */
-export function checkoutLinkProductWire(product: ProductWire) {
+export function checkoutLinkProductWire(
+  product: ProductWire,
+): z.input<typeof checkoutLinkProductWireSchema> {
   const { attached_custom_fields: _, benefits, ...offered } = product;
   return {
     ...offered,
@@ -75,7 +108,7 @@ export function checkoutLinkWire(
   link: CheckoutLink,
   products: CheckoutLinkProductWire[],
   publicUrl: string,
-) {
+): z.input<typeof checkoutLinkWireSchema> {
   return {
     id: link.id,
     created_at: isoDateTime(link.createdAt),

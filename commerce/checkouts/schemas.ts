@@ -1,16 +1,24 @@
 import { z } from 'zod';
+import { checkoutStatuses } from '../../db/entities/checkout.ts';
 import type { Checkout } from '../../db/entities/index.ts';
 import { recurringIntervals } from '../../db/entities/product.ts';
 import { addressInput } from '../../domain/addresses.ts';
-import type { BillingAddressFields, CheckoutFlags } from '../../domain/checkout-amounts.ts';
+import {
+  type BillingAddressFields,
+  billingAddressFieldNames,
+  type CheckoutFlags,
+} from '../../domain/checkout-amounts.ts';
 import { metadataInput } from '../../domain/metadata.ts';
-import { checkoutLinkProductWire } from '../checkout-links/schemas.ts';
-import { addressWire } from '../customers/schemas.ts';
-import type { discountBaseWire } from '../discounts/schemas.ts';
-import type { OrganizationWire } from '../organizations/schemas.ts';
-import type { PriceWire } from '../products/schemas.ts';
+import {
+  checkoutLinkProductWire,
+  checkoutLinkProductWireSchema,
+} from '../checkout-links/schemas.ts';
+import { addressWire, addressWireSchema } from '../customers/schemas.ts';
+import { type discountBaseWire, discountBaseWireSchema } from '../discounts/schemas.ts';
+import { type OrganizationWire, organizationWireSchema } from '../organizations/schemas.ts';
+import { type PriceWire, priceWireSchema, productWireSchema } from '../products/schemas.ts';
 import type { ProductWire } from '../products/service.ts';
-import { isoDateTime, isoDateTimeOrNull } from '../wire.ts';
+import { dateTimeWireSchema, isoDateTime, isoDateTimeOrNull, metadataWireSchema } from '../wire.ts';
 
 export const checkoutSortFields = ['created_at', 'expires_at', 'status'] as const;
 
@@ -151,11 +159,91 @@ export function checkoutSuccessUrl(publicUrl: string, checkout: Checkout) {
   return checkout.successUrl.replaceAll('{CHECKOUT_ID}', checkout.id);
 }
 
+/** Polar's `CheckoutProduct`. */
+export const checkoutProductWireSchema = checkoutLinkProductWireSchema
+  .omit({ metadata: true })
+  .meta({ id: 'CheckoutProduct' });
+
+const checkoutWireShape = {
+  id: z.uuid(),
+  created_at: dateTimeWireSchema,
+  modified_at: dateTimeWireSchema.nullable(),
+  custom_field_data: z.record(z.string(), z.unknown()),
+  payment_processor: z.literal('stripe'),
+  status: z.enum(checkoutStatuses),
+  client_secret: z.string(),
+  url: z.string(),
+  expires_at: dateTimeWireSchema,
+  success_url: z.string(),
+  embed_origin: z.string().nullable(),
+  amount: z.int(),
+  seats: z.int().nullable(),
+  discount_amount: z.int(),
+  net_amount: z.int(),
+  tax_amount: z.int().nullable(),
+  total_amount: z.int(),
+  currency: z.string(),
+  active_trial_interval: z.enum(recurringIntervals).nullable(),
+  active_trial_interval_count: z.int().nullable(),
+  trial_end: dateTimeWireSchema.nullable(),
+  product_id: z.uuid(),
+  product_price_id: z.uuid(),
+  discount_id: z.uuid().nullable(),
+  allow_discount_codes: z.boolean(),
+  require_billing_address: z.boolean(),
+  is_discount_applicable: z.boolean(),
+  is_free_product_price: z.boolean(),
+  is_payment_required: z.boolean(),
+  is_payment_setup_required: z.boolean(),
+  is_payment_form_required: z.boolean(),
+  customer_id: z.uuid().nullable(),
+  is_business_customer: z.boolean(),
+  customer_name: z.string().nullable(),
+  customer_email: z.string().nullable(),
+  customer_ip_address: z.string().nullable(),
+  customer_billing_name: z.string().nullable(),
+  customer_billing_address: addressWireSchema.nullable(),
+  customer_tax_id: z.string().nullable(),
+  payment_processor_metadata: z.record(z.string(), z.string()),
+  /** Tollgate's addition: why the last payment attempt failed. */
+  payment_error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  billing_address_fields: z.record(
+    z.enum(billingAddressFieldNames),
+    z.enum(['required', 'optional', 'disabled']),
+  ),
+  products: z.array(checkoutProductWireSchema),
+  product: checkoutProductWireSchema,
+  product_price: priceWireSchema,
+  discount: discountBaseWireSchema.nullable(),
+  attached_custom_fields: productWireSchema.shape.attached_custom_fields,
+};
+
+/** Polar's `Checkout`, as the seller's API answers it. */
+export const checkoutWireSchema = z
+  .object({
+    ...checkoutWireShape,
+    trial_interval: z.enum(recurringIntervals).nullable(),
+    trial_interval_count: z.int().nullable(),
+    metadata: metadataWireSchema,
+    external_customer_id: z.string().nullable(),
+    customer_external_id: z.string().nullable(),
+    subscription_id: z.uuid().nullable(),
+    customer_metadata: metadataWireSchema,
+  })
+  .meta({ id: 'Checkout' });
+
+/** Polar's `CheckoutPublic`: as the buyer sees it by client secret, with the seller. */
+export const checkoutPublicWireSchema = z
+  .object({ ...checkoutWireShape, organization: organizationWireSchema })
+  .meta({ id: 'CheckoutPublic' });
+
 /**
  * A product as a checkout offers it (Polar's `CheckoutProduct`): benefits reduced to their
  * public part, without the seller's metadata and custom-field settings.
  */
-export function checkoutProductWire(product: ProductWire) {
+export function checkoutProductWire(
+  product: ProductWire,
+): z.input<typeof checkoutProductWireSchema> {
   const { metadata: _, ...offered } = checkoutLinkProductWire(product);
   return offered;
 }
@@ -176,7 +264,10 @@ export interface CheckoutView {
 }
 
 /** A checkout as the seller's API answers it (Polar's `Checkout`). */
-export function checkoutWire(checkout: Checkout, view: CheckoutView) {
+export function checkoutWire(
+  checkout: Checkout,
+  view: CheckoutView,
+): z.input<typeof checkoutWireSchema> {
   const { flags } = view;
   const externalId = checkout.externalCustomerId ?? checkout.customer?.externalId ?? null;
   return {
@@ -245,7 +336,10 @@ export type CheckoutWire = ReturnType<typeof checkoutWire>;
  * A checkout as its buyer sees it by client secret (Polar's `CheckoutPublic`): without the
  * seller's metadata and references, with the seller organization.
  */
-export function checkoutPublicWire(checkout: CheckoutWire, organization: OrganizationWire) {
+export function checkoutPublicWire(
+  checkout: CheckoutWire,
+  organization: OrganizationWire,
+): z.input<typeof checkoutPublicWireSchema> {
   const {
     metadata: _metadata,
     external_customer_id: _externalCustomerId,

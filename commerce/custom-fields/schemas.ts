@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import type { CustomFieldType } from '../../db/entities/custom-field.ts';
+import { type CustomFieldType, customFieldTypes } from '../../db/entities/custom-field.ts';
 import type { CustomField } from '../../db/entities/index.ts';
 import { metadataInput } from '../../domain/metadata.ts';
-import { isoDateTime, isoDateTimeOrNull } from '../wire.ts';
+import { dateTimeWireSchema, isoDateTime, isoDateTimeOrNull, metadataWireSchema } from '../wire.ts';
 
 export const customFieldSortFields = ['created_at', 'slug', 'name', 'type'] as const;
 
@@ -147,8 +147,23 @@ function propertiesWire(type: CustomFieldType, properties: Record<string, unknow
   return wire;
 }
 
+/** Polar's `CustomField`: `properties` hold the keys of its `type` that are set. */
+export const customFieldWireSchema = z
+  .object({
+    id: z.uuid(),
+    created_at: dateTimeWireSchema,
+    modified_at: dateTimeWireSchema.nullable(),
+    metadata: metadataWireSchema,
+    type: z.enum(customFieldTypes),
+    slug: z.string(),
+    name: z.string(),
+    organization_id: z.uuid(),
+    properties: z.record(z.string(), z.unknown()),
+  })
+  .meta({ id: 'CustomField' });
+
 /** A custom field as /v1 answers it (Polar's `CustomField` union, discriminated by `type`). */
-export function customFieldWire(field: CustomField) {
+export function customFieldWire(field: CustomField): z.input<typeof customFieldWireSchema> {
   return {
     id: field.id,
     created_at: isoDateTime(field.createdAt),

@@ -2,8 +2,14 @@ import { z } from 'zod';
 import type { Discount, Product } from '../../db/entities/index.ts';
 import { discountDurations, discountLimits, discountTypes } from '../../domain/discounts.ts';
 import { metadataInput } from '../../domain/metadata.ts';
-import { productBaseWire } from '../products/schemas.ts';
-import { dateTimeInput, isoDateTime, isoDateTimeOrNull } from '../wire.ts';
+import { productBaseWire, productBaseWireSchema } from '../products/schemas.ts';
+import {
+  dateTimeInput,
+  dateTimeWireSchema,
+  isoDateTime,
+  isoDateTimeOrNull,
+  metadataWireSchema,
+} from '../wire.ts';
 
 export const discountSortFields = ['created_at', 'name', 'code', 'redemptions_count'] as const;
 
@@ -118,13 +124,51 @@ export type DiscountUpdateInput = z.infer<typeof discountUpdateInput>;
 
 export const discountListQuery = z.object({ query: z.string().nullable().optional() }).loose();
 
+const discountWireShape = {
+  id: z.uuid(),
+  created_at: dateTimeWireSchema,
+  modified_at: dateTimeWireSchema.nullable(),
+  metadata: metadataWireSchema,
+  name: z.string(),
+  code: z.string().nullable(),
+  starts_at: dateTimeWireSchema.nullable(),
+  ends_at: dateTimeWireSchema.nullable(),
+  max_redemptions: z.int().nullable(),
+  redemptions_count: z.int(),
+  organization_id: z.uuid(),
+};
+const fixed = { type: z.literal('fixed'), amount: z.int(), currency: z.string() };
+const percentage = { type: z.literal('percentage'), basis_points: z.int() };
+const once = { duration: z.enum(['once', 'forever']) };
+const repeating = { duration: z.literal('repeating'), duration_in_months: z.int() };
+
+/** Each variant of a discount: fixed or percentage, repeating (for some months) or not. */
+const discountVariants = <Shape extends z.ZodRawShape>(shape: Shape) =>
+  z.union([
+    z.object({ ...shape, ...fixed, ...once }),
+    z.object({ ...shape, ...fixed, ...repeating }),
+    z.object({ ...shape, ...percentage, ...once }),
+    z.object({ ...shape, ...percentage, ...repeating }),
+  ]);
+
+/** Polar's `DiscountBase`: a discount without its products, as others embed it. */
+export const discountBaseWireSchema = discountVariants(discountWireShape).meta({
+  id: 'DiscountBase',
+});
+
+/** Polar's `Discount`: with the products it is for (none: all of them). */
+export const discountWireSchema = discountVariants({
+  ...discountWireShape,
+  products: z.array(productBaseWireSchema),
+}).meta({ id: 'Discount' });
+
 /**
  * A discount without its products (Polar's `DiscountBase` / `DiscountMinimal`), as checkouts,
  * orders and subscriptions embed it. Its variant follows type and duration: a fixed discount
  * carries `amount` and `currency`, a percentage `basis_points`, and only a repeating one
  * `duration_in_months` (the SDK tells the variants apart by these keys).
  */
-export function discountBaseWire(discount: Discount) {
+export function discountBaseWire(discount: Discount): z.input<typeof discountBaseWireSchema> {
   const reduction =
     discount.type === 'fixed'
       ? {
@@ -156,7 +200,10 @@ export function discountBaseWire(discount: Discount) {
 export type DiscountBaseWire = ReturnType<typeof discountBaseWire>;
 
 /** A discount as /v1/discounts answers it (Polar's `Discount`): with the products it is for. */
-export function discountWire(discount: Discount, products: Product[]) {
+export function discountWire(
+  discount: Discount,
+  products: Product[],
+): z.input<typeof discountWireSchema> {
   return { ...discountBaseWire(discount), products: products.map(productBaseWire) };
 }
 export type DiscountWire = ReturnType<typeof discountWire>;

@@ -1,8 +1,8 @@
 import { regexes, z } from 'zod';
 import type { Customer, UsageEvent } from '../../db/entities/index.ts';
 import { metadataInput, metadataLimits } from '../../domain/metadata.ts';
-import { customerWire } from '../customers/schemas.ts';
-import { dateTimeInput, isoDateTime } from '../wire.ts';
+import { customerWire, customerWireSchema } from '../customers/schemas.ts';
+import { dateTimeInput, dateTimeWireSchema, isoDateTime } from '../wire.ts';
 
 /**
  * The most events one ingest request may carry, and the most bytes its body may have: whichever
@@ -134,8 +134,42 @@ export const eventListQuery = z
 
 export const eventNameListQuery = z.object({ query: z.string().optional() }).loose();
 
+/** Polar's `Event` (`UserEvent` or `SystemEvent`). */
+export const eventWireSchema = z
+  .object({
+    id: z.uuid(),
+    timestamp: dateTimeWireSchema,
+    organization_id: z.uuid(),
+    customer_id: z.uuid().nullable(),
+    customer: customerWireSchema.nullable(),
+    external_customer_id: z.string().nullable(),
+    name: z.string(),
+    source: z.enum(eventSources),
+    metadata: z.record(z.string(), z.unknown()),
+  })
+  .meta({ id: 'Event' });
+
+/** Polar's `EventName`. */
+export const eventNameWireSchema = z
+  .object({
+    name: z.string(),
+    source: z.enum(eventSources),
+    occurrences: z.int(),
+    first_seen: dateTimeWireSchema,
+    last_seen: dateTimeWireSchema,
+  })
+  .meta({ id: 'EventName' });
+
+/** Polar's `EventsIngestResponse`: how many events were stored, and how many were known already. */
+export const eventsIngestWireSchema = z
+  .object({ inserted: z.int(), duplicates: z.int() })
+  .meta({ id: 'EventsIngestResponse' });
+
 /** An event as /v1 answers it (Polar's `UserEvent` or `SystemEvent`), its customer embedded. */
-export function eventWire(event: UsageEvent, customer: Customer | null) {
+export function eventWire(
+  event: UsageEvent,
+  customer: Customer | null,
+): z.input<typeof eventWireSchema> {
   return {
     id: event.id,
     timestamp: isoDateTime(event.timestamp),
@@ -158,7 +192,7 @@ export interface EventNameRow {
   last_seen: string;
 }
 
-export function eventNameWire(row: EventNameRow) {
+export function eventNameWire(row: EventNameRow): z.input<typeof eventNameWireSchema> {
   return {
     name: row.name,
     source: row.source,

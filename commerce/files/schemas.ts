@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { StoredFile } from '../../db/entities/index.ts';
+import { fileServices } from '../../db/entities/stored-file.ts';
 import { humanReadableSize } from '../../domain/files.ts';
-import { isoDateTime, isoDateTimeOrNull } from '../wire.ts';
+import { dateTimeWireSchema, isoDateTime, isoDateTimeOrNull } from '../wire.ts';
 
 const sha256Base64 = z
   .string()
@@ -105,6 +106,78 @@ function storedFileFields(file: StoredFile) {
   };
 }
 
+/** Polar's `S3File` plus `version`: what every file answer holds. */
+const storedFileWireShape = {
+  id: z.uuid(),
+  organization_id: z.uuid(),
+  name: z.string(),
+  path: z.string(),
+  mime_type: z.string(),
+  size: z.int(),
+  storage_version: z.string().nullable(),
+  checksum_etag: z.string().nullable(),
+  checksum_sha256_base64: z.string().nullable(),
+  checksum_sha256_hex: z.string().nullable(),
+  last_modified_at: dateTimeWireSchema.nullable(),
+  version: z.string().nullable(),
+  size_readable: z.string(),
+};
+const fileReadWireShape = {
+  ...storedFileWireShape,
+  is_uploaded: z.boolean(),
+  created_at: dateTimeWireSchema,
+};
+
+/** Polar's `DownloadableFileRead`. */
+export const downloadableWireSchema = z
+  .object({ ...fileReadWireShape, service: z.literal('downloadable') })
+  .meta({ id: 'DownloadableFileRead' });
+
+/** Polar's `ProductMediaFileRead`. */
+export const productMediaWireSchema = z
+  .object({ ...fileReadWireShape, service: z.literal('product_media'), public_url: z.string() })
+  .meta({ id: 'ProductMediaFileRead' });
+
+/** Polar's `OrganizationAvatarFileRead`. */
+export const organizationAvatarWireSchema = z
+  .object({
+    ...fileReadWireShape,
+    service: z.literal('organization_avatar'),
+    public_url: z.string(),
+  })
+  .meta({ id: 'OrganizationAvatarFileRead' });
+
+/** Polar's `FileRead`, by `service`. */
+export const fileWireSchema = z.discriminatedUnion('service', [
+  downloadableWireSchema,
+  productMediaWireSchema,
+  organizationAvatarWireSchema,
+]);
+
+/** Polar's `FileUpload`: the new file and where to PUT each part. */
+export const fileUploadWireSchema = z
+  .object({
+    ...storedFileWireShape,
+    is_uploaded: z.boolean(),
+    service: z.enum(fileServices),
+    upload: z.object({
+      id: z.string(),
+      path: z.string(),
+      parts: z.array(
+        z.object({
+          number: z.int(),
+          chunk_start: z.int(),
+          chunk_end: z.int(),
+          checksum_sha256_base64: z.string().optional(),
+          url: z.string(),
+          expires_at: dateTimeWireSchema,
+          headers: z.record(z.string(), z.string()).optional(),
+        }),
+      ),
+    }),
+  })
+  .meta({ id: 'FileUpload' });
+
 const readFields = (file: StoredFile) => ({
   ...storedFileFields(file),
   is_uploaded: file.isUploaded,
@@ -112,12 +185,15 @@ const readFields = (file: StoredFile) => ({
 });
 
 /** A downloadable as /v1 answers it (Polar's `DownloadableFileRead`): no public URL. */
-export function downloadableWire(file: StoredFile) {
+export function downloadableWire(file: StoredFile): z.input<typeof downloadableWireSchema> {
   return { ...readFields(file), service: 'downloadable' as const };
 }
 
 /** A product media file (Polar's `ProductMediaFileRead`), with the URL anyone may fetch. */
-export function productMediaWire(file: StoredFile, publicUrl: string) {
+export function productMediaWire(
+  file: StoredFile,
+  publicUrl: string,
+): z.input<typeof productMediaWireSchema> {
   return {
     ...readFields(file),
     service: 'product_media' as const,
@@ -126,7 +202,10 @@ export function productMediaWire(file: StoredFile, publicUrl: string) {
 }
 
 /** An organization avatar (Polar's `OrganizationAvatarFileRead`). */
-export function organizationAvatarWire(file: StoredFile, publicUrl: string) {
+export function organizationAvatarWire(
+  file: StoredFile,
+  publicUrl: string,
+): z.input<typeof organizationAvatarWireSchema> {
   return {
     ...readFields(file),
     service: 'organization_avatar' as const,
@@ -162,7 +241,7 @@ export interface PartUploadTarget {
 export function fileUploadWire(
   file: StoredFile,
   upload: { id: string; parts: PartUploadTarget[] },
-) {
+): z.input<typeof fileUploadWireSchema> {
   return {
     ...storedFileFields(file),
     is_uploaded: file.isUploaded,

@@ -9,7 +9,13 @@ import {
   type MeterFilter,
   type MeterFilterClause,
 } from '../../domain/meter-filter.ts';
-import { dateTimeInput, isoDateTime, isoDateTimeOrNull } from '../wire.ts';
+import {
+  dateTimeInput,
+  dateTimeWireSchema,
+  isoDateTime,
+  isoDateTimeOrNull,
+  metadataWireSchema,
+} from '../wire.ts';
 import { type MeterQuantities, timeIntervals } from './quantities.ts';
 
 // Clause values are stored in PostgreSQL-friendly ranges: text up to 1000 characters, int4.
@@ -83,8 +89,52 @@ export type MeterUpdateInput = z.infer<typeof meterUpdateInput>;
 export const meterListQuery = z.object({ query: z.string().optional() }).loose();
 export const meterSortFields = ['created_at', 'name'] as const;
 
+const filterClauseWireSchema = z
+  .object({
+    property: z.string(),
+    operator: z.enum(filterOperators),
+    value: z.union([z.string(), z.int(), z.boolean()]),
+  })
+  .meta({ id: 'FilterClause' });
+
+/** Polar's `Filter`: clauses, each a clause or a nested filter, joined by one conjunction. */
+export const meterFilterWireSchema: z.ZodType<MeterFilter> = z
+  .object({
+    conjunction: z.enum(filterConjunctions),
+    get clauses() {
+      return z.array(z.union([filterClauseWireSchema, meterFilterWireSchema]));
+    },
+  })
+  .meta({ id: 'Filter' });
+
+/** Polar's `Meter`. */
+export const meterWireSchema = z
+  .object({
+    id: z.uuid(),
+    created_at: dateTimeWireSchema,
+    modified_at: dateTimeWireSchema.nullable(),
+    metadata: metadataWireSchema,
+    name: z.string(),
+    filter: meterFilterWireSchema,
+    aggregation: z.discriminatedUnion('func', [
+      z.object({ func: z.literal('count') }),
+      z.object({ func: z.enum(propertyFunctions), property: z.string() }),
+    ]),
+    organization_id: z.uuid(),
+    archived_at: dateTimeWireSchema.nullable(),
+  })
+  .meta({ id: 'Meter' });
+
+/** Polar's `MeterQuantities`. */
+export const meterQuantitiesWireSchema = z
+  .object({
+    quantities: z.array(z.object({ timestamp: dateTimeWireSchema, quantity: z.number() })),
+    total: z.number(),
+  })
+  .meta({ id: 'MeterQuantities' });
+
 /** A usage meter as /v1 answers it (Polar's `Meter`); filter and aggregation are stored in wire form. */
-export function meterWire(meter: Meter) {
+export function meterWire(meter: Meter): z.input<typeof meterWireSchema> {
   return {
     id: meter.id,
     created_at: isoDateTime(meter.createdAt),
@@ -110,7 +160,10 @@ export const meterQuantitiesQuery = z
   .loose();
 
 /** Polar's `MeterQuantities`: quantities are JSON numbers (computed exactly, then rendered). */
-export function meterQuantitiesWire({ quantities, total }: MeterQuantities) {
+export function meterQuantitiesWire({
+  quantities,
+  total,
+}: MeterQuantities): z.input<typeof meterQuantitiesWireSchema> {
   return {
     quantities: quantities.map(({ timestamp, quantity }) => ({
       timestamp: isoDateTime(timestamp),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { dateTimeWireSchema } from '../wire.ts';
 
 export const timeIntervals = ['hour', 'day', 'week', 'month', 'year'] as const;
 export type TimeInterval = (typeof timeIntervals)[number];
@@ -44,7 +45,8 @@ export type MetricsQuery = z.infer<typeof metricsQuery>;
 export const billingTypeFilter = z.enum(['one_time', 'recurring']);
 
 /** Polar's `MetricType`: how a value reads (a count, cents, a ratio from 0 to 1). */
-type MetricType = 'scalar' | 'currency' | 'percentage';
+const metricTypes = ['scalar', 'currency', 'percentage'] as const;
+type MetricType = (typeof metricTypes)[number];
 
 /**
  * How a metric's total over the range is made from its periods: flows add up, stocks (and
@@ -156,13 +158,35 @@ export interface MetricsWire {
   metrics: Record<string, { slug: string; display_name: string; type: MetricType }>;
 }
 
+/** Polar's `MetricsResponse`. */
+export const metricsWireSchema = z
+  .object({
+    periods: z.array(
+      z.object({ timestamp: dateTimeWireSchema }).catchall(z.union([z.number(), z.string()])),
+    ),
+    totals: z.record(z.string(), z.number()),
+    metrics: z.record(
+      z.string(),
+      z.object({ slug: z.string(), display_name: z.string(), type: z.enum(metricTypes) }),
+    ),
+  })
+  .meta({ id: 'MetricsResponse' });
+
+/** Polar's `MetricsLimits`. */
+export const metricsLimitsWireSchema = z
+  .object({
+    min_date: z.iso.date(),
+    intervals: z.record(z.enum(timeIntervals), z.object({ max_days: z.int() })),
+  })
+  .meta({ id: 'MetricsLimits' });
+
 /** The `metrics` descriptors, the same in every answer. */
 export const metricDescriptors: MetricsWire['metrics'] = Object.fromEntries(
   metricDefinitions.map(({ slug, display_name, type }) => [slug, { slug, display_name, type }]),
 );
 
 /** Polar's `MetricsLimits`: from when, and over how many days per interval, metrics answer. */
-export const metricsLimitsWire = {
+export const metricsLimitsWire: z.input<typeof metricsLimitsWireSchema> = {
   min_date: metricsMinDate,
   intervals: Object.fromEntries(
     timeIntervals.map((interval) => [interval, { max_days: intervalMaxDays[interval] }]),

@@ -9,7 +9,8 @@ import {
   subscriptionSettingsOf,
 } from '../../domain/organization-settings.ts';
 import { prorationBehaviors } from '../../domain/subscriptions.ts';
-import { isoDateTime, isoDateTimeOrNull } from '../wire.ts';
+import { customerProductWireSchema } from '../products/schemas.ts';
+import { dateTimeWireSchema, isoDateTime, isoDateTimeOrNull } from '../wire.ts';
 
 const nullableText = z.string().trim().min(1).nullable();
 
@@ -101,8 +102,57 @@ export const organizationSortFields = [
 
 export const organizationListQuery = z.object({ slug: nullableText.optional() }).loose();
 
+/** Polar's `Organization`, with Tollgate's `customer_email_settings`. */
+export const organizationWireSchema = z
+  .object({
+    id: z.uuid(),
+    created_at: dateTimeWireSchema,
+    modified_at: dateTimeWireSchema.nullable(),
+    name: z.string(),
+    slug: z.string(),
+    avatar_url: z.string().nullable(),
+    email: z.string().nullable(),
+    website: z.string().nullable(),
+    socials: z.array(z.object({ platform: z.enum(socialPlatforms), url: z.string() })),
+    status: z.enum(['created', 'active']),
+    details_submitted_at: dateTimeWireSchema.nullable(),
+    feature_settings: z.object({
+      issue_funding_enabled: z.boolean(),
+      seat_based_pricing_enabled: z.boolean(),
+    }),
+    subscription_settings: z.object({
+      allow_multiple_subscriptions: z.boolean(),
+      allow_customer_updates: z.boolean(),
+      proration_behavior: z.enum(prorationBehaviors),
+      dunning_retry_days: z.array(z.int()),
+      dunning_final_status: z.enum(dunningFinalStatuses),
+    }),
+    notification_settings: z.object({
+      new_order: z.boolean(),
+      new_subscription: z.boolean(),
+      dunning: z.boolean(),
+    }),
+    customer_email_settings: z.object({
+      order_confirmation: z.boolean(),
+      subscription_confirmation: z.boolean(),
+      subscription_cancellation: z.boolean(),
+      trial_ending: z.boolean(),
+      renewal_reminder: z.boolean(),
+      payment_recovered: z.boolean(),
+      card_expiring: z.boolean(),
+    }),
+  })
+  .meta({ id: 'Organization' });
+
+/** Polar's `CustomerOrganizationData`: a storefront, the organization and what it sells. */
+export const storefrontWireSchema = z
+  .object({ organization: organizationWireSchema, products: z.array(customerProductWireSchema) })
+  .meta({ id: 'CustomerOrganizationData' });
+
 /** The seller organization as /v1 answers it (Polar's `Organization`). */
-export function organizationWire(organization: Organization) {
+export function organizationWire(
+  organization: Organization,
+): z.input<typeof organizationWireSchema> {
   const { featureSettings } = organization;
   const notificationSettings = notificationSettingsOf(organization);
   const subscriptionSettings = subscriptionSettingsOf(organization);

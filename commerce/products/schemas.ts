@@ -9,7 +9,10 @@ import {
   recurringIntervals,
   unitAmountText,
 } from '../../domain/prices.ts';
-import { isoDateTime, isoDateTimeOrNull } from '../wire.ts';
+import { benefitPublicWireSchema, benefitWireSchema } from '../benefits/schemas.ts';
+import { customFieldWireSchema } from '../custom-fields/schemas.ts';
+import { productMediaWireSchema } from '../files/schemas.ts';
+import { dateTimeWireSchema, isoDateTime, isoDateTimeOrNull, metadataWireSchema } from '../wire.ts';
 
 const { minimum, maximum, customMaximum, capMaximum } = priceAmountLimits;
 
@@ -147,6 +150,98 @@ export const productSortFields = [
   'price_amount',
 ] as const;
 
+const priceWireShape = {
+  id: z.uuid(),
+  created_at: dateTimeWireSchema,
+  modified_at: dateTimeWireSchema.nullable(),
+  is_archived: z.boolean(),
+  product_id: z.uuid(),
+  type: z.enum(['one_time', 'recurring']),
+  recurring_interval: z.enum(recurringIntervals).nullable(),
+};
+
+/** Polar's `ProductPrice`, by `amount_type`. */
+export const priceWireSchema = z
+  .discriminatedUnion('amount_type', [
+    z.object({
+      ...priceWireShape,
+      amount_type: z.literal('fixed'),
+      price_currency: z.string(),
+      price_amount: z.int(),
+    }),
+    z.object({
+      ...priceWireShape,
+      amount_type: z.literal('custom'),
+      price_currency: z.string(),
+      minimum_amount: z.int().nullable(),
+      maximum_amount: z.int().nullable(),
+      preset_amount: z.int().nullable(),
+    }),
+    z.object({ ...priceWireShape, amount_type: z.literal('free') }),
+    z.object({
+      ...priceWireShape,
+      amount_type: z.literal('metered_unit'),
+      price_currency: z.string(),
+      /** A decimal, as text: cents per unit, up to 12 decimal places. */
+      unit_amount: z.string(),
+      cap_amount: z.int().nullable(),
+      meter_id: z.uuid(),
+      meter: z.object({ id: z.uuid(), name: z.string() }),
+    }),
+    z.object({
+      ...priceWireShape,
+      amount_type: z.literal('seat_based'),
+      price_currency: z.string(),
+      price_per_seat: z.int(),
+    }),
+  ])
+  .meta({ id: 'ProductPrice' });
+
+/** Polar's `ProductBase`: a product without its prices, benefits and medias, as others embed it. */
+export const productBaseWireSchema = z
+  .object({
+    id: z.uuid(),
+    created_at: dateTimeWireSchema,
+    modified_at: dateTimeWireSchema.nullable(),
+    trial_interval: z.enum(recurringIntervals).nullable(),
+    trial_interval_count: z.int().nullable(),
+    name: z.string(),
+    description: z.string().nullable(),
+    recurring_interval: z.enum(recurringIntervals).nullable(),
+    is_recurring: z.boolean(),
+    is_archived: z.boolean(),
+    organization_id: z.uuid(),
+    metadata: metadataWireSchema,
+  })
+  .meta({ id: 'ProductBase' });
+
+/** Polar's `Product`. */
+export const productWireSchema = productBaseWireSchema
+  .extend({
+    prices: z.array(priceWireSchema),
+    benefits: z.array(benefitWireSchema),
+    medias: z.array(productMediaWireSchema),
+    attached_custom_fields: z.array(
+      z.object({
+        custom_field_id: z.uuid(),
+        custom_field: customFieldWireSchema,
+        order: z.int(),
+        required: z.boolean(),
+      }),
+    ),
+  })
+  .meta({ id: 'Product' });
+
+/** Polar's `CustomerProduct`: the product as buyers see it (no metadata, public benefits). */
+export const customerProductWireSchema = productBaseWireSchema
+  .omit({ metadata: true })
+  .extend({
+    prices: z.array(priceWireSchema),
+    benefits: z.array(benefitPublicWireSchema),
+    medias: z.array(productMediaWireSchema),
+  })
+  .meta({ id: 'CustomerProduct' });
+
 /** What `priceWire` reads of a price: the entity, or the same fields read from a row. */
 export type PriceFields = Pick<
   ProductPrice,
@@ -169,7 +264,7 @@ export type PriceFields = Pick<
  * A price as /v1 answers it (Polar's `ProductPrice` union). `type` and `recurring_interval`
  * mirror the product; a metered price embeds its meter, which must be loaded.
  */
-export function priceWire(price: PriceFields, product: Product) {
+export function priceWire(price: PriceFields, product: Product): z.input<typeof priceWireSchema> {
   const common = {
     id: price.id,
     created_at: isoDateTime(price.createdAt),
@@ -227,7 +322,7 @@ export type PriceWire = ReturnType<typeof priceWire>;
  * The product without its prices, benefits and medias (Polar's `DiscountProduct` /
  * `OrderProduct`), embedded by discounts, orders, subscriptions and checkouts.
  */
-export function productBaseWire(product: Product) {
+export function productBaseWire(product: Product): z.input<typeof productBaseWireSchema> {
   return {
     id: product.id,
     created_at: isoDateTime(product.createdAt),

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/core';
+import type { z } from 'zod';
 import type { ValidationIssue } from '../../core/errors.ts';
 import { announceChange } from '../../db/change-notifications.ts';
 import {
@@ -37,6 +38,7 @@ import { invalidFields, resourceNotFound } from '../errors.ts';
 import { productMediaWire } from '../files/schemas.ts';
 import { appendEvent } from '../outbox.ts';
 import {
+  type customerProductWireSchema,
   type ExistingPriceInput,
   type PriceCreateInput,
   type PriceFields,
@@ -46,6 +48,7 @@ import {
   priceWire,
   productBaseWire,
   type productSortFields,
+  type productWireSchema,
 } from './schemas.ts';
 
 type ProductSortField = (typeof productSortFields)[number];
@@ -182,7 +185,7 @@ export async function serializeProducts(em: EntityManager, products: Product[], 
         const target = link.kind === kind ? targets.get(link.target_id) : undefined;
         return target ? [{ link, target }] : [];
       });
-    return {
+    const wire: z.input<typeof productWireSchema> = {
       ...productBaseWire(product),
       prices: ordered.map((price): PriceWire => priceWire(price, product)),
       benefits: linked('benefit', benefits).map(({ target }) => benefitWire(target)),
@@ -194,6 +197,7 @@ export async function serializeProducts(em: EntityManager, products: Product[], 
         required: link.required === true,
       })),
     };
+    return wire;
   });
 }
 export type ProductWire = Awaited<ReturnType<typeof serializeProducts>>[number];
@@ -207,7 +211,7 @@ export function customerProductWire({
   attached_custom_fields: _customFields,
   benefits,
   ...visible
-}: ProductWire) {
+}: ProductWire): z.input<typeof customerProductWireSchema> {
   return {
     ...visible,
     benefits: benefits.map(({ metadata: _, properties: _properties, ...benefit }) => benefit),
