@@ -22,7 +22,30 @@ export const githubCallbackInput = z.object({
 export type GitHubCallbackInput = z.infer<typeof githubCallbackInput>;
 
 /** Where to send the browser to connect (Discord's consent page, the app's installation page). */
-export const connectionStartWire = (url: string) => ({ url });
+export const connectionStartWireSchema = z.object({ url: z.string() });
+export const connectionStartWire = (url: string): z.input<typeof connectionStartWireSchema> => ({
+  url,
+});
+
+/** A connected Discord guild and the roles a discord benefit may give. */
+export const discordGuildWireSchema = z
+  .object({
+    guild_token: z.string(),
+    guild_id: z.string(),
+    guild_name: z.string().nullable(),
+    roles: z.array(z.object({ id: z.string(), name: z.string() })),
+  })
+  .meta({ id: 'DiscordGuild' });
+export type DiscordGuildWire = z.input<typeof discordGuildWireSchema>;
+
+/** A connected GitHub App installation and the repositories it reaches. */
+export const githubInstallationWireSchema = z
+  .object({
+    installation_id: z.string(),
+    repositories: z.array(z.object({ repository_owner: z.string(), repository_name: z.string() })),
+  })
+  .meta({ id: 'GitHubInstallation' });
+export type GitHubInstallationWire = z.input<typeof githubInstallationWireSchema>;
 
 /** A connected guild: the token a discord benefit takes, and the roles it may give. */
 export function discordGuildWire(guild: {
@@ -30,7 +53,7 @@ export function discordGuildWire(guild: {
   guildId: string;
   guildName: string | null;
   roles: GuildRole[];
-}) {
+}): DiscordGuildWire {
   return {
     guild_token: guild.guildToken,
     guild_id: guild.guildId,
@@ -38,13 +61,12 @@ export function discordGuildWire(guild: {
     roles: guild.roles.map((role) => ({ id: role.id, name: role.name })),
   };
 }
-export type DiscordGuildWire = ReturnType<typeof discordGuildWire>;
 
 /** A connected installation: the repositories a github_repository benefit may name. */
 export function githubInstallationWire(
   installationId: string,
   repositories: InstallationRepository[],
-) {
+): GitHubInstallationWire {
   return {
     installation_id: installationId,
     repositories: repositories.map((repository) => ({
@@ -53,4 +75,3 @@ export function githubInstallationWire(
     })),
   };
 }
-export type GitHubInstallationWire = ReturnType<typeof githubInstallationWire>;

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { Customer } from '../../db/entities/index.ts';
 import { portalPath } from '../../domain/portal-paths.ts';
-import { customerWire } from '../customers/schemas.ts';
-import { isoDateTime } from '../wire.ts';
+import { customerWire, customerWireSchema } from '../customers/schemas.ts';
+import { dateTimeWireSchema, isoDateTime } from '../wire.ts';
 
 /** Polar's `CustomerSessionCustomerIDCreate | CustomerSessionCustomerExternalIDCreate`. */
 export const customerSessionCreateInput = z.union([
@@ -15,12 +15,26 @@ export type CustomerSessionCreateInput = z.infer<typeof customerSessionCreateInp
 export const customerPortalUrl = (publicUrl: string, token: string) =>
   `${publicUrl}/portal?customer_session_token=${encodeURIComponent(token)}`;
 
+/** Polar's `CustomerSession`. */
+export const customerSessionWireSchema = z
+  .object({
+    id: z.uuid(),
+    created_at: dateTimeWireSchema,
+    modified_at: dateTimeWireSchema.nullable(),
+    token: z.string(),
+    expires_at: dateTimeWireSchema,
+    customer_portal_url: z.string(),
+    customer_id: z.uuid(),
+    customer: customerWireSchema,
+  })
+  .meta({ id: 'CustomerSession' });
+
 /** A new session as /v1 answers it (Polar's `CustomerSession`), the only time the token is shown. */
 export function customerSessionWire(
   created: { token: string; expiresAt: Date; session: { id: string; createdAt: Date } },
   customer: Customer,
   publicUrl: string,
-) {
+): z.input<typeof customerSessionWireSchema> {
   return {
     id: created.session.id,
     created_at: isoDateTime(created.session.createdAt),
@@ -62,11 +76,22 @@ export type SignInRequestInput = z.infer<typeof signInRequestInput>;
 /** `POST /v1/customer-portal/customer-session/authenticate`: the token of the mailed link. */
 export const signInAuthenticateInput = z.strictObject({ token: z.string().min(1).max(200) });
 
+/** A session opened by a sign-in link (Tollgate's own): the portal keeps the token and goes to `return_to`. */
+export const signInSessionWireSchema = z
+  .object({
+    token: z.string(),
+    expires_at: dateTimeWireSchema,
+    customer_id: z.uuid(),
+    return_to: z.string(),
+    customer_portal_url: z.string(),
+  })
+  .meta({ id: 'CustomerPortalSignInSession' });
+
 /** A session opened by a sign-in link: the portal keeps the token and goes to `return_to`. */
 export function signInSessionWire(
   opened: { token: string; expiresAt: Date; returnTo: string | null; customer: Customer },
   publicUrl: string,
-) {
+): z.input<typeof signInSessionWireSchema> {
   return {
     token: opened.token,
     expires_at: isoDateTime(opened.expiresAt),

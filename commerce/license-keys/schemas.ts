@@ -3,8 +3,14 @@ import type { LicenseKey, LicenseKeyActivation } from '../../db/entities/index.t
 import { licenseKeyStatuses } from '../../db/entities/license-key.ts';
 import { licenseKeyLimits } from '../../domain/benefit-properties.ts';
 import { metadataInput } from '../../domain/metadata.ts';
-import { customerWire } from '../customers/schemas.ts';
-import { dateTimeInput, isoDateTime, isoDateTimeOrNull } from '../wire.ts';
+import { customerWire, customerWireSchema } from '../customers/schemas.ts';
+import {
+  dateTimeInput,
+  dateTimeWireSchema,
+  isoDateTime,
+  isoDateTimeOrNull,
+  metadataWireSchema,
+} from '../wire.ts';
 
 const keyText = z.string().min(1);
 
@@ -48,8 +54,57 @@ export const licenseKeyDeactivateInput = z.object({
 });
 export type LicenseKeyDeactivateInput = z.infer<typeof licenseKeyDeactivateInput>;
 
+/** Polar's `LicenseKeyRead`. */
+export const licenseKeyWireSchema = z
+  .object({
+    id: z.uuid(),
+    created_at: dateTimeWireSchema,
+    modified_at: dateTimeWireSchema.nullable(),
+    organization_id: z.uuid(),
+    customer_id: z.uuid(),
+    customer: customerWireSchema,
+    benefit_id: z.uuid(),
+    key: z.string(),
+    display_key: z.string(),
+    status: z.enum(licenseKeyStatuses),
+    limit_activations: z.int().nullable(),
+    usage: z.int(),
+    limit_usage: z.int().nullable(),
+    validations: z.int(),
+    last_validated_at: dateTimeWireSchema.nullable(),
+    expires_at: dateTimeWireSchema.nullable(),
+  })
+  .meta({ id: 'LicenseKeyRead' });
+
+/** Polar's `LicenseKeyActivationBase`. */
+export const licenseKeyActivationBaseWireSchema = z
+  .object({
+    id: z.uuid(),
+    license_key_id: z.uuid(),
+    label: z.string(),
+    meta: metadataWireSchema,
+    created_at: dateTimeWireSchema,
+    modified_at: dateTimeWireSchema.nullable(),
+  })
+  .meta({ id: 'LicenseKeyActivationBase' });
+
+/** Polar's `LicenseKeyActivationRead`. */
+export const licenseKeyActivationWireSchema = licenseKeyActivationBaseWireSchema
+  .extend({ license_key: licenseKeyWireSchema })
+  .meta({ id: 'LicenseKeyActivationRead' });
+
+/** Polar's `LicenseKeyWithActivations`. */
+export const licenseKeyWithActivationsWireSchema = licenseKeyWireSchema
+  .extend({ activations: z.array(licenseKeyActivationBaseWireSchema) })
+  .meta({ id: 'LicenseKeyWithActivations' });
+
+/** Polar's `ValidatedLicenseKey`: the key, and the activation the check named. */
+export const validatedLicenseKeyWireSchema = licenseKeyWireSchema
+  .extend({ activation: licenseKeyActivationBaseWireSchema.nullable() })
+  .meta({ id: 'ValidatedLicenseKey' });
+
 /** A license key as /v1 answers it (Polar's `LicenseKeyRead`), its customer loaded. */
-export function licenseKeyWire(licenseKey: LicenseKey) {
+export function licenseKeyWire(licenseKey: LicenseKey): z.input<typeof licenseKeyWireSchema> {
   return {
     id: licenseKey.id,
     created_at: isoDateTime(licenseKey.createdAt),
@@ -71,7 +126,9 @@ export function licenseKeyWire(licenseKey: LicenseKey) {
 }
 
 /** An activation without its key (Polar's `LicenseKeyActivationBase`). */
-export function licenseKeyActivationBaseWire(activation: LicenseKeyActivation) {
+export function licenseKeyActivationBaseWire(
+  activation: LicenseKeyActivation,
+): z.input<typeof licenseKeyActivationBaseWireSchema> {
   return {
     id: activation.id,
     license_key_id: activation.licenseKey.id,
@@ -83,7 +140,10 @@ export function licenseKeyActivationBaseWire(activation: LicenseKeyActivation) {
 }
 
 /** An activation with its key (Polar's `LicenseKeyActivationRead`). */
-export function licenseKeyActivationWire(activation: LicenseKeyActivation, key: LicenseKey) {
+export function licenseKeyActivationWire(
+  activation: LicenseKeyActivation,
+  key: LicenseKey,
+): z.input<typeof licenseKeyActivationWireSchema> {
   return { ...licenseKeyActivationBaseWire(activation), license_key: licenseKeyWire(key) };
 }
 
@@ -91,6 +151,6 @@ export function licenseKeyActivationWire(activation: LicenseKeyActivation, key: 
 export function licenseKeyWithActivationsWire(
   key: LicenseKey,
   activations: LicenseKeyActivation[],
-) {
+): z.input<typeof licenseKeyWithActivationsWireSchema> {
   return { ...licenseKeyWire(key), activations: activations.map(licenseKeyActivationBaseWire) };
 }

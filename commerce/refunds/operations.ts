@@ -1,0 +1,40 @@
+import { idPath, type Operation, pageOf } from '../http/openapi.ts';
+import { refundCreateInput, refundWireSchema } from './schemas.ts';
+
+const tag = 'Refunds';
+
+/** The operations of refundRoutes (/v1/refunds). */
+export const refundOperations: Operation[] = [
+  {
+    method: 'get',
+    path: '/v1/refunds',
+    operationId: 'refunds:list',
+    summary: 'List refunds',
+    tag,
+    scopes: ['refunds:read', 'refunds:write'],
+    response: { status: 200, schema: pageOf(refundWireSchema) },
+  },
+  {
+    method: 'post',
+    path: '/v1/refunds',
+    operationId: 'refunds:create',
+    summary: 'Refund part or all of an order (pending until its workflow settles it)',
+    tag,
+    scopes: ['refunds:write'],
+    body: refundCreateInput,
+    // 200, not 201: Polar's SDK reads a 201 as empty.
+    response: { status: 200, schema: refundWireSchema },
+    errors: [400, 404],
+  },
+  {
+    method: 'get',
+    path: '/v1/refunds/:id',
+    operationId: 'refunds:get',
+    summary: 'Get a refund (Tollgate’s own)',
+    tag,
+    scopes: ['refunds:read', 'refunds:write'],
+    params: idPath,
+    response: { status: 200, schema: refundWireSchema },
+    errors: [404],
+  },
+];

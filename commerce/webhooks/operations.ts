@@ -1,0 +1,117 @@
+import { z } from 'zod';
+import { idPath, type Operation, pageOf } from '../http/openapi.ts';
+import {
+  timeRangeQuery,
+  webhookDeliveryWireSchema,
+  webhookEndpointCreateInput,
+  webhookEndpointUpdateInput,
+  webhookEndpointWireSchema,
+  webhookReplayInput,
+  webhookReplayWireSchema,
+} from './schemas.ts';
+
+const tag = 'Webhooks';
+const read = ['webhooks:read', 'webhooks:write'] as const;
+const write = ['webhooks:write'] as const;
+
+/** The operations of webhookRoutes (/v1/webhooks). */
+export const webhookOperations: Operation[] = [
+  {
+    method: 'get',
+    path: '/v1/webhooks/endpoints',
+    operationId: 'webhooks:list_webhook_endpoints',
+    summary: 'List webhook endpoints',
+    tag,
+    scopes: read,
+    response: { status: 200, schema: pageOf(webhookEndpointWireSchema) },
+  },
+  {
+    method: 'post',
+    path: '/v1/webhooks/endpoints',
+    operationId: 'webhooks:create_webhook_endpoint',
+    summary: 'Create a webhook endpoint (the only answer but a secret reset showing its secret)',
+    tag,
+    scopes: write,
+    body: webhookEndpointCreateInput,
+    response: { status: 201, schema: webhookEndpointWireSchema },
+  },
+  {
+    method: 'get',
+    path: '/v1/webhooks/endpoints/:id',
+    operationId: 'webhooks:get_webhook_endpoint',
+    summary: 'Get a webhook endpoint',
+    tag,
+    scopes: read,
+    params: idPath,
+    response: { status: 200, schema: webhookEndpointWireSchema },
+    errors: [404],
+  },
+  {
+    method: 'patch',
+    path: '/v1/webhooks/endpoints/:id',
+    operationId: 'webhooks:update_webhook_endpoint',
+    summary: 'Update a webhook endpoint (`enabled: true` turns a failing one back on)',
+    tag,
+    scopes: write,
+    params: idPath,
+    body: webhookEndpointUpdateInput,
+    response: { status: 200, schema: webhookEndpointWireSchema },
+    errors: [404],
+  },
+  {
+    method: 'delete',
+    path: '/v1/webhooks/endpoints/:id',
+    operationId: 'webhooks:delete_webhook_endpoint',
+    summary: 'Delete a webhook endpoint',
+    tag,
+    scopes: write,
+    params: idPath,
+    response: { status: 204 },
+    errors: [404],
+  },
+  {
+    method: 'patch',
+    path: '/v1/webhooks/endpoints/:id/secret',
+    operationId: 'webhooks:reset_webhook_endpoint_secret',
+    summary: 'Make a new signing secret for a webhook endpoint',
+    tag,
+    scopes: write,
+    params: idPath,
+    response: { status: 200, schema: webhookEndpointWireSchema },
+    errors: [404],
+  },
+  {
+    method: 'post',
+    path: '/v1/webhooks/endpoints/:id/replay',
+    operationId: 'webhooks:replay_webhook_events',
+    summary: 'Send an endpoint’s events of a time range again (Tollgate’s own)',
+    tag,
+    scopes: write,
+    params: idPath,
+    body: webhookReplayInput,
+    response: { status: 202, schema: webhookReplayWireSchema },
+    errors: [404],
+  },
+  {
+    method: 'get',
+    path: '/v1/webhooks/deliveries',
+    operationId: 'webhooks:list_webhook_deliveries',
+    summary: 'List webhook delivery attempts',
+    tag,
+    scopes: read,
+    query: timeRangeQuery,
+    response: { status: 200, schema: pageOf(webhookDeliveryWireSchema) },
+  },
+  {
+    method: 'post',
+    path: '/v1/webhooks/events/:id/redeliver',
+    operationId: 'webhooks:redeliver_webhook_event',
+    summary: 'Deliver a webhook event again',
+    tag,
+    scopes: write,
+    params: idPath,
+    // Polar answers 202 with a JSON body the SDK parses: `null`.
+    response: { status: 202, schema: z.null() },
+    errors: [404],
+  },
+];
