@@ -1,7 +1,8 @@
+import { z } from 'zod';
 import type { Customer, Meter } from '../../db/entities/index.ts';
-import { customerWire } from '../customers/schemas.ts';
-import { meterWire } from '../meters/schemas.ts';
-import { isoDateTime, isoDateTimeOrNull } from '../wire.ts';
+import { customerWire, customerWireSchema } from '../customers/schemas.ts';
+import { meterWire, meterWireSchema } from '../meters/schemas.ts';
+import { dateTimeWireSchema, isoDateTime, isoDateTimeOrNull } from '../wire.ts';
 
 export const customerMeterSortFields = [
   'created_at',
@@ -28,6 +29,35 @@ export interface CustomerMeterRow {
   balance: string;
 }
 
+const standingWireShape = {
+  id: z.uuid(),
+  created_at: dateTimeWireSchema,
+  modified_at: dateTimeWireSchema.nullable(),
+  customer_id: z.uuid(),
+  meter_id: z.uuid(),
+  consumed_units: z.number(),
+  credited_units: z.int(),
+  balance: z.number(),
+};
+
+/** Polar's `CustomerMeter`. */
+export const customerMeterWireSchema = z
+  .object({ ...standingWireShape, customer: customerWireSchema, meter: meterWireSchema })
+  .meta({ id: 'CustomerMeter' });
+
+/** Polar's `CustomerCustomerMeter`: the meter named only. */
+export const customerCustomerMeterWireSchema = z
+  .object({
+    ...standingWireShape,
+    meter: z.object({
+      id: z.uuid(),
+      created_at: dateTimeWireSchema,
+      modified_at: dateTimeWireSchema.nullable(),
+      name: z.string(),
+    }),
+  })
+  .meta({ id: 'CustomerCustomerMeter' });
+
 /** A customer's standing on a meter, as every wire of it holds it: units as JSON numbers. */
 function standingWire(row: CustomerMeterRow) {
   return {
@@ -46,7 +76,11 @@ function standingWire(row: CustomerMeterRow) {
  * A customer's standing on a meter as /v1 answers it (Polar's `CustomerMeter`): units are JSON
  * numbers on the wire, exact decimals in the database.
  */
-export function customerMeterWire(row: CustomerMeterRow, customer: Customer, meter: Meter) {
+export function customerMeterWire(
+  row: CustomerMeterRow,
+  customer: Customer,
+  meter: Meter,
+): z.input<typeof customerMeterWireSchema> {
   return {
     ...standingWire(row),
     customer: customerWire(customer),
@@ -65,7 +99,10 @@ export const customerCustomerMeterSortFields = [
  * A customer's standing on a meter as the customer sees it (Polar's `CustomerCustomerMeter`):
  * the meter named only, never its filter or aggregation.
  */
-export function customerCustomerMeterWire(row: CustomerMeterRow, meter: Meter) {
+export function customerCustomerMeterWire(
+  row: CustomerMeterRow,
+  meter: Meter,
+): z.input<typeof customerCustomerMeterWireSchema> {
   return {
     ...standingWire(row),
     meter: {
