@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { dateTimeWireSchema } from '../commerce/wire.ts';
+import type { apiKeyJson } from './api-keys.ts';
+import type { apiKeySessionJson, sessionJson, signedInUserJson, userJson } from './sessions.ts';
 
 /**
  * What /api/auth answers, as Better Auth 1.3.x's client reads it: camelCase, dates as ISO
@@ -158,3 +160,40 @@ export const permissionCheckWireSchema = z.strictObject({
   error: z.null(),
   success: z.boolean(),
 });
+
+/** What a builder's answer becomes in JSON: its dates ISO strings (entity brands stay on). */
+export type OnTheWire<T> = T extends Date
+  ? string
+  : T extends string | number | boolean
+    ? T
+    : T extends readonly (infer Item)[]
+      ? OnTheWire<Item>[]
+      : T extends object
+        ? { [Key in keyof T]: OnTheWire<T[Key]> }
+        : T;
+
+type KeysDiffer<A, B> = Exclude<keyof A, keyof B> | Exclude<keyof B, keyof A>;
+
+/**
+ * True when every answer of the builder fits the schema and both name the same fields, else
+ * false (a field added to one alone, a type changed in the builder).
+ */
+export type Documents<Builder extends (...args: never[]) => unknown, Schema extends z.ZodType> = [
+  OnTheWire<ReturnType<Builder>>,
+] extends [z.output<Schema>]
+  ? [KeysDiffer<NonNullable<ReturnType<Builder>>, NonNullable<z.output<Schema>>>] extends [never]
+    ? true
+    : false
+  : false;
+
+/** Accepts only `true`: a `Documents` that is false fails to compile where it is written. */
+type Holds<Check extends true> = Check;
+
+/** The builders held to their schemas at compile time: a field added to one alone fails tsc. */
+export type BuildersDocumented = [
+  Holds<Documents<typeof signedInUserJson, typeof signedInUserWireSchema>>,
+  Holds<Documents<typeof userJson, typeof userWireSchema>>,
+  Holds<Documents<typeof sessionJson, typeof sessionWireSchema>>,
+  Holds<Documents<typeof apiKeySessionJson, typeof apiKeySessionWireSchema>>,
+  Holds<Documents<typeof apiKeyJson, typeof apiKeyWireSchema>>,
+];

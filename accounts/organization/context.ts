@@ -57,7 +57,9 @@ export function organizationJson(organization: Organization) {
     name: organization.name,
     slug: organization.slug,
     logo: organization.logo ?? null,
-    metadata: organization.metadata ? (JSON.parse(organization.metadata) as unknown) : null,
+    metadata: organization.metadata
+      ? (JSON.parse(organization.metadata) as Record<string, unknown>)
+      : null,
     createdAt: organization.createdAt,
   };
 }

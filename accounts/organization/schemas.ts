@@ -1,6 +1,17 @@
 import { z } from 'zod';
 import { dateTimeWireSchema } from '../../commerce/wire.ts';
 import { invitationStatuses } from '../../db/entities/invitation.ts';
+import type { Documents } from '../schemas.ts';
+import type {
+  invitationJson,
+  memberJson,
+  memberWithUserJson,
+  organizationJson,
+  teamJson,
+} from './context.ts';
+import type { memberRowJson } from './member-list.ts';
+import type { roleJson } from './roles.ts';
+import type { teamMemberJson } from './teams.ts';
 
 /**
  * What the organization routes of /api/auth answer, as Better Auth 1.3.x's organization client
@@ -131,3 +142,18 @@ export const updatedRoleWireSchema = z.strictObject({
 
 /** remove-team and remove-team-member answer with a sentence. */
 export const messageWireSchema = z.strictObject({ message: z.string() });
+
+/** Accepts only `true`: a `Documents` that is false fails to compile where it is written. */
+type Holds<Check extends true> = Check;
+
+/** The builders held to their schemas at compile time: a field added to one alone fails tsc. */
+export type BuildersDocumented = [
+  Holds<Documents<typeof organizationJson, typeof organizationWireSchema>>,
+  Holds<Documents<typeof memberJson, typeof memberWireSchema>>,
+  Holds<Documents<typeof memberWithUserJson, typeof memberWithUserWireSchema>>,
+  Holds<Documents<typeof memberRowJson, typeof memberWithUserWireSchema>>,
+  Holds<Documents<typeof invitationJson, typeof invitationWireSchema>>,
+  Holds<Documents<typeof teamJson, typeof teamWireSchema>>,
+  Holds<Documents<typeof teamMemberJson, typeof teamMemberWireSchema>>,
+  Holds<Documents<typeof roleJson, typeof organizationRoleWireSchema>>,
+];
