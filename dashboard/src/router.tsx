@@ -43,10 +43,16 @@ export function createDashboardRouter(routes: RouteObject[]): DashboardRouter {
   return dashboardRouter;
 }
 
-/** Goes to a same-origin path (`/orders?page=2`) without reloading the page. */
-export function navigate(to: string, { replace = false }: { replace?: boolean } = {}) {
+/**
+ * Goes to a same-origin path (`/orders?page=2`) without reloading the page. `flushSync` renders
+ * the new location at once instead of in a transition (for query changes: see useQueryState).
+ */
+export function navigate(
+  to: string,
+  { replace = false, flushSync = false }: { replace?: boolean; flushSync?: boolean } = {},
+) {
   if (!dashboardRouter) throw new Error('navigate called before the dashboard router exists');
-  void dashboardRouter.navigate(to, { replace });
+  void dashboardRouter.navigate(to, { replace, flushSync });
 }
 
 export const usePathname = () => useLocation().pathname;
@@ -56,27 +62,28 @@ export const useSearch = () => useLocation().search;
  * Values kept in the URL query, read as a plain object and written by merging: `null` or `''`
  * removes a name. Writing replaces the history entry, so Back leaves the page rather than
  * stepping through every filter typed.
+ *
+ * Writes merge into the address bar's query, not the one this render saw, and render at once:
+ * React Router's own setter merges into its render's query and renders in a transition, so a
+ * second filter changed before that render committed wrote over the first.
  */
 export function useQueryState(): [
   URLSearchParams,
   (changes: Record<string, string | null>) => void,
 ] {
-  const [query, setQuery] = useSearchParams();
-  const update = useCallback(
-    (changes: Record<string, string | null>) =>
-      setQuery(
-        (previous) => {
-          const next = new URLSearchParams(previous);
-          for (const [name, value] of Object.entries(changes)) {
-            if (value === null || value === '') next.delete(name);
-            else next.set(name, value);
-          }
-          return next;
-        },
-        { replace: true },
-      ),
-    [setQuery],
-  );
+  const [query] = useSearchParams();
+  const update = useCallback((changes: Record<string, string | null>) => {
+    const next = new URLSearchParams(window.location.search);
+    for (const [name, value] of Object.entries(changes)) {
+      if (value === null || value === '') next.delete(name);
+      else next.set(name, value);
+    }
+    const text = next.toString();
+    navigate(`${window.location.pathname}${text ? `?${text}` : ''}`, {
+      replace: true,
+      flushSync: true,
+    });
+  }, []);
   return [query, update];
 }
 
