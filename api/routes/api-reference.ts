@@ -85,9 +85,8 @@ const assets = new Map(
 /** Answers `answer`, or 304 when the client holds it; cached by browsers and proxies for `maxAge`. */
 function answer(ctx: Context, { type, bytes, etag }: Served, maxAgeSeconds: number) {
   ctx.set('Cache-Control', `public, max-age=${maxAgeSeconds}`);
-  ctx.etag = etag;
-  ctx.status = 200;
-  if (ctx.fresh) {
+  ctx.set('ETag', etag);
+  if (ctx.get('if-none-match') === etag) {
     ctx.status = 304;
     return;
   }
