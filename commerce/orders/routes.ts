@@ -1,6 +1,5 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { z } from 'zod';
 import { authSettings } from '../../accounts/settings.ts';
 import type { AppDependencies } from '../../api/dependencies.ts';
 import { parseBody, parseQuery } from '../../api/validation.ts';
@@ -36,15 +35,14 @@ import {
 } from './portal.ts';
 import {
   confirmRetryPaymentInput,
+  customerOrderListQuery,
+  invoiceDocumentQuery,
   orderSortFields,
   orderUpdateInput,
   paymentConfirmationWire,
   productBillingTypeFilter,
 } from './schemas.ts';
 import { generateInvoice, getOrder, listOrders, serializeOrders, updateOrder } from './service.ts';
-
-const invoiceDocumentQuery = z.object({ token: z.string().min(1) }).loose();
-const customerOrderListQuery = z.object({ query: z.string().trim().min(1).optional() }).loose();
 
 /** Generating is immediate here; Polar answers 202 and a JSON body (null) either way. */
 function answerInvoiceGenerated(ctx: Context) {

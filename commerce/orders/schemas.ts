@@ -1,13 +1,19 @@
 import { z } from 'zod';
 import type { Order, OrderItem } from '../../db/entities/index.ts';
+import { orderBillingReasons, orderStatuses } from '../../db/entities/order.ts';
 import { addressInput } from '../../domain/addresses.ts';
 import { declineReasonOf } from '../../domain/decline-reasons.ts';
 import type { RenewalRetryOutcome } from '../../domain/subscription-schedule.ts';
-import { addressWire, customerWire } from '../customers/schemas.ts';
-import { discountBaseWire } from '../discounts/schemas.ts';
-import { productBaseWire } from '../products/schemas.ts';
-import { subscriptionCoreWire } from '../subscriptions/schemas.ts';
-import { isoDateTime, isoDateTimeOrNull } from '../wire.ts';
+import {
+  addressWire,
+  addressWireSchema,
+  customerWire,
+  customerWireSchema,
+} from '../customers/schemas.ts';
+import { discountBaseWire, discountBaseWireSchema } from '../discounts/schemas.ts';
+import { productBaseWire, productBaseWireSchema } from '../products/schemas.ts';
+import { subscriptionCoreWire, subscriptionCoreWireSchema } from '../subscriptions/schemas.ts';
+import { dateTimeWireSchema, isoDateTime, isoDateTimeOrNull, metadataWireSchema } from '../wire.ts';
 
 export const orderSortFields = [
   'created_at',
@@ -23,6 +29,14 @@ export const orderSortFields = [
 
 export const productBillingTypeFilter = z.enum(['one_time', 'recurring']);
 
+/** The signed link's token of an invoice document. */
+export const invoiceDocumentQuery = z.object({ token: z.string().min(1) }).loose();
+
+/** The portal's order list searches the product's name (`query`). */
+export const customerOrderListQuery = z
+  .object({ query: z.string().trim().min(1).optional() })
+  .loose();
+
 /** Polar's `OrderUpdate`: both keys are required, either may be null. */
 export const orderUpdateInput = z.object({
   billing_name: z.string().trim().max(255).nullable(),
@@ -30,8 +44,79 @@ export const orderUpdateInput = z.object({
 });
 export type OrderUpdateInput = z.infer<typeof orderUpdateInput>;
 
+/** Polar's `OrderItemSchema`. */
+export const orderItemWireSchema = z
+  .object({
+    id: z.uuid(),
+    created_at: dateTimeWireSchema,
+    modified_at: dateTimeWireSchema.nullable(),
+    label: z.string(),
+    amount: z.int(),
+    tax_amount: z.int(),
+    proration: z.boolean(),
+    product_price_id: z.uuid().nullable(),
+  })
+  .meta({ id: 'OrderItemSchema' });
+
+/** Polar's `Order`. */
+export const orderWireSchema = z
+  .object({
+    id: z.uuid(),
+    created_at: dateTimeWireSchema,
+    modified_at: dateTimeWireSchema.nullable(),
+    status: z.enum(orderStatuses),
+    paid: z.boolean(),
+    subtotal_amount: z.int(),
+    discount_amount: z.int(),
+    net_amount: z.int(),
+    tax_amount: z.int(),
+    total_amount: z.int(),
+    from_balance_amount: z.int(),
+    refunded_amount: z.int(),
+    refunded_tax_amount: z.int(),
+    currency: z.string(),
+    billing_reason: z.enum(orderBillingReasons),
+    billing_name: z.string().nullable(),
+    billing_address: addressWireSchema.nullable(),
+    invoice_number: z.string(),
+    is_invoice_generated: z.boolean(),
+    customer_id: z.uuid(),
+    product_id: z.uuid(),
+    discount_id: z.uuid().nullable(),
+    subscription_id: z.uuid().nullable(),
+    checkout_id: z.uuid().nullable(),
+    metadata: metadataWireSchema,
+    custom_field_data: z.record(z.string(), z.unknown()),
+    customer: customerWireSchema,
+    user_id: z.uuid(),
+    product: productBaseWireSchema,
+    discount: discountBaseWireSchema.nullable(),
+    subscription: subscriptionCoreWireSchema.nullable(),
+    items: z.array(orderItemWireSchema),
+  })
+  .meta({ id: 'Order' });
+export type OrderWire = z.input<typeof orderWireSchema>;
+
+/** Polar's `OrderInvoice`: where the invoice is. */
+export const orderInvoiceWireSchema = z.object({ url: z.string() }).meta({ id: 'OrderInvoice' });
+
+/** Polar's `CustomerOrderPaymentStatus`. */
+export const orderPaymentStatusWireSchema = z
+  .object({ status: z.enum(['succeeded', 'failed', 'pending']), error: z.string().nullable() })
+  .meta({ id: 'CustomerOrderPaymentStatus' });
+
+/** Polar's `CustomerOrderPaymentConfirmation`, with Tollgate's `next_action_url`. */
+export const paymentConfirmationWireSchema = z
+  .object({
+    status: z.string(),
+    client_secret: z.string().optional(),
+    next_action_url: z.string().optional(),
+    error: z.string().optional(),
+  })
+  .meta({ id: 'CustomerOrderPaymentConfirmation' });
+
 /** A line of an order (Polar's `OrderItemSchema`). */
-export function orderItemWire(item: OrderItem) {
+export function orderItemWire(item: OrderItem): z.input<typeof orderItemWireSchema> {
   return {
     id: item.id,
     created_at: isoDateTime(item.createdAt),
@@ -48,7 +133,7 @@ export function orderItemWire(item: OrderItem) {
  * An order as /v1 answers it (Polar's `Order`), with its customer, product, discount and
  * subscription loaded; `user_id` is Polar's deprecated alias of the customer id.
  */
-export function orderWire(order: Order, items: OrderItem[]) {
+export function orderWire(order: Order, items: OrderItem[]): OrderWire {
   return {
     id: order.id,
     created_at: isoDateTime(order.createdAt),
@@ -84,7 +169,6 @@ export function orderWire(order: Order, items: OrderItem[]) {
     items: items.map(orderItemWire),
   };
 }
-export type OrderWire = ReturnType<typeof orderWire>;
 
 /** Polar's `CustomerOrderConfirmPayment`: a new card (confirmation token or payment method), or none. */
 export const confirmRetryPaymentInput = z.object({

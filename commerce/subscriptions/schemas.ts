@@ -2,9 +2,11 @@ import { z } from 'zod';
 import type { Meter, Subscription } from '../../db/entities/index.ts';
 import { renewalRecoverers } from '../../db/entities/subscription.ts';
 import { declineReasonOf } from '../../domain/decline-reasons.ts';
+import { recurringIntervals } from '../../domain/prices.ts';
 import type { SubscriptionChange } from '../../domain/subscription-schedule.ts';
 import {
   cancellationFields,
+  cancellationReasons,
   productChangeInput,
   subscriptionStatuses,
 } from '../../domain/subscriptions.ts';
@@ -14,7 +16,13 @@ import { meterWire } from '../meters/schemas.ts';
 import type { OrganizationWire } from '../organizations/schemas.ts';
 import type { PriceWire } from '../products/schemas.ts';
 import { customerProductWire, type ProductWire } from '../products/service.ts';
-import { dateTimeInput, isoDateTime, isoDateTimeOrNull } from '../wire.ts';
+import {
+  dateTimeInput,
+  dateTimeWireSchema,
+  isoDateTime,
+  isoDateTimeOrNull,
+  metadataWireSchema,
+} from '../wire.ts';
 import type { CurrentMeterUsage } from './renewal-bill.ts';
 
 export const subscriptionSortFields = [
@@ -27,11 +35,41 @@ export const subscriptionSortFields = [
   'discount',
 ] as const;
 
+/** Polar's `OrderSubscription`: the subscription's own fields. */
+export const subscriptionCoreWireSchema = z
+  .object({
+    id: z.uuid(),
+    created_at: dateTimeWireSchema,
+    modified_at: dateTimeWireSchema.nullable(),
+    metadata: metadataWireSchema,
+    amount: z.int(),
+    currency: z.string(),
+    recurring_interval: z.enum(recurringIntervals),
+    status: z.enum(subscriptionStatuses),
+    current_period_start: dateTimeWireSchema,
+    current_period_end: dateTimeWireSchema.nullable(),
+    trial_start: dateTimeWireSchema.nullable(),
+    trial_end: dateTimeWireSchema.nullable(),
+    cancel_at_period_end: z.boolean(),
+    canceled_at: dateTimeWireSchema.nullable(),
+    started_at: dateTimeWireSchema.nullable(),
+    ends_at: dateTimeWireSchema.nullable(),
+    ended_at: dateTimeWireSchema.nullable(),
+    customer_id: z.uuid(),
+    product_id: z.uuid(),
+    discount_id: z.uuid().nullable(),
+    checkout_id: z.uuid().nullable(),
+    customer_cancellation_reason: z.enum(cancellationReasons).nullable(),
+    customer_cancellation_comment: z.string().nullable(),
+  })
+  .meta({ id: 'OrderSubscription' });
+export type SubscriptionCoreWire = z.input<typeof subscriptionCoreWireSchema>;
+
 /**
  * The subscription's own fields (Polar's `OrderSubscription`, embedded by orders): no customer,
  * product, discount, prices or meters.
  */
-export function subscriptionCoreWire(subscription: Subscription) {
+export function subscriptionCoreWire(subscription: Subscription): SubscriptionCoreWire {
   return {
     id: subscription.id,
     created_at: isoDateTime(subscription.createdAt),
@@ -58,7 +96,6 @@ export function subscriptionCoreWire(subscription: Subscription) {
     customer_cancellation_comment: subscription.customerCancellationComment ?? null,
   };
 }
-export type SubscriptionCoreWire = ReturnType<typeof subscriptionCoreWire>;
 
 /**
  * A metered price's usage in the subscription's current period (Polar's `SubscriptionMeter`):
