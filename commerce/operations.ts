@@ -5,6 +5,10 @@ import { checkoutLinkOperations } from './checkout-links/operations.ts';
 import { checkoutOperations } from './checkouts/operations.ts';
 import { customFieldOperations } from './custom-fields/operations.ts';
 import {
+  customerMeterOperations,
+  customerPortalMeterOperations,
+} from './customer-meters/operations.ts';
+import {
   customerPortalSignInOperations,
   customerSessionOperations,
 } from './customer-sessions/operations.ts';
@@ -25,6 +29,7 @@ import { productOperations } from './products/operations.ts';
 import { refundOperations } from './refunds/operations.ts';
 import { testClockOperations } from './test-clocks/operations.ts';
 import { webhookOperations } from './webhooks/operations.ts';
+import { workflowOperations } from './workflows/operations.ts';
 
 /**
  * Every documented /v1 operation, gathered from each area's operations.ts: the OpenAPI
@@ -56,4 +61,7 @@ export const commerceOperations: readonly Operation[] = [
   ...refundOperations,
   ...testClockOperations,
   ...webhookOperations,
+  ...customerMeterOperations,
+  ...customerPortalMeterOperations,
+  ...workflowOperations,
 ];
