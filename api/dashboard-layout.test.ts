@@ -23,7 +23,7 @@ describe('dashboard layout and messages (browser)', () => {
     await page.getByRole('heading', { level: 1, name: 'Orders' }).waitFor();
     await nav.waitFor({ state: 'hidden' });
     // Nothing is wider than the phone: wide tables scroll inside themselves.
-    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    const width = Number(await page.evaluate('document.documentElement.scrollWidth'));
     assert.ok(width <= 390, `the page is ${width}px wide`);
 
     await page.setViewportSize({ width: 1280, height: 800 });

@@ -3,6 +3,10 @@
  * describe a file. Plain functions over plain values.
  */
 
+/** What an uploaded file is for: each has its own size cap, visibility and content types. */
+export const fileServices = ['downloadable', 'product_media', 'organization_avatar'] as const;
+export type FileService = (typeof fileServices)[number];
+
 const units = ['', 'K', 'M', 'G', 'T', 'P', 'E', 'Z'];
 
 /**

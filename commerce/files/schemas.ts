@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { StoredFile } from '../../db/entities/index.ts';
-import { fileServices } from '../../db/entities/stored-file.ts';
-import { humanReadableSize } from '../../domain/files.ts';
+import { fileServices, humanReadableSize } from '../../domain/files.ts';
 import { dateTimeWireSchema, isoDateTime, isoDateTimeOrNull } from '../wire.ts';
 
 const sha256Base64 = z

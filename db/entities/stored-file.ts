@@ -1,9 +1,7 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { fileServices } from '../../domain/files.ts';
 import { commerceTimestampColumns, idColumn } from './columns.ts';
 import { Organization } from './organization.ts';
-
-export const fileServices = ['downloadable', 'product_media', 'organization_avatar'] as const;
-export type FileService = (typeof fileServices)[number];
 
 /**
  * A file a seller uploaded (downloadable, product media, avatar). The bytes live in the file
