@@ -2,9 +2,11 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Polar } from '@polar-sh/sdk';
+import { paidOrder, productWithBenefits } from '../benefit-grants/testing.ts';
 import { customerSessionOperations } from '../customer-sessions/operations.ts';
 import { customerOperations } from '../customers/operations.ts';
 import { licenseKeyOperations } from '../license-keys/operations.ts';
+import { orderOperations } from '../orders/operations.ts';
 import { paymentOperations } from '../payments/operations.ts';
 import { refundOperations } from '../refunds/operations.ts';
 import { testClockOperations } from '../test-clocks/operations.ts';
@@ -16,6 +18,7 @@ const operations: Operation[] = [
   ...customerOperations,
   ...customerSessionOperations,
   ...licenseKeyOperations,
+  ...orderOperations,
   ...paymentOperations,
   ...refundOperations,
   ...testClockOperations,
@@ -88,6 +91,15 @@ describe('the customer areas answer as their OpenAPI operations document', () =>
     await polar.customers.list({});
     await polar.customerSessions.create({ customerId: customer.id });
 
+    const product = await productWithBenefits(seller, []);
+    const order = await paidOrder(api, seller, customer.id, product.id, { source: 'test' });
+    await polar.orders.get({ id: order.id });
+    await polar.orders.list({});
+    await polar.orders.update({
+      id: order.id,
+      orderUpdate: { billingName: 'Ada L.', billingAddress: null },
+    });
+
     const endpoint = await polar.webhooks.createWebhookEndpoint({
       url: 'http://127.0.0.1:9/hooks',
       format: 'raw',
@@ -116,6 +128,9 @@ describe('the customer areas answer as their OpenAPI operations document', () =>
       'customers:get_balance',
       'customers:list',
       'customer_sessions:create',
+      'orders:get',
+      'orders:list',
+      'orders:update',
       'webhooks:create_webhook_endpoint',
       'webhooks:list_webhook_deliveries',
       'refunds:list',
