@@ -19,8 +19,8 @@ import { rejectUnstorableText } from './middleware/input-sanity.ts';
 import { requestLog } from './middleware/request-log.ts';
 import { securityHeaders } from './middleware/security-headers.ts';
 import { traceRequests } from './middleware/tracing.ts';
-import { devOutboxRoutes } from './routes/dev-outbox.ts';
 import { apiReferenceRoutes } from './routes/api-reference.ts';
+import { devOutboxRoutes } from './routes/dev-outbox.ts';
 import { healthRoutes } from './routes/health.ts';
 import { maintenanceRoutes } from './routes/maintenance.ts';
 import { metricsRoutes } from './routes/metrics.ts';
@@ -84,11 +84,11 @@ export function createApp(dependencies: AppDependencies): Koa {
   // A known path with the wrong method answers as an unknown one (404), as Better Auth does:
   // its client sends calls without body fields as GET and expects exactly that.
   for (const router of [
+    // /api/auth/openapi.json is public: answered before auth's origin and rate-limit checks.
+    apiReferenceRoutes(dependencies),
     authRoutes(dependencies),
     commerceRoutes(dependencies),
     healthRoutes(dependencies),
-    // /api/auth/openapi.json is public: answered before auth's origin and rate-limit checks.
-    apiReferenceRoutes(dependencies),
     maintenanceRoutes(dependencies),
     metricsRoutes(dependencies),
     temporalCodecRoutes(dependencies),
