@@ -6,6 +6,7 @@ import {
   webhookEndpointCreateInput,
   webhookEndpointUpdateInput,
   webhookEndpointWireSchema,
+  webhookEventWireSchema,
   webhookReplayInput,
   webhookReplayWireSchema,
 } from './schemas.ts';
@@ -90,6 +91,17 @@ export const webhookOperations: Operation[] = [
     params: idPath,
     body: webhookReplayInput,
     response: { status: 202, schema: webhookReplayWireSchema },
+    errors: [404],
+  },
+  {
+    method: 'post',
+    path: '/v1/webhooks/endpoints/:id/test',
+    operationId: 'webhooks:test_webhook_endpoint',
+    summary: 'Queue a test event (`organization.updated`) to an endpoint (Tollgate’s own)',
+    tag,
+    scopes: write,
+    params: idPath,
+    response: { status: 202, schema: webhookEventWireSchema },
     errors: [404],
   },
   {
