@@ -27,6 +27,10 @@ import { organizationOperations, storefrontOperations } from './organizations/op
 import { paymentOperations, stripeWebhookOperations } from './payments/operations.ts';
 import { productOperations } from './products/operations.ts';
 import { refundOperations } from './refunds/operations.ts';
+import {
+  customerPortalSubscriptionOperations,
+  subscriptionOperations,
+} from './subscriptions/operations.ts';
 import { testClockOperations } from './test-clocks/operations.ts';
 import { webhookOperations } from './webhooks/operations.ts';
 import { workflowOperations } from './workflows/operations.ts';
@@ -64,4 +68,6 @@ export const commerceOperations: readonly Operation[] = [
   ...customerMeterOperations,
   ...customerPortalMeterOperations,
   ...workflowOperations,
+  ...subscriptionOperations,
+  ...customerPortalSubscriptionOperations,
 ];

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Router from '@koa/router';
 import { WorkflowNotFoundError } from '@temporalio/client';
+import type { z } from 'zod';
 import type { AppDependencies } from '../../api/dependencies.ts';
 import { parseBody, parseQuery } from '../../api/validation.ts';
 import type { Customer } from '../../db/entities/index.ts';
@@ -41,6 +42,7 @@ import {
   customerSubscriptionListQuery,
   customerSubscriptionSortFields,
   customerSubscriptionUpdateInput,
+  type DunningActionName,
   failedRenewalSortFields,
   failedRenewalStatusFilter,
   failedRenewalWire,
@@ -48,6 +50,7 @@ import {
   subscriptionSortFields,
   subscriptionStatusFilter,
   subscriptionUpdateInput,
+  type subscriptionWorkflowStateWireSchema,
 } from './schemas.ts';
 import {
   amountsAtRisk,
@@ -60,7 +63,7 @@ import {
 } from './service.ts';
 
 /** The finance actions on a failed renewal, by the path that asks for them. */
-const dunningActions: Record<string, DunningAction> = {
+const dunningActions: Record<DunningActionName, DunningAction> = {
   retry: 'retry_now',
   cancel: 'cancel',
   resolve: 'mark_resolved',
@@ -181,7 +184,7 @@ export function subscriptionRoutes({ orm, config, temporal }: AppDependencies): 
   router.post('/:id/dunning/:action', scope('subscriptions:write'), async (ctx) => {
     const id = readIdParam(ctx);
     const subscription = await getSubscription(orm.em.fork(), callerOf(ctx).organizationId, id);
-    const action = dunningActions[ctx.params.action ?? ''];
+    const action = dunningActions[ctx.params.action as DunningActionName];
     if (!action) throw resourceNotFound();
     if (subscription.status !== 'past_due' && subscription.status !== 'unpaid') {
       throw commerceError('NotPastDueSubscription');
@@ -199,9 +202,11 @@ export function subscriptionRoutes({ orm, config, temporal }: AppDependencies): 
     const id = readIdParam(ctx);
     const subscription = await getSubscription(orm.em, callerOf(ctx).organizationId, id);
     try {
-      ctx.body = await temporal.workflow
+      // Typed by its documented schema, so the two cannot drift apart.
+      const state: z.input<typeof subscriptionWorkflowStateWireSchema> = await temporal.workflow
         .getHandle(workflowIds.subscription(subscription.id))
         .query(subscriptionStateQuery);
+      ctx.body = state;
     } catch (error) {
       if (error instanceof WorkflowNotFoundError) throw resourceNotFound('Workflow not found');
       throw error;

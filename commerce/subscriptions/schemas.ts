@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Meter, Subscription } from '../../db/entities/index.ts';
-import { renewalRecoverers } from '../../db/entities/subscription.ts';
+import { cancellationCauses, renewalRecoverers } from '../../db/entities/subscription.ts';
 import { declineReasonOf } from '../../domain/decline-reasons.ts';
 import { recurringIntervals } from '../../domain/prices.ts';
 import type { SubscriptionChange } from '../../domain/subscription-schedule.ts';
@@ -10,11 +10,16 @@ import {
   productChangeInput,
   subscriptionStatuses,
 } from '../../domain/subscriptions.ts';
-import { customerWire } from '../customers/schemas.ts';
-import { discountBaseWire } from '../discounts/schemas.ts';
-import { meterWire } from '../meters/schemas.ts';
-import type { OrganizationWire } from '../organizations/schemas.ts';
-import type { PriceWire } from '../products/schemas.ts';
+import { customerWire, customerWireSchema } from '../customers/schemas.ts';
+import { discountBaseWire, discountBaseWireSchema } from '../discounts/schemas.ts';
+import { meterWire, meterWireSchema } from '../meters/schemas.ts';
+import { type OrganizationWire, organizationWireSchema } from '../organizations/schemas.ts';
+import {
+  customerProductWireSchema,
+  type PriceWire,
+  priceWireSchema,
+  productWireSchema,
+} from '../products/schemas.ts';
 import { customerProductWire, type ProductWire } from '../products/service.ts';
 import {
   dateTimeInput,
@@ -97,6 +102,21 @@ export function subscriptionCoreWire(subscription: Subscription): SubscriptionCo
   };
 }
 
+const subscriptionMeterWireShape = {
+  id: z.uuid(),
+  created_at: dateTimeWireSchema,
+  modified_at: dateTimeWireSchema.nullable(),
+  consumed_units: z.number(),
+  credited_units: z.int(),
+  amount: z.int(),
+  meter_id: z.uuid(),
+};
+
+/** Polar's `SubscriptionMeter`. */
+export const subscriptionMeterWireSchema = z
+  .object({ ...subscriptionMeterWireShape, meter: meterWireSchema })
+  .meta({ id: 'SubscriptionMeter' });
+
 /**
  * A metered price's usage in the subscription's current period (Polar's `SubscriptionMeter`):
  * named after the subscription price, with the meter it reads (loaded).
@@ -105,7 +125,7 @@ export function subscriptionMeterWire(
   subscription: Subscription,
   usage: CurrentMeterUsage,
   meter: Meter,
-) {
+): z.input<typeof subscriptionMeterWireSchema> {
   return {
     id: usage.subscriptionPriceId,
     created_at: isoDateTime(subscription.createdAt),
@@ -117,7 +137,30 @@ export function subscriptionMeterWire(
     meter: meterWire(meter),
   };
 }
-export type SubscriptionMeterWire = ReturnType<typeof subscriptionMeterWire>;
+export type SubscriptionMeterWire = z.input<typeof subscriptionMeterWireSchema>;
+
+/** Tollgate's own fields on how its renewals' payment went (see renewalRecoveryWire). */
+const renewalRecoveryWireShape = {
+  last_payment_attempt_at: dateTimeWireSchema.nullable(),
+  last_payment_decline_reason: z.string().nullable(),
+  recovered_at: dateTimeWireSchema.nullable(),
+  recovered_by: z.enum(renewalRecoverers).nullable(),
+  cancellation_cause: z.enum(cancellationCauses).nullable(),
+};
+
+/** Polar's `Subscription`, with Tollgate's renewal recovery fields and `test_clock_id`. */
+export const subscriptionWireSchema = subscriptionCoreWireSchema
+  .extend({
+    custom_field_data: z.record(z.string(), z.unknown()),
+    customer: customerWireSchema,
+    product: productWireSchema,
+    discount: discountBaseWireSchema.nullable(),
+    prices: z.array(priceWireSchema),
+    meters: z.array(subscriptionMeterWireSchema),
+    ...renewalRecoveryWireShape,
+    test_clock_id: z.uuid().nullable(),
+  })
+  .meta({ id: 'Subscription' });
 
 /**
  * A subscription as /v1 answers it (Polar's `Subscription`): with its customer and discount
@@ -128,7 +171,7 @@ export function subscriptionWire(
   product: ProductWire,
   prices: PriceWire[],
   meters: SubscriptionMeterWire[],
-) {
+): SubscriptionWire {
   return {
     ...subscriptionCoreWire(subscription),
     custom_field_data: subscription.customFieldData,
@@ -142,7 +185,7 @@ export function subscriptionWire(
     test_clock_id: subscription.testClock?.id ?? null,
   };
 }
-export type SubscriptionWire = ReturnType<typeof subscriptionWire>;
+export type SubscriptionWire = z.input<typeof subscriptionWireSchema>;
 
 /**
  * How its renewals' payment went (Tollgate's own fields, for finance; Polar's SDK ignores
@@ -150,7 +193,9 @@ export type SubscriptionWire = ReturnType<typeof subscriptionWire>;
  * after all (when, by its clock, and by whom: `customer` from the portal, `finance`, or a
  * scheduled `dunning` retry), and `cancellation_cause: "payment_failed"` when dunning ended it.
  */
-export function renewalRecoveryWire(subscription: Subscription) {
+export function renewalRecoveryWire(
+  subscription: Subscription,
+): z.input<z.ZodObject<typeof renewalRecoveryWireShape>> {
   return {
     last_payment_attempt_at: isoDateTimeOrNull(subscription.lastPaymentAttemptAt),
     last_payment_decline_reason: declineReasonOf(subscription.lastPaymentError?.code),
@@ -172,6 +217,36 @@ export const customerSubscriptionListQuery = z
   .object({ query: z.string().trim().min(1).optional() })
   .loose();
 
+/** Polar's `CustomerSubscriptionProduct`: the product as buyers see it, with its organization. */
+export const customerSubscriptionProductWireSchema = customerProductWireSchema
+  .extend({ organization: organizationWireSchema })
+  .meta({ id: 'CustomerSubscriptionProduct' });
+
+/** Polar's `CustomerSubscriptionMeter`: the usage, its meter named only. */
+export const customerSubscriptionMeterWireSchema = z
+  .object({
+    ...subscriptionMeterWireShape,
+    meter: z.object({
+      id: z.uuid(),
+      created_at: dateTimeWireSchema,
+      modified_at: dateTimeWireSchema.nullable(),
+      name: z.string(),
+    }),
+  })
+  .meta({ id: 'CustomerSubscriptionMeter' });
+
+/** Polar's `CustomerSubscription`, with Tollgate's renewal recovery fields. */
+export const customerSubscriptionWireSchema = subscriptionCoreWireSchema
+  .omit({ metadata: true })
+  .extend({
+    product: customerSubscriptionProductWireSchema,
+    prices: z.array(priceWireSchema),
+    meters: z.array(customerSubscriptionMeterWireSchema),
+    ...renewalRecoveryWireShape,
+    is_polar_managed: z.boolean(),
+  })
+  .meta({ id: 'CustomerSubscription' });
+
 /**
  * A subscription as its customer sees it (Polar's `CustomerSubscription`): /v1's subscription
  * without the seller's metadata, custom field data, customer and discount; the product as
@@ -181,7 +256,7 @@ export const customerSubscriptionListQuery = z
 export function customerSubscriptionWire(
   subscription: SubscriptionWire,
   organization: OrganizationWire,
-) {
+): CustomerSubscriptionWire {
   const {
     metadata: _metadata,
     test_clock_id: _testClockId,
@@ -207,7 +282,7 @@ export function customerSubscriptionWire(
     is_polar_managed: true,
   };
 }
-export type CustomerSubscriptionWire = ReturnType<typeof customerSubscriptionWire>;
+export type CustomerSubscriptionWire = z.input<typeof customerSubscriptionWireSchema>;
 
 /** The `status` list filter (repeatable): finance lists the past_due and unpaid ones. */
 export const subscriptionStatusFilter = z.enum(subscriptionStatuses);
@@ -301,6 +376,10 @@ export const customerSubscriptionUpdateInput = oneVariantOf({
 export const failedRenewalStatuses = ['past_due', 'unpaid'] as const;
 export const failedRenewalStatusFilter = z.enum(failedRenewalStatuses);
 
+/** The finance actions on a failed renewal, as POST /v1/subscriptions/{id}/dunning/{action} names them. */
+export const dunningActionNames = ['retry', 'cancel', 'resolve'] as const;
+export type DunningActionName = (typeof dunningActionNames)[number];
+
 /** The recovered-renewals `recovered_by` filter (repeatable). */
 export const recoveredByFilter = z.enum(renewalRecoverers);
 
@@ -312,12 +391,30 @@ export const failedRenewalSortFields = [
   'dunning_attempts',
 ] as const;
 
+/** A failed renewal as finance lists it (Tollgate's own; see failedRenewalWire). */
+export const failedRenewalWireSchema = subscriptionCoreWireSchema
+  .extend({
+    customer_email: z.string(),
+    product_name: z.string(),
+    past_due_at: dateTimeWireSchema.nullable(),
+    dunning_attempts: z.int(),
+    next_payment_attempt_at: dateTimeWireSchema.nullable(),
+    last_payment_error: z.object({ code: z.string(), message: z.string() }).nullable(),
+    amount_at_risk: z.int().nullable(),
+    ...renewalRecoveryWireShape,
+    test_clock_id: z.uuid().nullable(),
+  })
+  .meta({ id: 'FailedRenewal' });
+
 /**
  * A subscription whose renewal failed, as finance lists it (Tollgate's own: Polar's wire has no
  * dunning): its own fields, whom and what it bills (customer and product loaded), its dunning,
  * and what the renewal order still pending would bring in (null: none is pending).
  */
-export function failedRenewalWire(subscription: Subscription, amountAtRisk: number | null) {
+export function failedRenewalWire(
+  subscription: Subscription,
+  amountAtRisk: number | null,
+): FailedRenewalWire {
   return {
     ...subscriptionCoreWire(subscription),
     customer_email: subscription.customer.email,
@@ -331,11 +428,40 @@ export function failedRenewalWire(subscription: Subscription, amountAtRisk: numb
     test_clock_id: subscription.testClock?.id ?? null,
   };
 }
-export type FailedRenewalWire = ReturnType<typeof failedRenewalWire>;
+export type FailedRenewalWire = z.input<typeof failedRenewalWireSchema>;
 
 /** The failed renewals of one currency: how many, and what their pending orders total. */
-export interface FailedRenewalTotal {
-  currency: string;
-  count: number;
-  amount_at_risk: number;
-}
+export const failedRenewalTotalWireSchema = z
+  .object({ currency: z.string(), count: z.int(), amount_at_risk: z.int() })
+  .meta({ id: 'FailedRenewalTotal' });
+export type FailedRenewalTotal = z.input<typeof failedRenewalTotalWireSchema>;
+
+/** The state of a subscription's workflow as GET /v1/subscriptions/{id}/workflow answers it. */
+export const subscriptionWorkflowStateWireSchema = z
+  .object({
+    schedule: z.object({
+      status: z.enum(subscriptionStatuses),
+      currentPeriodStart: z.string(),
+      currentPeriodEnd: z.string().nullable(),
+      trialEnd: z.string().nullable(),
+      cancelAtPeriodEnd: z.boolean(),
+      pastDueAt: z.string().nullable(),
+      dunningAttempts: z.int(),
+      nextPaymentAttemptAt: z.string().nullable(),
+      lastPaymentError: z.object({ code: z.string(), message: z.string() }).nullable(),
+      testClock: z.object({ id: z.uuid(), frozenTime: z.string() }).nullable(),
+    }),
+    nextAction: z.object({
+      kind: z.enum(['trial_conversion', 'renewal', 'payment_retry', 'end', 'none']),
+      at: z.string().nullable(),
+    }),
+    periods: z.array(
+      z.object({
+        start: z.string(),
+        end: z.string(),
+        orderId: z.uuid().nullable(),
+        status: z.enum(['paid', 'failed', 'free']),
+      }),
+    ),
+  })
+  .meta({ id: 'SubscriptionWorkflowState' });
