@@ -36,9 +36,13 @@ export async function buildDashboard(): Promise<void> {
 
 /** Rebuilds only when a source file is newer than the last build. */
 export async function buildDashboardIfStale(log: (line: string) => void): Promise<void> {
-  const sources = ['src', 'index.html', 'checkout.html', 'vite.config.ts'].map((entry) =>
-    join(dashboardRoot, entry),
-  );
+  const sources = [
+    ...['src', 'index.html', 'checkout.html', 'vite.config.ts'].map((entry) =>
+      join(dashboardRoot, entry),
+    ),
+    // The bundle also takes the server's shared rules and wire schemas (and what they import).
+    ...['domain', 'commerce', 'db/entities'].map((entry) => join(projectRoot, entry)),
+  ];
   if (Math.max(...sources.map(newestChange)) <= builtAt()) return;
   log('Building the dashboard...');
   await buildDashboard();

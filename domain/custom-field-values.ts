@@ -4,6 +4,10 @@
  * properties, as Polar does. Plain functions over plain values.
  */
 
+/** The kinds of field a seller can add to checkouts. */
+export const customFieldTypes = ['text', 'number', 'date', 'checkbox', 'select'] as const;
+export type CustomFieldType = (typeof customFieldTypes)[number];
+
 /**
  * A custom field as far as its values are concerned: its properties keyed as on the wire
  * (`min_length`, `max_length`, `ge`, `le`, `options`), as stored. A stored row fits as it is.

@@ -4,8 +4,8 @@ import { z } from 'zod';
 import { authSettings } from '../../accounts/settings.ts';
 import type { AppDependencies } from '../../api/dependencies.ts';
 import { parseBody, parseQuery } from '../../api/validation.ts';
-import { benefitTypes } from '../../db/entities/benefit.ts';
 import type { SortCriterion } from '../../db/listing.ts';
+import { benefitTypes } from '../../domain/benefit-types.ts';
 import {
   revokeGrantsOfDeleted,
   updateGrantsOfBenefit,

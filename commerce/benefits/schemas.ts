@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { type BenefitType, benefitTypes } from '../../db/entities/benefit.ts';
 import type { Benefit, BenefitGrant } from '../../db/entities/index.ts';
 import {
   descriptionLength,
   licenseKeyLimits,
   visibleGrantProperties,
 } from '../../domain/benefit-properties.ts';
+import { type BenefitType, benefitTypes } from '../../domain/benefit-types.ts';
 import { metadataInput } from '../../domain/metadata.ts';
 import { customerWire, customerWireSchema } from '../customers/schemas.ts';
 import { dateTimeWireSchema, isoDateTime, isoDateTimeOrNull, metadataWireSchema } from '../wire.ts';

@@ -1,7 +1,6 @@
 import type { EntityManager } from '@mikro-orm/core';
 import { invalidField } from '../../core/errors.ts';
 import { announceChange } from '../../db/change-notifications.ts';
-import type { BenefitType } from '../../db/entities/benefit.ts';
 import {
   Benefit,
   BenefitGrant,
@@ -12,6 +11,7 @@ import {
 import { findPage, inList, type ListQuery, textSearch } from '../../db/listing.ts';
 import { metadataFilterConditions } from '../../db/sql.ts';
 import { discordGuildIdOf } from '../../domain/benefit-properties.ts';
+import type { BenefitType } from '../../domain/benefit-types.ts';
 import { notPermitted, resourceNotFound } from '../errors.ts';
 import { appendEvent } from '../outbox.ts';
 import {

@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import { z } from 'zod';
 import type { AppDependencies } from '../../api/dependencies.ts';
 import { parseBody, parseQuery } from '../../api/validation.ts';
-import { customFieldTypes } from '../../db/entities/custom-field.ts';
+import { customFieldTypes } from '../../domain/custom-field-values.ts';
 import { callerOf, scope } from '../http/caller.ts';
 import { listRoute, readPage, readQueryList, readSorting } from '../http/listing.ts';
 import { parseCreateBody, readIdParam } from '../http/request.ts';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { type CustomFieldType, customFieldTypes } from '../../db/entities/custom-field.ts';
 import type { CustomField } from '../../db/entities/index.ts';
+import { type CustomFieldType, customFieldTypes } from '../../domain/custom-field-values.ts';
 import { metadataInput } from '../../domain/metadata.ts';
 import { dateTimeWireSchema, isoDateTime, isoDateTimeOrNull, metadataWireSchema } from '../wire.ts';
 

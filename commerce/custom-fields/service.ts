@@ -1,9 +1,9 @@
 import { type EntityManager, UniqueConstraintViolationException } from '@mikro-orm/core';
 import { invalidField } from '../../core/errors.ts';
 import { announceChange } from '../../db/change-notifications.ts';
-import type { CustomFieldType } from '../../db/entities/custom-field.ts';
 import { CustomField } from '../../db/entities/index.ts';
 import { findPage, inList, type ListQuery, textSearch } from '../../db/listing.ts';
+import type { CustomFieldType } from '../../domain/custom-field-values.ts';
 import { resourceNotFound } from '../errors.ts';
 import type {
   CustomFieldCreateInput,

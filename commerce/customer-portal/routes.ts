@@ -2,8 +2,8 @@ import Router from '@koa/router';
 import { z } from 'zod';
 import type { AppDependencies } from '../../api/dependencies.ts';
 import { parseBody, parseParams } from '../../api/validation.ts';
-import { benefitTypes } from '../../db/entities/benefit.ts';
 import type { Customer } from '../../db/entities/index.ts';
+import { benefitTypes } from '../../domain/benefit-types.ts';
 import { sessionCustomerOf } from '../http/customer-session.ts';
 import { readPage, readQueryIds, readQueryList, readSorting } from '../http/listing.ts';
 import { portalGate } from '../http/portal.ts';
@@ -33,7 +33,6 @@ import {
 } from './service.ts';
 
 const benefitTypeQuery = z.enum(benefitTypes);
-const _orderListQuery = z.object({ query: z.string().trim().min(1).optional() }).loose();
 
 /**
  * /v1/customer-portal: what a customer sees of itself with a `polar_cst_` session — profile,

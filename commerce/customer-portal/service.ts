@@ -1,7 +1,6 @@
 import { type FilterQuery, LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type Stripe from 'stripe';
-import type { BenefitType } from '../../db/entities/benefit.ts';
 import {
   type Benefit,
   BenefitGrant,
@@ -14,6 +13,7 @@ import {
 import type { SubscriptionStatus } from '../../db/entities/subscription.ts';
 import { findPage, inList, type ListQuery, oldestFirst, type Page } from '../../db/listing.ts';
 import type { Orm } from '../../db/orm.ts';
+import type { BenefitType } from '../../domain/benefit-types.ts';
 import { subscriptionSettingsOf } from '../../domain/organization-settings.ts';
 import type { StripeClient } from '../../integrations/stripe/client.ts';
 import {

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { type BenefitType, benefitTypes } from '../../db/entities/benefit.ts';
 import type { Metadata } from '../../db/entities/columns.ts';
 import type { Address } from '../../db/entities/customer.ts';
 import type { Customer } from '../../db/entities/index.ts';
 import type { RecurringInterval } from '../../db/entities/product.ts';
 import { addressInput } from '../../domain/addresses.ts';
+import { type BenefitType, benefitTypes } from '../../domain/benefit-types.ts';
 import { metadataInput } from '../../domain/metadata.ts';
 import { recurringIntervals } from '../../domain/prices.ts';
 import { taxIdFormats } from '../../domain/tax-ids.ts';

@@ -1,17 +1,8 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { benefitTypes } from '../../domain/benefit-types.ts';
 import { commerceTimestampColumns, idColumn, metadataColumn } from './columns.ts';
 import { Customer } from './customer.ts';
 import { Organization } from './organization.ts';
-
-export const benefitTypes = [
-  'custom',
-  'discord',
-  'github_repository',
-  'downloadables',
-  'license_keys',
-  'meter_credit',
-] as const;
-export type BenefitType = (typeof benefitTypes)[number];
 
 /** The per-type settings of a benefit, keyed as on the wire (snake_case). */
 export type BenefitProperties = Record<string, unknown>;

@@ -1,9 +1,7 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { customFieldTypes } from '../../domain/custom-field-values.ts';
 import { commerceTimestampColumns, idColumn, metadataColumn } from './columns.ts';
 import { Organization } from './organization.ts';
-
-export const customFieldTypes = ['text', 'number', 'date', 'checkbox', 'select'] as const;
-export type CustomFieldType = (typeof customFieldTypes)[number];
 
 /** The per-type settings of a custom field, keyed as on the wire (snake_case); unset keys absent. */
 export type CustomFieldProperties = Record<string, unknown>;

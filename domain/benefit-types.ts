@@ -1,0 +1,10 @@
+/** What a benefit grants: Polar's benefit types. */
+export const benefitTypes = [
+  'custom',
+  'discord',
+  'github_repository',
+  'downloadables',
+  'license_keys',
+  'meter_credit',
+] as const;
+export type BenefitType = (typeof benefitTypes)[number];
