@@ -9,6 +9,11 @@ import { licenseKeyOperations } from '../license-keys/operations.ts';
 import { orderOperations } from '../orders/operations.ts';
 import { paymentOperations } from '../payments/operations.ts';
 import { refundOperations } from '../refunds/operations.ts';
+import {
+  customerPortalSubscriptionOperations,
+  subscriptionOperations,
+} from '../subscriptions/operations.ts';
+import { subscribeOnTestClock } from '../subscriptions/testing.ts';
 import { testClockOperations } from '../test-clocks/operations.ts';
 import { createSeller, type Seller, startCommerceApi, type TestApi } from '../testing.ts';
 import { webhookOperations } from '../webhooks/operations.ts';
@@ -21,6 +26,8 @@ const operations: Operation[] = [
   ...orderOperations,
   ...paymentOperations,
   ...refundOperations,
+  ...subscriptionOperations,
+  ...customerPortalSubscriptionOperations,
   ...testClockOperations,
   ...webhookOperations,
 ];
@@ -74,7 +81,7 @@ describe('the customer areas answer as their OpenAPI operations document', () =>
   });
   after(() => api.close());
 
-  it('validates a journey through customers, sessions, webhooks, clocks and lists', async () => {
+  it('validates a journey through customers, orders, subscriptions, sessions, webhooks, clocks and lists', async () => {
     const polar = seller.polar;
     const customer = await polar.customers.create({
       email: `buyer-${randomUUID().slice(0, 8)}@example.com`,
@@ -99,6 +106,24 @@ describe('the customer areas answer as their OpenAPI operations document', () =>
       id: order.id,
       orderUpdate: { billingName: 'Ada L.', billingAddress: null },
     });
+
+    const plan = await polar.products.create({
+      name: 'Monthly plan',
+      recurringInterval: 'month',
+      prices: [{ amountType: 'fixed', priceAmount: 900 }],
+    });
+    const { subscriptionId } = await subscribeOnTestClock(
+      api,
+      seller,
+      plan.id,
+      '2026-01-01T00:00:00Z',
+    );
+    const subscription = await polar.subscriptions.get({ id: subscriptionId });
+    await polar.subscriptions.list({});
+    const session = await polar.customerSessions.create({ customerId: subscription.customerId });
+    const security = { customerSession: session.token };
+    await polar.customerPortal.subscriptions.get(security, { id: subscriptionId });
+    await polar.customerPortal.subscriptions.list(security, {});
 
     const endpoint = await polar.webhooks.createWebhookEndpoint({
       url: 'http://127.0.0.1:9/hooks',
@@ -131,6 +156,10 @@ describe('the customer areas answer as their OpenAPI operations document', () =>
       'orders:get',
       'orders:list',
       'orders:update',
+      'subscriptions:get',
+      'subscriptions:list',
+      'customer_portal:subscriptions:get',
+      'customer_portal:subscriptions:list',
       'webhooks:create_webhook_endpoint',
       'webhooks:list_webhook_deliveries',
       'refunds:list',
