@@ -71,3 +71,10 @@ export const commerceOperations: readonly Operation[] = [
   ...subscriptionOperations,
   ...customerPortalSubscriptionOperations,
 ];
+import { customerPortalGrantOperations } from './benefit-grants/operations.ts';
+import { customerPortalOperations } from './customer-portal/operations.ts';
+import { customerPortalOrderOperations, orderOperations } from './orders/operations.ts';
+  ...orderOperations,
+  ...customerPortalOrderOperations,
+  ...customerPortalOperations,
+  ...customerPortalGrantOperations,

@@ -1,11 +1,9 @@
 import Router from '@koa/router';
-import { z } from 'zod';
 import { authSettings } from '../../accounts/settings.ts';
 import { isAllowedRedirect } from '../../api/auth/origins.ts';
 import type { AppDependencies } from '../../api/dependencies.ts';
 import { parseBody, parseQuery } from '../../api/validation.ts';
 import { invalidField } from '../../core/errors.ts';
-import { customerOAuthPlatforms } from '../../db/entities/customer-access.ts';
 import { s3Storage } from '../../integrations/files/s3-storage.ts';
 import { localDiskStorage } from '../../integrations/files/storage.ts';
 import { fetchLinkedAccount, LinkFailed } from '../../integrations/oauth/account-links.ts';
@@ -23,11 +21,11 @@ import { readIdParam } from '../http/request.ts';
 import { downloadUrl, downloadUrlLifetimeMs, readDownload, signDownload } from './downloads.ts';
 import { linkAuthorizationUrl, readLinkState, saveLinkedAccount } from './oauth-accounts.ts';
 import { listCustomerDownloadables, recordDownload, updateCustomerBenefitGrant } from './portal.ts';
-import { customerBenefitGrantUpdateInput, customerDownloadableWire } from './schemas.ts';
-
-const authorizeQuery = z
-  .object({ platform: z.enum(customerOAuthPlatforms), return_to: z.string().min(1).optional() })
-  .loose();
+import {
+  customerBenefitGrantUpdateInput,
+  customerDownloadableWire,
+  oauthAuthorizeQuery,
+} from './schemas.ts';
 
 /**
  * The customer portal's side of grants: linking the account a Discord or GitHub grant waits
@@ -72,7 +70,7 @@ export function customerPortalGrantRoutes(dependencies: AppDependencies): Router
 
   /** Sends the customer to Discord or GitHub to link the account its grants need. */
   router.get('/oauth-accounts/authorize', limit('portalWrite'), session, async (ctx) => {
-    const query = parseQuery(ctx, authorizeQuery);
+    const query = parseQuery(ctx, oauthAuthorizeQuery);
     const provider = config.auth.social.providers[query.platform];
     if (!provider) {
       throw invalidField(

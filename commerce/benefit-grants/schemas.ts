@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { customerOAuthPlatforms } from '../../db/entities/customer-access.ts';
 import type { Downloadable } from '../../db/entities/index.ts';
-import { downloadableWire } from '../files/schemas.ts';
-import { isoDateTime } from '../wire.ts';
+import { downloadableWire, downloadableWireSchema } from '../files/schemas.ts';
+import { dateTimeWireSchema, isoDateTime } from '../wire.ts';
 
 const accountLink = z.object({ account_id: z.string().min(1).nullable() });
 
@@ -15,11 +16,32 @@ export const customerBenefitGrantUpdateInput = z.discriminatedUnion('benefit_typ
 ]);
 export type CustomerBenefitGrantUpdateInput = z.infer<typeof customerBenefitGrantUpdateInput>;
 
+/** Which platform's account to link, and where to send the customer back afterwards. */
+export const oauthAuthorizeQuery = z
+  .object({ platform: z.enum(customerOAuthPlatforms), return_to: z.string().min(1).optional() })
+  .loose();
+
+/** Where to send the customer to consent to the link (Polar's `AuthorizeResponse`). */
+export const oauthAuthorizeWireSchema = z
+  .object({ url: z.string() })
+  .meta({ id: 'AuthorizeResponse' });
+
+/** Polar's `DownloadableRead`: the file with its signed download URL. */
+export const customerDownloadableWireSchema = z
+  .object({
+    id: z.uuid(),
+    benefit_id: z.uuid(),
+    file: downloadableWireSchema
+      .extend({ download: z.object({ url: z.string(), expires_at: dateTimeWireSchema }) })
+      .meta({ id: 'FileDownload' }),
+  })
+  .meta({ id: 'DownloadableRead' });
+
 /** A granted file with a signed, expiring URL to download it (Polar's `DownloadableRead`). */
 export function customerDownloadableWire(
   downloadable: Downloadable,
   download: { url: string; expiresAt: number },
-) {
+): z.input<typeof customerDownloadableWireSchema> {
   return {
     id: downloadable.id,
     benefit_id: downloadable.benefit.id,

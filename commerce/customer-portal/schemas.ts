@@ -1,5 +1,6 @@
 import type Stripe from 'stripe';
 import { z } from 'zod';
+import { customerOAuthPlatforms } from '../../db/entities/customer-access.ts';
 import type {
   Benefit,
   BenefitGrant,
@@ -8,18 +9,52 @@ import type {
 } from '../../db/entities/index.ts';
 import { addressInput } from '../../domain/addresses.ts';
 import { visibleGrantProperties } from '../../domain/benefit-properties.ts';
-import { benefitWire } from '../benefits/schemas.ts';
-import { addressWire } from '../customers/schemas.ts';
-import type { OrderWire } from '../orders/schemas.ts';
-import { type OrganizationWire, organizationWire } from '../organizations/schemas.ts';
+import {
+  benefitGrantWireSchema,
+  benefitPublicWireSchema,
+  benefitWire,
+} from '../benefits/schemas.ts';
+import { addressWire, customerWireSchema } from '../customers/schemas.ts';
+import { type OrderWire, orderWireSchema } from '../orders/schemas.ts';
+import {
+  type OrganizationWire,
+  organizationWire,
+  organizationWireSchema,
+} from '../organizations/schemas.ts';
+import { customerProductWireSchema } from '../products/schemas.ts';
 import { customerProductWire, type ProductWire } from '../products/service.ts';
-import { isoDateTime, isoDateTimeOrNull } from '../wire.ts';
+import { subscriptionCoreWireSchema } from '../subscriptions/schemas.ts';
+import { dateTimeWireSchema, isoDateTime, isoDateTimeOrNull, metadataWireSchema } from '../wire.ts';
+
+/** Polar's `CustomerPortalCustomer`: the linked accounts by platform, no seller metadata. */
+export const customerPortalCustomerWireSchema = customerWireSchema
+  .pick({
+    id: true,
+    created_at: true,
+    modified_at: true,
+    email: true,
+    email_verified: true,
+    name: true,
+    billing_address: true,
+    tax_id: true,
+  })
+  .extend({
+    billing_name: z.string().nullable(),
+    oauth_accounts: z.partialRecord(
+      z.enum(customerOAuthPlatforms),
+      z
+        .object({ account_id: z.string(), account_username: z.string().nullable() })
+        .meta({ id: 'CustomerPortalOAuthAccount' }),
+    ),
+    default_payment_method_id: z.string().nullable(),
+  })
+  .meta({ id: 'CustomerPortalCustomer' });
 
 /** The customer as its own portal session sees it (Polar's `CustomerPortalCustomer`). */
 export function customerPortalCustomerWire(
   customer: Customer,
   oauthAccounts: CustomerOAuthAccount[],
-) {
+): z.input<typeof customerPortalCustomerWireSchema> {
   return {
     id: customer.id,
     created_at: isoDateTime(customer.createdAt),
@@ -40,7 +75,7 @@ export function customerPortalCustomerWire(
     default_payment_method_id: customer.defaultPaymentMethodId ?? null,
   };
 }
-export type CustomerPortalCustomerWire = ReturnType<typeof customerPortalCustomerWire>;
+export type CustomerPortalCustomerWire = z.input<typeof customerPortalCustomerWireSchema>;
 
 /** Absent keys keep their value; blank text, like null, clears it. */
 const clearableText = z
@@ -90,8 +125,33 @@ export const paymentMethodConfirmInput = z.object({
 });
 export type PaymentMethodConfirmInput = z.infer<typeof paymentMethodConfirmInput>;
 
+/** Polar's `CustomerPaymentMethod` (`PaymentMethodCard` or `PaymentMethodGeneric`). */
+export const customerPaymentMethodWireSchema = z
+  .object({
+    id: z.string(),
+    created_at: dateTimeWireSchema,
+    modified_at: dateTimeWireSchema.nullable(),
+    processor: z.literal('stripe'),
+    customer_id: z.uuid(),
+    type: z.string(),
+    method_metadata: z
+      .object({
+        brand: z.string(),
+        last4: z.string(),
+        exp_month: z.int(),
+        exp_year: z.int(),
+        wallet: z.string().nullable(),
+      })
+      .meta({ id: 'PaymentMethodCardMetadata' })
+      .optional(),
+  })
+  .meta({ id: 'CustomerPaymentMethod' });
+
 /** A saved payment method (Polar's `CustomerPaymentMethod`): a card shows its brand and digits. */
-export function customerPaymentMethodWire(method: Stripe.PaymentMethod, customerId: string) {
+export function customerPaymentMethodWire(
+  method: Stripe.PaymentMethod,
+  customerId: string,
+): z.input<typeof customerPaymentMethodWireSchema> {
   const { card } = method;
   return {
     id: method.id,
@@ -117,7 +177,22 @@ export type PaymentMethodSetup =
   | { status: 'succeeded'; paymentMethod: Stripe.PaymentMethod }
   | { status: 'requires_action'; clientSecret: string; nextActionUrl: string | null };
 
-export const paymentMethodSetupWire = (setup: PaymentMethodSetup, customerId: string) =>
+/** Polar's `CustomerPaymentMethodCreateResponse`, by `status`. */
+export const paymentMethodSetupWireSchema = z
+  .discriminatedUnion('status', [
+    z.object({ status: z.literal('succeeded'), payment_method: customerPaymentMethodWireSchema }),
+    z.object({
+      status: z.literal('requires_action'),
+      client_secret: z.string(),
+      next_action_url: z.string().optional(),
+    }),
+  ])
+  .meta({ id: 'CustomerPaymentMethodCreateResponse' });
+
+export const paymentMethodSetupWire = (
+  setup: PaymentMethodSetup,
+  customerId: string,
+): z.input<typeof paymentMethodSetupWireSchema> =>
   setup.status === 'succeeded'
     ? {
         status: setup.status,
@@ -154,6 +229,34 @@ function subscriberProperties(benefit: Benefit) {
   }
 }
 
+/** Polar's `Benefit*SubscriberProperties`, as `subscriberProperties` answers them. */
+const benefitSubscriberPropertiesWireSchema = z.union([
+  z.object({ guild_id: z.string() }).meta({ id: 'BenefitDiscordSubscriberProperties' }),
+  z
+    .object({ repository_owner: z.string(), repository_name: z.string() })
+    .meta({ id: 'BenefitGitHubRepositorySubscriberProperties' }),
+  z
+    .object({ active_files: z.array(z.uuid()) })
+    .meta({ id: 'BenefitDownloadablesSubscriberProperties' }),
+  // Custom, license keys and meter credit: their `Benefit*Properties` as the seller sees them.
+  z.record(z.string(), z.unknown()),
+]);
+
+/** Polar's `CustomerBenefitGrant*`: the grant with the portal customer and the subscriber's benefit. */
+export const customerBenefitGrantWireSchema = benefitGrantWireSchema
+  .omit({ error: true, customer: true, benefit: true })
+  .extend({
+    customer: customerPortalCustomerWireSchema,
+    benefit: benefitPublicWireSchema
+      .extend({
+        metadata: metadataWireSchema,
+        organization: organizationWireSchema,
+        properties: benefitSubscriberPropertiesWireSchema,
+      })
+      .meta({ id: 'BenefitSubscriber' }),
+  })
+  .meta({ id: 'CustomerBenefitGrant' });
+
 /**
  * A grant as the customer's portal answers it (Polar's `CustomerBenefitGrant*`), with its
  * benefit and the benefit's organization loaded.
@@ -161,7 +264,7 @@ function subscriberProperties(benefit: Benefit) {
 export function customerBenefitGrantWire(
   grant: BenefitGrant,
   customer: CustomerPortalCustomerWire,
-) {
+): z.input<typeof customerBenefitGrantWireSchema> {
   const { benefit } = grant;
   return {
     id: grant.id,
@@ -201,6 +304,20 @@ export type CustomerOrderSortField = (typeof customerOrderSortFields)[number];
 const withoutMetadata = <Wire extends { metadata: unknown }>({ metadata: _, ...rest }: Wire) =>
   rest;
 
+/** Polar's `CustomerOrder`. */
+export const customerOrderWireSchema = orderWireSchema
+  .omit({ metadata: true, custom_field_data: true, customer: true, discount: true })
+  .extend({
+    product: customerProductWireSchema
+      .extend({ organization: organizationWireSchema })
+      .meta({ id: 'CustomerOrderProduct' }),
+    subscription: subscriptionCoreWireSchema
+      .omit({ metadata: true })
+      .meta({ id: 'CustomerOrderSubscription' })
+      .nullable(),
+  })
+  .meta({ id: 'CustomerOrder' });
+
 /**
  * An order as its customer sees it (Polar's `CustomerOrder`): the seller's order without its
  * metadata, custom field data, customer and discount; the product with its prices, public
@@ -210,7 +327,7 @@ export function customerOrderWire(
   order: OrderWire,
   product: ProductWire,
   organization: OrganizationWire,
-) {
+): z.input<typeof customerOrderWireSchema> {
   const {
     custom_field_data: _customFieldData,
     customer: _customer,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { customerOrderWireSchema } from '../customer-portal/schemas.ts';
 import { idPath, type Operation, pageOf } from '../http/openapi.ts';
 import {
   confirmRetryPaymentInput,
@@ -94,7 +95,7 @@ export const customerPortalOrderOperations: Operation[] = [
     tag: 'Customer Portal',
     auth: 'customer',
     query: customerOrderListQuery,
-    response: { status: 200, schema: pageOf(z.looseObject({ id: z.uuid() })) },
+    response: { status: 200, schema: pageOf(customerOrderWireSchema) },
   },
   {
     method: 'get',
@@ -104,7 +105,7 @@ export const customerPortalOrderOperations: Operation[] = [
     tag: 'Customer Portal',
     auth: 'customer',
     params: idPath,
-    response: { status: 200, schema: z.looseObject({ id: z.uuid() }) },
+    response: { status: 200, schema: customerOrderWireSchema },
     errors: [404],
   },
   {
@@ -116,7 +117,7 @@ export const customerPortalOrderOperations: Operation[] = [
     auth: 'customer',
     params: idPath,
     body: orderUpdateInput,
-    response: { status: 200, schema: z.looseObject({ id: z.uuid() }) },
+    response: { status: 200, schema: customerOrderWireSchema },
     errors: [404],
   },
   {
