@@ -1,5 +1,6 @@
 import { accessTokenOperations } from './access-tokens/operations.ts';
 import { benefitConnectionOperations } from './benefit-connections/operations.ts';
+import { customerPortalGrantOperations } from './benefit-grants/operations.ts';
 import { benefitOperations } from './benefits/operations.ts';
 import { checkoutLinkOperations } from './checkout-links/operations.ts';
 import { checkoutOperations } from './checkouts/operations.ts';
@@ -8,6 +9,7 @@ import {
   customerMeterOperations,
   customerPortalMeterOperations,
 } from './customer-meters/operations.ts';
+import { customerPortalOperations } from './customer-portal/operations.ts';
 import {
   customerPortalSignInOperations,
   customerSessionOperations,
@@ -23,6 +25,7 @@ import {
 } from './license-keys/operations.ts';
 import { meterOperations } from './meters/operations.ts';
 import { metricOperations } from './metrics/operations.ts';
+import { customerPortalOrderOperations, orderOperations } from './orders/operations.ts';
 import { organizationOperations, storefrontOperations } from './organizations/operations.ts';
 import { paymentOperations, stripeWebhookOperations } from './payments/operations.ts';
 import { productOperations } from './products/operations.ts';
@@ -68,13 +71,10 @@ export const commerceOperations: readonly Operation[] = [
   ...customerMeterOperations,
   ...customerPortalMeterOperations,
   ...workflowOperations,
-  ...subscriptionOperations,
-  ...customerPortalSubscriptionOperations,
-];
-import { customerPortalGrantOperations } from './benefit-grants/operations.ts';
-import { customerPortalOperations } from './customer-portal/operations.ts';
-import { customerPortalOrderOperations, orderOperations } from './orders/operations.ts';
   ...orderOperations,
   ...customerPortalOrderOperations,
   ...customerPortalOperations,
   ...customerPortalGrantOperations,
+  ...subscriptionOperations,
+  ...customerPortalSubscriptionOperations,
+];
