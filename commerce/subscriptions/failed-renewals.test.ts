@@ -84,6 +84,18 @@ describe('failed renewals (/v1/subscriptions/failed-renewals)', () => {
     assert.deepEqual([listed.body.items, listed.body.totals], [[], []]);
   });
 
+  it('answers an action it does not know, inherited names included, as not found', async () => {
+    for (const action of ['refund', 'toString', 'constructor', '__proto__']) {
+      const answer = await callV1(
+        api,
+        seller.token,
+        'POST',
+        `/v1/subscriptions/${declined[0]}/dunning/${action}`,
+      );
+      assert.equal(answer.status, 404, `${action}: ${JSON.stringify(answer.body)}`);
+    }
+  });
+
   it('leaves the list once finance marks the renewal resolved', async () => {
     const [resolvedId, stillDeclined] = declined;
     const resolved = await callV1(

@@ -184,8 +184,9 @@ export function subscriptionRoutes({ orm, config, temporal }: AppDependencies): 
   router.post('/:id/dunning/:action', scope('subscriptions:write'), async (ctx) => {
     const id = readIdParam(ctx);
     const subscription = await getSubscription(orm.em.fork(), callerOf(ctx).organizationId, id);
+    // Own keys only: `toString` or `constructor` must answer 404 like any unknown action.
+    if (!Object.hasOwn(dunningActions, ctx.params.action)) throw resourceNotFound();
     const action = dunningActions[ctx.params.action as DunningActionName];
-    if (!action) throw resourceNotFound();
     if (subscription.status !== 'past_due' && subscription.status !== 'unpaid') {
       throw commerceError('NotPastDueSubscription');
     }
