@@ -54,8 +54,6 @@ describe('the OpenAPI contract of /v1 and the /docs reference', () => {
   });
   after(() => api.close());
 
-  // The customer, order, subscription, portal and workflow areas add their operations in
-  // parallel work: until every area has, this names the routes still undocumented.
   it('documents every registered /v1 route, and only those, with the scope the route requires', () => {
     const routes = registeredRoutes(api);
     const documented = new Map(

@@ -185,7 +185,7 @@ export function subscriptionRoutes({ orm, config, temporal }: AppDependencies): 
     const id = readIdParam(ctx);
     const subscription = await getSubscription(orm.em.fork(), callerOf(ctx).organizationId, id);
     // Own keys only: `toString` or `constructor` must answer 404 like any unknown action.
-    if (!Object.hasOwn(dunningActions, ctx.params.action)) throw resourceNotFound();
+    if (!Object.hasOwn(dunningActions, ctx.params.action ?? '')) throw resourceNotFound();
     const action = dunningActions[ctx.params.action as DunningActionName];
     if (subscription.status !== 'past_due' && subscription.status !== 'unpaid') {
       throw commerceError('NotPastDueSubscription');
