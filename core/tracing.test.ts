@@ -16,7 +16,7 @@ const { startTestApi } = await import('../api/testing.ts');
 const { callV1, createSeller } = await import('../commerce/testing.ts');
 const { loadRuntimeConfig } = await import('../config/env.ts');
 const { eventually } = await import('../devstack/eventually.ts');
-const { startTestStack } = await import('../devstack/test-stack.ts');
+const { startOwnTestStack } = await import('../devstack/test-stack.ts');
 const { workflowIds } = await import('../processes/workflow-ids.ts');
 const { createWorker } = await import('../temporal/worker.ts');
 const { DefaultLogger, Runtime } = await import('@temporalio/worker');
@@ -44,23 +44,8 @@ describe('tracing', () => {
   before(async () => {
     // A stack of its own without the run's worker process: the workflows run on the worker
     // started here, with this process's tracing.
-    const own: NodeJS.ProcessEnv = { ...process.env };
-    for (const name of [
-      'TEMPORAL_ADDRESS',
-      'TEMPORAL_UI_URL',
-      'STRIPE_API_BASE',
-      'STRIPE_SIMULATOR_URL',
-      'STRIPE_WEBHOOK_SECRET',
-    ]) {
-      delete own[name];
-    }
-    const shared = process.env;
-    process.env = own;
-    try {
-      stack = await startTestStack(() => undefined, { worker: false });
-    } finally {
-      process.env = shared;
-    }
+    const { stack: started, env: own } = await startOwnTestStack({}, { worker: false });
+    stack = started;
     const config = loadRuntimeConfig({ ...own, ...stack.env });
     // The SDK's own lines (bundling, worker states) only when something is wrong.
     Runtime.install({ logger: new DefaultLogger('WARN') });

@@ -86,3 +86,33 @@ function freshDatabaseUrl(url: string): string {
   fresh.pathname = `/tollgate_test_${stamp}_${process.pid}`;
   return fresh.toString();
 }
+
+/** The shared run's services, which a test's own stack must not reach. */
+const sharedServiceVariables = [
+  'TEMPORAL_ADDRESS',
+  'TEMPORAL_UI_URL',
+  'STRIPE_API_BASE',
+  'STRIPE_SIMULATOR_URL',
+  'STRIPE_WEBHOOK_SECRET',
+];
+
+/**
+ * A stack of a test's own beside the run's shared one (its own Temporal server and Stripe
+ * simulator), started with `settings` added to this process's environment: the run's worker does
+ * not poll its task queues, and its processes are the test's to kill. Answers the stack and the
+ * environment it was started with, for the test's own processes.
+ */
+export async function startOwnTestStack(
+  settings: NodeJS.ProcessEnv,
+  options?: Parameters<typeof startTestStack>[1],
+): Promise<{ stack: TestStack; env: NodeJS.ProcessEnv }> {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...settings };
+  for (const name of sharedServiceVariables) delete env[name];
+  const shared = process.env;
+  process.env = env;
+  try {
+    return { stack: await startTestStack(() => undefined, options), env };
+  } finally {
+    process.env = shared;
+  }
+}

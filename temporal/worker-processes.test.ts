@@ -8,7 +8,7 @@ import { callV1, createSeller, type Seller, type TestApi } from '../commerce/tes
 import { loadRuntimeConfig } from '../config/env.ts';
 import { startWorkerProcess } from '../devstack/app-processes.ts';
 import { Supervisor } from '../devstack/supervisor.ts';
-import { startTestStack, type TestStack } from '../devstack/test-stack.ts';
+import { startOwnTestStack, type TestStack } from '../devstack/test-stack.ts';
 import { workflowIds } from '../processes/workflow-ids.ts';
 import { connectTemporal } from './client.ts';
 
@@ -47,23 +47,10 @@ describe('two worker processes, one of them SIGKILLed mid-run', () => {
   before(async () => {
     // A stack of its own (its Temporal server and Stripe simulator): the run's shared worker
     // must not poll these task queues, and its processes are not ours to kill.
-    const own: NodeJS.ProcessEnv = { ...process.env, TOLLGATE_WORKER_PROCESSES: '2' };
-    for (const name of [
-      'TEMPORAL_ADDRESS',
-      'TEMPORAL_UI_URL',
-      'STRIPE_API_BASE',
-      'STRIPE_SIMULATOR_URL',
-      'STRIPE_WEBHOOK_SECRET',
-    ]) {
-      delete own[name];
-    }
-    const shared = process.env;
-    process.env = own;
-    try {
-      stack = await startTestStack(() => undefined);
-    } finally {
-      process.env = shared;
-    }
+    const { stack: started, env: own } = await startOwnTestStack({
+      TOLLGATE_WORKER_PROCESSES: '2',
+    });
+    stack = started;
     const env = { ...own, ...stack.env };
     api = await startTestApi(loadRuntimeConfig(env));
     seller = await createSeller(api);

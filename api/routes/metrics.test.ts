@@ -8,7 +8,7 @@ import { loadRuntimeConfig } from '../../config/env.ts';
 import { startApiProcess } from '../../devstack/app-processes.ts';
 import { eventually } from '../../devstack/eventually.ts';
 import { findFreePort, Supervisor } from '../../devstack/supervisor.ts';
-import { startTestStack, type TestStack } from '../../devstack/test-stack.ts';
+import { startOwnTestStack, type TestStack } from '../../devstack/test-stack.ts';
 import { startTestApi } from '../testing.ts';
 
 /** The value of the sample `name{labels}` (labels as printed, in order), or undefined. */
@@ -39,28 +39,12 @@ describe('GET /metrics on the API and the worker, each a pool of two processes',
     // so every checkout of this test is counted there.
     const workerMetricsPort = await findFreePort();
     workerMetrics = `http://127.0.0.1:${workerMetricsPort}/metrics`;
-    const own: NodeJS.ProcessEnv = {
-      ...process.env,
+    const { stack: started, env: own } = await startOwnTestStack({
       TOLLGATE_WORKER_PROCESSES: '2',
       TOLLGATE_WORKER_METRICS_PORT: String(workerMetricsPort),
       TOLLGATE_METRICS_TOKEN: token,
-    };
-    for (const name of [
-      'TEMPORAL_ADDRESS',
-      'TEMPORAL_UI_URL',
-      'STRIPE_API_BASE',
-      'STRIPE_SIMULATOR_URL',
-      'STRIPE_WEBHOOK_SECRET',
-    ]) {
-      delete own[name];
-    }
-    const shared = process.env;
-    process.env = own;
-    try {
-      stack = await startTestStack(() => undefined);
-    } finally {
-      process.env = shared;
-    }
+    });
+    stack = started;
     // In this process, without a metrics token: it takes Stripe's webhooks and makes sellers.
     const { TOLLGATE_METRICS_TOKEN: _, ...withoutToken } = { ...own, ...stack.env };
     api = await startTestApi(loadRuntimeConfig(withoutToken));
