@@ -19,6 +19,31 @@ import type { ValidTaxId } from './tax-ids.ts';
 export const taxModes = ['none', 'seller_rates', 'stripe_tax'] as const;
 export type TaxMode = (typeof taxModes)[number];
 
+/**
+ * An organization's tax settings (Tollgate's own `tax_settings`): how it taxes, where it is
+ * established (for the EU reverse charge) and whether the rates it creates include the tax in
+ * its prices unless a rate says otherwise.
+ */
+export interface TaxSettings {
+  mode: TaxMode;
+  homeCountry: string | null;
+  pricesIncludeTax: boolean;
+}
+
+export const defaultTaxSettings = (): TaxSettings => ({
+  mode: 'none',
+  homeCountry: null,
+  pricesIncludeTax: false,
+});
+
+/** The organization's tax settings, with the defaults of keys added since it saved them. */
+export const taxSettingsOf = (organization: {
+  taxSettings: Partial<TaxSettings>;
+}): TaxSettings => ({
+  ...defaultTaxSettings(),
+  ...organization.taxSettings,
+});
+
 /** Whether a product's sales are taxed at all. */
 export const taxBehaviors = ['taxable', 'exempt'] as const;
 export type TaxBehavior = (typeof taxBehaviors)[number];

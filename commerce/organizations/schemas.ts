@@ -8,7 +8,9 @@ import {
   socialPlatforms,
   subscriptionSettingsOf,
 } from '../../domain/organization-settings.ts';
+import { addressCountries } from '../../domain/addresses.ts';
 import { prorationBehaviors } from '../../domain/subscriptions.ts';
+import { taxModes, taxSettingsOf } from '../../domain/tax.ts';
 import { customerProductWireSchema } from '../products/schemas.ts';
 import { dateTimeWireSchema, isoDateTime, isoDateTimeOrNull } from '../wire.ts';
 
@@ -67,6 +69,25 @@ export const organizationUpdateInput = z.object({
       renewal_reminder: z.boolean().optional(),
       payment_recovered: z.boolean().optional(),
       card_expiring: z.boolean().optional(),
+    })
+    .nullable()
+    .optional(),
+  // Tollgate's own: how the organization taxes its sales (docs/tax.md); keys left out keep their value.
+  tax_settings: z
+    .strictObject({
+      // Stripe Tax (issue 22, option 1) is not built yet: only seller-defined rates or none.
+      mode: z
+        .enum(taxModes)
+        .refine((mode) => mode !== 'stripe_tax', { message: 'Stripe Tax is not available yet.' })
+        .optional(),
+      home_country: z
+        .string()
+        .trim()
+        .toUpperCase()
+        .refine((country) => addressCountries.has(country), { message: 'Invalid country.' })
+        .nullable()
+        .optional(),
+      prices_include_tax: z.boolean().optional(),
     })
     .nullable()
     .optional(),
@@ -141,6 +162,11 @@ export const organizationWireSchema = z
       payment_recovered: z.boolean(),
       card_expiring: z.boolean(),
     }),
+    tax_settings: z.object({
+      mode: z.enum(taxModes),
+      home_country: z.string().nullable(),
+      prices_include_tax: z.boolean(),
+    }),
   })
   .meta({ id: 'Organization' });
 
@@ -185,6 +211,17 @@ export function organizationWire(
       dunning: notificationSettings.dunning,
     },
     customer_email_settings: customerEmailSettingsWire(customerEmailSettingsOf(organization)),
+    tax_settings: taxSettingsWire(organization),
+  };
+}
+
+/** Tollgate's own `tax_settings`, snake_case on the wire. */
+function taxSettingsWire(organization: Organization) {
+  const settings = taxSettingsOf(organization);
+  return {
+    mode: settings.mode,
+    home_country: settings.homeCountry,
+    prices_include_tax: settings.pricesIncludeTax,
   };
 }
 

@@ -9,6 +9,7 @@ import {
   notificationSettingsOf,
   subscriptionSettingsOf,
 } from '../../db/entities/organization.ts';
+import { taxSettingsOf } from '../../domain/tax.ts';
 import { invalidFields, notPermitted, resourceNotFound } from '../errors.ts';
 import { appendEvent } from '../outbox.ts';
 import {
@@ -151,6 +152,15 @@ function applyOrganizationInput(organization: Organization, input: OrganizationU
       renewalReminder: asked.renewal_reminder ?? current.renewalReminder,
       paymentRecovered: asked.payment_recovered ?? current.paymentRecovered,
       cardExpiring: asked.card_expiring ?? current.cardExpiring,
+    };
+  }
+  if (input.tax_settings) {
+    const asked = input.tax_settings;
+    const current = taxSettingsOf(organization);
+    organization.taxSettings = {
+      mode: asked.mode ?? current.mode,
+      homeCountry: asked.home_country === undefined ? current.homeCountry : asked.home_country,
+      pricesIncludeTax: asked.prices_include_tax ?? current.pricesIncludeTax,
     };
   }
 }

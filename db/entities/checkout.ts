@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import type { TaxLine } from '../../domain/tax.ts';
 import { CheckoutLink } from './checkout-link.ts';
 import { commerceTimestampColumns, idColumn, metadataColumn } from './columns.ts';
 import { type Address, Customer, type TaxId } from './customer.ts';
@@ -51,6 +52,8 @@ const CheckoutSchema = defineEntity({
     discountAmount: p.integer().default(0),
     netAmount: p.integer(),
     taxAmount: p.integer().nullable(),
+    /** The tax lines behind `taxAmount` (domain/tax.ts); empty while it is null. */
+    taxLines: p.json<TaxLine[]>().onCreate(() => []),
     totalAmount: p.integer(),
     currency: p.string(),
     seats: p.integer().nullable(),

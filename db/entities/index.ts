@@ -29,6 +29,7 @@ import { Refund } from './refund.ts';
 import { Session } from './session.ts';
 import { StoredFile } from './stored-file.ts';
 import { Subscription, SubscriptionPrice } from './subscription.ts';
+import { TaxRate } from './tax-rate.ts';
 import { Team, TeamMember } from './team.ts';
 import { TestClock } from './test-clock.ts';
 import { MeterBilledPeriod, MeterUsageHour, UsageEvent } from './usage-event.ts';
@@ -80,6 +81,7 @@ export {
   StoredFile,
   Subscription,
   SubscriptionPrice,
+  TaxRate,
   Team,
   TeamMember,
   TestClock,
@@ -145,4 +147,5 @@ export const entities = [
   CustomerOAuthAccount,
   CustomerSession,
   CustomerSignInLink,
+  TaxRate,
 ];

@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import type { TaxLine } from '../../domain/tax.ts';
 import { commerceTimestampColumns, idColumn, metadataColumn } from './columns.ts';
 import { type Address, Customer } from './customer.ts';
 import { Discount } from './discount.ts';
@@ -41,6 +42,8 @@ const OrderSchema = defineEntity({
     discountAmount: p.integer(),
     netAmount: p.integer(),
     taxAmount: p.integer(),
+    /** The tax lines behind `taxAmount` (domain/tax.ts), for invoices and exports. */
+    taxLines: p.json<TaxLine[]>().onCreate(() => []),
     totalAmount: p.integer(),
     fromBalanceAmount: p.integer().default(0),
     refundedAmount: p.integer().default(0),

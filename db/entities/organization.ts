@@ -8,6 +8,7 @@ import {
   type SocialPlatform,
   type SubscriptionSettings,
 } from '../../domain/organization-settings.ts';
+import { defaultTaxSettings, type TaxSettings } from '../../domain/tax.ts';
 import { idColumn, timestampColumns } from './columns.ts';
 
 export {
@@ -83,6 +84,11 @@ const OrganizationSchema = defineEntity({
       .json<CustomerEmailSettings>()
       .defaultRaw(`'${JSON.stringify(defaultCustomerEmailSettings())}'`)
       .onCreate(defaultCustomerEmailSettings),
+    /** How it taxes its sales (domain/tax.ts). */
+    taxSettings: p
+      .json<Partial<TaxSettings>>()
+      .defaultRaw(`'${JSON.stringify(defaultTaxSettings())}'`)
+      .onCreate(defaultTaxSettings),
     /** The last order invoice number handed out (`<SLUG>-0001`, …), incremented in the order's transaction. */
     lastInvoiceNumber: p.integer().default(0),
     ...timestampColumns(),

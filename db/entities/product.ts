@@ -1,5 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { recurringIntervals } from '../../domain/prices.ts';
+import { taxBehaviors } from '../../domain/tax.ts';
 import { Benefit } from './benefit.ts';
 import { commerceTimestampColumns, idColumn, metadataColumn } from './columns.ts';
 import { CustomField } from './custom-field.ts';
@@ -27,6 +28,8 @@ const ProductSchema = defineEntity({
     trialInterval: p.enum(recurringIntervals).nullable(),
     trialIntervalCount: p.integer().nullable(),
     isArchived: p.boolean().default(false),
+    /** Whether its sales are taxed (domain/tax.ts). */
+    taxBehavior: p.enum(taxBehaviors).default('taxable'),
     metadata: metadataColumn(),
     ...commerceTimestampColumns(),
   },
