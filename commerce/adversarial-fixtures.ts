@@ -78,6 +78,11 @@ async function victimObjects(api: TestApi, victim: Seller, receiver: Receiver) {
     name: 'Victim field',
     properties: {},
   });
+  const taxRate = await call('POST', '/v1/tax-rates', {
+    country: 'DE',
+    rate_bps: 1900,
+    display_name: 'VAT DE',
+  });
   const discount = await call('POST', '/v1/discounts', {
     name: 'Victim discount',
     type: 'percentage',
@@ -195,6 +200,7 @@ async function victimObjects(api: TestApi, victim: Seller, receiver: Receiver) {
     customerMeterId: customerMeter.id,
     checkoutLink: { id: checkoutLink.id, clientSecret: checkoutLink.client_secret },
     customFieldId: customField.id,
+    taxRateId: taxRate.id,
     discountId: discount.id,
     webhookEndpointId: endpoint.id,
     webhookEventId: delivery.webhook_event.id,

@@ -33,6 +33,7 @@ export interface VictimObjects {
   customerMeterId: string;
   checkoutLink: { id: string; clientSecret: string };
   customFieldId: string;
+  taxRateId: string;
   discountId: string;
   webhookEndpointId: string;
   webhookEventId: string;
@@ -1070,6 +1071,38 @@ export const routeCases: Record<string, RouteCase> = {
   },
   'DELETE /v1/custom-fields/:id': {
     request: ({ victim }) => ({ path: `/v1/custom-fields/${victim.customFieldId}` }),
+  },
+
+  // Tax rates (Tollgate's own)
+  'GET /v1/tax-rates': {
+    request: () => ({ path: '/v1/tax-rates' }),
+    stranger: 'own',
+    list: { params: ['country', 'sorting'] },
+  },
+  'POST /v1/tax-rates': {
+    request: ({ victim }) => ({
+      path: '/v1/tax-rates',
+      body: {
+        organization_id: victim.organizationId,
+        country: 'FR',
+        rate_bps: 2000,
+        display_name: 'VAT FR',
+      },
+    }),
+    stranger: 'refused',
+    refusedAt: ['organization_id'],
+  },
+  'GET /v1/tax-rates/:id': {
+    request: ({ victim }) => ({ path: `/v1/tax-rates/${victim.taxRateId}` }),
+  },
+  'PATCH /v1/tax-rates/:id': {
+    request: ({ victim }) => ({
+      path: `/v1/tax-rates/${victim.taxRateId}`,
+      body: { rate_bps: 0 },
+    }),
+  },
+  'DELETE /v1/tax-rates/:id': {
+    request: ({ victim }) => ({ path: `/v1/tax-rates/${victim.taxRateId}` }),
   },
 
   // Discounts

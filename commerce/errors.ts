@@ -99,6 +99,11 @@ export const commerceErrors = {
     refusal: 'conflict',
     detail: 'This test clock still drives live subscriptions; cancel them before deleting it.',
   },
+  // Tollgate's own: one seller-defined tax rate per country and subdivision (commerce/tax-rates).
+  TaxRateAlreadyExists: {
+    refusal: 'conflict',
+    detail: 'A tax rate for this country and subdivision already exists; update it instead.',
+  },
 } as const;
 
 export type CommerceErrorName = keyof typeof commerceErrors;

@@ -34,6 +34,7 @@ import {
   customerPortalSubscriptionOperations,
   subscriptionOperations,
 } from './subscriptions/operations.ts';
+import { taxRateOperations } from './tax-rates/operations.ts';
 import { testClockOperations } from './test-clocks/operations.ts';
 import { webhookOperations } from './webhooks/operations.ts';
 import { workflowOperations } from './workflows/operations.ts';
@@ -52,6 +53,7 @@ export const commerceOperations: readonly Operation[] = [
   ...productOperations,
   ...benefitOperations,
   ...customFieldOperations,
+  ...taxRateOperations,
   ...discountOperations,
   ...checkoutLinkOperations,
   ...checkoutOperations,

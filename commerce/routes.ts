@@ -24,6 +24,7 @@ import { paymentRoutes, stripeWebhookRoutes } from './payments/routes.ts';
 import { productRoutes } from './products/routes.ts';
 import { refundRoutes } from './refunds/routes.ts';
 import { customerPortalSubscriptionRoutes, subscriptionRoutes } from './subscriptions/routes.ts';
+import { taxRateRoutes } from './tax-rates/routes.ts';
 import { testClockRoutes } from './test-clocks/routes.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
 import { workflowRoutes } from './workflows/routes.ts';
@@ -66,6 +67,7 @@ export function commerceRoutes(dependencies: AppDependencies): Router {
     licenseKeyRoutes,
     customerPortalLicenseKeyRoutes,
     customFieldRoutes,
+    taxRateRoutes,
     discountRoutes,
     webhookRoutes,
     metricRoutes,

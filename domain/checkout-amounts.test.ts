@@ -10,6 +10,7 @@ import {
   priceAmountOf,
   trialEnd,
 } from './checkout-amounts.ts';
+import { computeTax } from './tax.ts';
 
 describe('the amount a selected price charges', () => {
   const custom = (bounds: Partial<CheckoutPriceFields>): CheckoutPriceFields => ({
@@ -54,6 +55,7 @@ describe('checkout amounts', () => {
       discountAmount: 0,
       netAmount: 2500,
       taxAmount: null,
+      taxLines: [],
       totalAmount: 2500,
     });
   });
@@ -72,12 +74,43 @@ describe('checkout amounts', () => {
       discountAmount: 500,
       netAmount: 0,
       taxAmount: null,
+      taxLines: [],
       totalAmount: 0,
     });
   });
 
   it('come to nothing with a 100 % discount', () => {
     assert.equal(checkoutAmounts(2500, { type: 'percentage', basisPoints: 10_000 }).totalAmount, 0);
+  });
+
+  const taxAt = (rateBps: number, inclusive: boolean) => (amount: number) =>
+    computeTax({
+      rates: [{ country: 'DE', subdivision: null, rateBps, displayName: 'VAT DE', inclusive }],
+      sellerCountry: 'DE',
+      behavior: 'taxable',
+      buyer: { country: 'DE', state: null, taxId: null },
+      amount,
+    });
+
+  it('add exclusive tax on the net, after the discount', () => {
+    const amounts = checkoutAmounts(
+      4900,
+      { type: 'percentage', basisPoints: 1000 },
+      taxAt(1900, false),
+    );
+    // 4410 × 19 % = 837.9 → 838
+    assert.deepEqual(
+      [amounts.netAmount, amounts.taxAmount, amounts.totalAmount, amounts.taxLines.length],
+      [4410, 838, 5248, 1],
+    );
+  });
+
+  it('carve inclusive tax out of the net, which stays the total', () => {
+    const amounts = checkoutAmounts(4900, null, taxAt(2100, true));
+    assert.deepEqual(
+      [amounts.netAmount, amounts.taxAmount, amounts.totalAmount],
+      [4900, 850, 4900],
+    );
   });
 });
 

@@ -5,6 +5,7 @@
  * minor units.
  */
 import { addMonths, type DiscountReduction, discountAmount } from './discounts.ts';
+import type { TaxLine, TaxResult } from './tax.ts';
 
 /** What a checkout reads of its selected price. */
 export interface CheckoutPriceFields {
@@ -50,20 +51,33 @@ export interface CheckoutAmounts {
   amount: number;
   discountAmount: number;
   netAmount: number;
-  /** Unknown until tax can be computed (Tollgate computes none yet). */
+  /** Null until tax can be computed (seller rates and the buyer's billing country known). */
   taxAmount: number | null;
+  taxLines: TaxLine[];
   totalAmount: number;
 }
 
-/** The amounts of a checkout: the price's amount, less the discount, plus tax once known. */
+/**
+ * The amounts of a checkout: the price's amount, less the discount (the net), then its tax once
+ * `tax` can compute it (domain/tax.ts). Exclusive tax is added to the total; inclusive tax is
+ * carved out of the net, which stays the total.
+ */
 export function checkoutAmounts(
   amount: number,
   discount: DiscountReduction | null,
+  tax: ((netAmount: number) => TaxResult) | null = null,
 ): CheckoutAmounts {
   const off = discount ? discountAmount(discount, amount) : 0;
   const netAmount = amount - off;
-  const taxAmount = null;
-  return { amount, discountAmount: off, netAmount, taxAmount, totalAmount: netAmount };
+  const taxed = tax?.(netAmount);
+  return {
+    amount,
+    discountAmount: off,
+    netAmount,
+    taxAmount: taxed ? taxed.taxAmount : null,
+    taxLines: taxed ? taxed.lines : [],
+    totalAmount: taxed ? taxed.totalAmount : netAmount,
+  };
 }
 
 export interface CheckoutFlags {

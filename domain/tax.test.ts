@@ -103,7 +103,12 @@ describe('the tax lines of a sale', () => {
       buyer: TaxBuyer;
       amount: number;
     },
-    expected: { lines: TaxLine[]; taxAmount: number; netAmount: number; totalAmount: number },
+    expected: {
+      lines: TaxLine[];
+      taxAmount: number;
+      amountExcludingTax: number;
+      totalAmount: number;
+    },
   ][] = [
     // The four buyers of docs/tax.md, each buying the €49.00 / $49.00 product.
     [
@@ -112,7 +117,7 @@ describe('the tax lines of a sale', () => {
       {
         lines: [exclusiveLine('DE', 'VAT DE', 1900, 4900, 931)],
         taxAmount: 931,
-        netAmount: 4900,
+        amountExcludingTax: 4900,
         totalAmount: 5831,
       },
     ],
@@ -132,7 +137,7 @@ describe('the tax lines of a sale', () => {
           },
         ],
         taxAmount: 0,
-        netAmount: 4900,
+        amountExcludingTax: 4900,
         totalAmount: 4900,
       },
     ],
@@ -142,7 +147,7 @@ describe('the tax lines of a sale', () => {
       {
         lines: [exclusiveLine('US-CA', 'Sales tax CA', 725, 4900, 355)],
         taxAmount: 355,
-        netAmount: 4900,
+        amountExcludingTax: 4900,
         totalAmount: 5255,
       },
     ],
@@ -157,7 +162,7 @@ describe('the tax lines of a sale', () => {
           },
         ],
         taxAmount: 850,
-        netAmount: 4050,
+        amountExcludingTax: 4050,
         totalAmount: 4900,
       },
     ],
@@ -167,7 +172,7 @@ describe('the tax lines of a sale', () => {
       {
         lines: [exclusiveLine('FR', 'VAT FR', 2000, 4900, 980)],
         taxAmount: 980,
-        netAmount: 4900,
+        amountExcludingTax: 4900,
         totalAmount: 5880,
       },
     ],
@@ -177,7 +182,7 @@ describe('the tax lines of a sale', () => {
       {
         lines: [exclusiveLine('DE', 'VAT DE', 1900, 4900, 931)],
         taxAmount: 931,
-        netAmount: 4900,
+        amountExcludingTax: 4900,
         totalAmount: 5831,
       },
     ],
@@ -187,7 +192,7 @@ describe('the tax lines of a sale', () => {
       {
         lines: [exclusiveLine('FR', 'VAT FR', 2000, 4900, 980)],
         taxAmount: 980,
-        netAmount: 4900,
+        amountExcludingTax: 4900,
         totalAmount: 5880,
       },
     ],
@@ -197,24 +202,24 @@ describe('the tax lines of a sale', () => {
       {
         lines: [exclusiveLine('FR', 'VAT FR', 2000, 4900, 980)],
         taxAmount: 980,
-        netAmount: 4900,
+        amountExcludingTax: 4900,
         totalAmount: 5880,
       },
     ],
     [
       'a British business (outside the EU) with a GB VAT id: no rate, no line',
       { buyer: buyer('GB', null, 'GB980780684'), amount: 4900 },
-      { lines: [], taxAmount: 0, netAmount: 4900, totalAmount: 4900 },
+      { lines: [], taxAmount: 0, amountExcludingTax: 4900, totalAmount: 4900 },
     ],
     [
       'an exempt product: no lines',
       { behavior: 'exempt', buyer: buyer('DE'), amount: 4900 },
-      { lines: [], taxAmount: 0, netAmount: 4900, totalAmount: 4900 },
+      { lines: [], taxAmount: 0, amountExcludingTax: 4900, totalAmount: 4900 },
     ],
     [
       'nothing to pay: no lines',
       { buyer: buyer('DE'), amount: 0 },
-      { lines: [], taxAmount: 0, netAmount: 0, totalAmount: 0 },
+      { lines: [], taxAmount: 0, amountExcludingTax: 0, totalAmount: 0 },
     ],
     [
       'Quebec, both inclusive: the last line takes the remainder of what was carved out',
@@ -229,7 +234,7 @@ describe('the tax lines of a sale', () => {
           { ...exclusiveLine('CA-QC', 'QST', 998, 4349, 434), inclusive: true },
         ],
         taxAmount: 651,
-        netAmount: 4349,
+        amountExcludingTax: 4349,
         totalAmount: 5000,
       },
     ],
@@ -246,7 +251,7 @@ describe('the tax lines of a sale', () => {
           exclusiveLine('CA-QC', 'QST', 998, 10_000, 998),
         ],
         taxAmount: 1498,
-        netAmount: 10_000,
+        amountExcludingTax: 10_000,
         totalAmount: 11_498,
       },
     ],
@@ -261,7 +266,7 @@ describe('the tax lines of a sale', () => {
         amount: input.amount,
       });
       assert.deepEqual(result, expected);
-      assert.equal(result.netAmount + result.taxAmount, result.totalAmount);
+      assert.equal(result.amountExcludingTax + result.taxAmount, result.totalAmount);
     });
   }
 });

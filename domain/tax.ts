@@ -13,7 +13,6 @@
  * Exclusive rates that apply beside inclusive ones are computed on the amount less the
  * inclusive tax (as Stripe does).
  */
-import type { ValidTaxId } from './tax-ids.ts';
 
 /** How an organization taxes its sales (Stripe Tax is option 1 of issue 22, not built yet). */
 export const taxModes = ['none', 'seller_rates', 'stripe_tax'] as const;
@@ -100,8 +99,8 @@ export interface TaxBuyer {
   country: string;
   /** The US state or Canadian province (`CA`, `US-CA` both read as `CA`), if given. */
   state: string | null;
-  /** A tax id validated in the billing country (domain/tax-ids.ts). */
-  taxId: ValidTaxId | null;
+  /** A tax id validated in the billing country, with its kind (domain/tax-ids.ts). */
+  taxId: readonly [value: string, format: string] | null;
 }
 
 /** One tax line of a checkout, order or invoice. */
@@ -133,7 +132,7 @@ export interface TaxResult {
   /** The tax of every line together. */
   taxAmount: number;
   /** The amount without tax: the amount less the inclusive tax. */
-  netAmount: number;
+  amountExcludingTax: number;
   /** What the buyer pays: the amount plus the exclusive tax. */
   totalAmount: number;
 }
@@ -228,7 +227,7 @@ export function computeTax(input: TaxInput): TaxResult {
   const untaxed = (lines: TaxLine[]): TaxResult => ({
     lines,
     taxAmount: 0,
-    netAmount: amount,
+    amountExcludingTax: amount,
     totalAmount: amount,
   });
   if (input.behavior === 'exempt' || amount <= 0) return untaxed([]);
@@ -251,15 +250,15 @@ export function computeTax(input: TaxInput): TaxResult {
     rates.filter((rate) => rate.inclusive),
   );
   const inclusiveTax = inclusive.reduce((sum, each) => sum + each.taxAmount, 0);
-  const netAmount = amount - inclusiveTax;
+  const amountExcludingTax = amount - inclusiveTax;
   const exclusive = rates
     .filter((rate) => !rate.inclusive)
-    .map((rate) => line(rate, netAmount, taxOn(netAmount, rate.rateBps)));
+    .map((rate) => line(rate, amountExcludingTax, taxOn(amountExcludingTax, rate.rateBps)));
   const exclusiveTax = exclusive.reduce((sum, each) => sum + each.taxAmount, 0);
   return {
     lines: [...inclusive, ...exclusive],
     taxAmount: inclusiveTax + exclusiveTax,
-    netAmount,
+    amountExcludingTax,
     totalAmount: amount + exclusiveTax,
   };
 }

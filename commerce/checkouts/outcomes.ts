@@ -51,12 +51,13 @@ async function createOrderOf(
 ) {
   const trialing = subscription?.status === 'trialing';
   const amounts = trialing
-    ? { subtotal: 0, discount: 0, net: 0, tax: 0, total: 0 }
+    ? { subtotal: 0, discount: 0, net: 0, tax: 0, taxLines: [], total: 0 }
     : {
         subtotal: checkout.amount,
         discount: checkout.discountAmount,
         net: checkout.netAmount,
         tax: checkout.taxAmount ?? 0,
+        taxLines: checkout.taxLines,
         total: checkout.totalAmount,
       };
   const organizationId = checkout.organization.id;
@@ -73,6 +74,7 @@ async function createOrderOf(
     discountAmount: amounts.discount,
     netAmount: amounts.net,
     taxAmount: amounts.tax,
+    taxLines: amounts.taxLines,
     totalAmount: amounts.total,
     currency: checkout.currency,
     billingName: checkout.customerBillingName ?? checkout.customerName ?? null,

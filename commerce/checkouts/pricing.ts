@@ -1,10 +1,18 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ValidationIssue } from '../../core/errors.ts';
-import { type Checkout, Discount, Product, ProductPrice } from '../../db/entities/index.ts';
+import {
+  type Checkout,
+  Discount,
+  Organization,
+  Product,
+  ProductPrice,
+} from '../../db/entities/index.ts';
 import { checkoutAmounts, priceAmountOf } from '../../domain/checkout-amounts.ts';
 import { checkoutPrice, customAmountProblem } from '../../domain/prices.ts';
+import { computeTax, type TaxResult, taxSettingsOf } from '../../domain/tax.ts';
 import { invalidFields } from '../errors.ts';
 import type { ProductWire } from '../products/service.ts';
+import { sellerTaxRates } from '../tax-rates/service.ts';
 import {
   applyBuyerFields,
   applyCustomFieldValues,
@@ -131,11 +139,43 @@ async function setAmounts(
       (discount.type === 'fixed'
         ? { type: 'fixed', amount: discount.amount ?? 0 }
         : { type: 'percentage', basisPoints: discount.basisPoints ?? 0 }),
+    await taxOf(em, checkout),
   );
   checkout.amount = amounts.amount;
   checkout.discountAmount = amounts.discountAmount;
   checkout.netAmount = amounts.netAmount;
   checkout.taxAmount = amounts.taxAmount;
+  checkout.taxLines = amounts.taxLines;
   checkout.totalAmount = amounts.totalAmount;
   checkout.currency = price.priceCurrency ?? 'usd';
+}
+
+/**
+ * How the checkout's net amount is taxed, once it can be: the organization taxes with its own
+ * rates (docs/tax.md) and the buyer's billing country is known; else null (tax_amount null).
+ */
+async function taxOf(
+  em: EntityManager,
+  checkout: Checkout,
+): Promise<((netAmount: number) => TaxResult) | null> {
+  const address = checkout.customerBillingAddress;
+  if (!address?.country) return null;
+  const organization = await em.findOneOrFail(Organization, checkout.organization.id);
+  const settings = taxSettingsOf(organization);
+  if (settings.mode !== 'seller_rates') return null;
+  const product = await em.findOneOrFail(Product, checkout.product.id);
+  const rates = await sellerTaxRates(em, organization.id);
+  const buyer = {
+    country: address.country,
+    state: address.state ?? null,
+    taxId: checkout.customerTaxId ?? null,
+  };
+  return (amount) =>
+    computeTax({
+      rates,
+      sellerCountry: settings.homeCountry,
+      behavior: product.taxBehavior,
+      buyer,
+      amount,
+    });
 }
