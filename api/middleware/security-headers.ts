@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Middleware } from 'koa';
 import type { RuntimeConfig } from '../../config/env.ts';
 
@@ -13,19 +14,33 @@ const isCheckoutPage = (path: string) =>
   path.startsWith('/checkout/') || path === '/portal' || path.startsWith('/portal/');
 
 /**
+ * The one inline style of the API reference page (/docs): Swagger UI draws its logo as an SVG
+ * holding a <style> element. Allowed by its hash there, and nowhere else; the reference tests
+ * check it is still the only inline style the bundle renders.
+ */
+export const swaggerUiLogoStyle =
+  '.logo_small_svg__cls-2{fill:#fff}.logo_small_svg__cls-3{fill:#85ea2d}';
+
+const styleHash = (style: string) =>
+  `'sha256-${createHash('sha256').update(style).digest('base64')}'`;
+
+/**
  * The Content-Security-Policy of every answer. The built dashboard and checkout need only their
  * own scripts and styles (Vite emits files, nothing inline; the checkout's settings are a JSON
  * data block, which no policy governs); they fetch from the API, which may be reached at the
  * public URL, and upload file parts to the storage's presigned URLs (S3, when configured).
  * Images may come from anywhere over HTTPS (avatars, product media). Nothing may frame them.
  */
-function contentSecurityPolicy(config: RuntimeConfig, stripe: boolean): string {
+function contentSecurityPolicy(
+  config: RuntimeConfig,
+  { stripe = false, inlineStyles = [] }: { stripe?: boolean; inlineStyles?: string[] } = {},
+): string {
   const publicOrigin = new URL(config.api.publicUrl).origin;
   const storageOrigin = config.files.s3 && new URL(config.files.s3.endpoint).origin;
   const directives: [string, ...(string | false | undefined)[]][] = [
     ['default-src', "'self'"],
     ['script-src', "'self'", ...(stripe ? stripeSources.script : [])],
-    ['style-src', "'self'"],
+    ['style-src', "'self'", ...inlineStyles.map(styleHash)],
     ['img-src', "'self'", 'data:', 'blob:', 'https:', publicOrigin],
     [
       'connect-src',
@@ -52,13 +67,18 @@ function contentSecurityPolicy(config: RuntimeConfig, stripe: boolean): string {
  * on the dashboard's same-origin POSTs, which Better Auth's origin check reads.
  */
 export function securityHeaders(config: RuntimeConfig): Middleware {
-  const pagePolicy = contentSecurityPolicy(config, false);
-  const checkoutPolicy = contentSecurityPolicy(config, Boolean(config.stripe.publishableKey));
+  const pagePolicy = contentSecurityPolicy(config);
+  const checkoutPolicy = contentSecurityPolicy(config, {
+    stripe: Boolean(config.stripe.publishableKey),
+  });
+  const referencePolicy = contentSecurityPolicy(config, { inlineStyles: [swaggerUiLogoStyle] });
+  const policyOf = (path: string) =>
+    isCheckoutPage(path) ? checkoutPolicy : path === '/docs' ? referencePolicy : pagePolicy;
   const https = new URL(config.api.publicUrl).protocol === 'https:';
   const strictTransport = config.env === 'production' && https;
   return (ctx, next) => {
     ctx.set({
-      'Content-Security-Policy': isCheckoutPage(ctx.path) ? checkoutPolicy : pagePolicy,
+      'Content-Security-Policy': policyOf(ctx.path),
       'X-Frame-Options': 'DENY',
       'X-Content-Type-Options': 'nosniff',
       'Referrer-Policy': 'strict-origin-when-cross-origin',

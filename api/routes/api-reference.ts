@@ -12,7 +12,8 @@ import { authOperations } from '../auth/operations.ts';
 import type { AppDependencies } from '../dependencies.ts';
 
 const pageDir = join(import.meta.dirname, 'api-reference');
-const swaggerUiDir = dirname(
+/** Where swagger-ui-dist's files are (served under /docs/assets). */
+export const swaggerUiDir = dirname(
   createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'),
 );
 const { version } = JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as {
