@@ -9,6 +9,7 @@ import {
   recurringIntervals,
   unitAmountText,
 } from '../../domain/prices.ts';
+import { taxBehaviors } from '../../domain/tax.ts';
 import { benefitPublicWireSchema, benefitWireSchema } from '../benefits/schemas.ts';
 import { customFieldWireSchema } from '../custom-fields/schemas.ts';
 import { productMediaWireSchema } from '../files/schemas.ts';
@@ -119,6 +120,8 @@ export const productCreateInput = z.object({
   attached_custom_fields: attachedCustomFieldsInput.default([]),
   metadata: metadataInput.default({}),
   organization_id: z.uuid().nullable().optional(),
+  // Tollgate's own: whether its sales are taxed (docs/tax.md).
+  tax_behavior: z.enum(taxBehaviors).default('taxable'),
 });
 export type ProductCreateInput = z.infer<typeof productCreateInput>;
 
@@ -137,6 +140,7 @@ export const productUpdateInput = z.object({
   medias: mediasInput.nullable().optional(),
   attached_custom_fields: attachedCustomFieldsInput.nullable().optional(),
   metadata: metadataInput.optional(),
+  tax_behavior: z.enum(taxBehaviors).optional(),
 });
 export type ProductUpdateInput = z.infer<typeof productUpdateInput>;
 
@@ -229,6 +233,8 @@ export const productWireSchema = productBaseWireSchema
         required: z.boolean(),
       }),
     ),
+    // Tollgate's own (docs/tax.md).
+    tax_behavior: z.enum(taxBehaviors),
   })
   .meta({ id: 'Product' });
 

@@ -196,6 +196,7 @@ export async function serializeProducts(em: EntityManager, products: Product[], 
         order: link.order,
         required: link.required === true,
       })),
+      tax_behavior: product.taxBehavior,
     };
     return wire;
   });
@@ -565,6 +566,7 @@ export function createProduct(
       trialInterval: input.trial_interval ?? null,
       trialIntervalCount: input.trial_interval_count ?? null,
       metadata: input.metadata,
+      taxBehavior: input.tax_behavior,
     });
     prices.createPrices(product);
     attachMedias(tx, product, medias);
@@ -614,6 +616,7 @@ export function updateProduct(
     if (input.description !== undefined) product.description = input.description;
     if (input.metadata) product.metadata = input.metadata;
     if (input.is_archived != null) product.isArchived = input.is_archived;
+    if (input.tax_behavior) product.taxBehavior = input.tax_behavior;
     if (input.trial_interval !== undefined) product.trialInterval = input.trial_interval;
     if (input.trial_interval_count !== undefined) {
       product.trialIntervalCount = input.trial_interval_count;

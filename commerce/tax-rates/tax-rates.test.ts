@@ -103,6 +103,21 @@ describe('seller-defined tax rates (/v1/tax-rates) at checkout', () => {
     assert.equal(theirs.body.items.length, 0);
   });
 
+  it('taxes nothing of an exempt product, yet knows its tax once the country is known', async () => {
+    const exempt = await v1('POST', '/v1/products', {
+      name: 'Donation receipt',
+      prices: [{ amount_type: 'fixed', price_amount: 4900, price_currency: 'usd' }],
+      tax_behavior: 'exempt',
+    });
+    assert.equal(exempt.body.tax_behavior, 'exempt');
+    const created = await seller.polar.checkouts.create({ products: [exempt.body.id] });
+    const updated = await buyer.checkouts.clientUpdate({
+      clientSecret: created.clientSecret,
+      checkoutUpdatePublic: { customerBillingAddress: { country: 'DE' } },
+    });
+    assert.deepEqual([updated.taxAmount, updated.totalAmount], [0, 4900]);
+  });
+
   const buyers: {
     who: string;
     address: AddressInput;
