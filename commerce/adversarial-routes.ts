@@ -769,6 +769,11 @@ export const routeCases: Record<string, RouteCase> = {
       ],
     },
   },
+  'GET /v1/orders/export': {
+    request: () => ({ path: '/v1/orders/export?start_date=2020-01-01&end_date=2099-12-31' }),
+    stranger: 'own',
+    list: { params: ['start_date', 'end_date'] },
+  },
   'GET /v1/orders/:id': { request: ({ victim }) => ({ path: `/v1/orders/${victim.orderId}` }) },
   'PATCH /v1/orders/:id': {
     request: ({ victim }) => ({
@@ -822,6 +827,10 @@ export const routeCases: Record<string, RouteCase> = {
         'sorting',
       ],
     },
+  },
+  'GET /v1/subscriptions/export': {
+    request: () => ({ path: '/v1/subscriptions/export' }),
+    stranger: 'own',
   },
   'GET /v1/subscriptions/failed-renewals': {
     request: () => ({ path: '/v1/subscriptions/failed-renewals' }),

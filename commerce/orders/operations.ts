@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { customerOrderWireSchema } from '../customer-portal/schemas.ts';
 import { idPath, type Operation, pageOf } from '../http/openapi.ts';
+import { orderExportQuery } from './export.ts';
 import {
   confirmRetryPaymentInput,
   customerOrderListQuery,
@@ -25,6 +26,16 @@ export const orderOperations: Operation[] = [
     tag: 'Orders',
     scopes: read,
     response: { status: 200, schema: pageOf(orderWireSchema) },
+  },
+  {
+    method: 'get',
+    path: '/v1/orders/export',
+    operationId: 'orders:export',
+    summary: 'Export the orders made in a range of UTC days as a CSV file for accounting',
+    tag: 'Orders',
+    scopes: read,
+    query: orderExportQuery,
+    response: { status: 200, contentType: 'text/csv' },
   },
   {
     method: 'get',

@@ -10,9 +10,11 @@ import { retryRenewalUpdate } from '../../processes/subscription-messages.ts';
 import { customerOrderSortFields } from '../customer-portal/schemas.ts';
 import { commerceError, resourceNotFound } from '../errors.ts';
 import { callerOf, scope } from '../http/caller.ts';
+import { answerCsv } from '../http/csv.ts';
 import { sessionCustomerOf } from '../http/customer-session.ts';
 import {
   listRoute,
+  organizationFilterMatches,
   readMetadataFilter,
   readPage,
   readQueryIds,
@@ -22,6 +24,12 @@ import {
 import { portalGate } from '../http/portal.ts';
 import { publicRateLimit } from '../http/rate-limits.ts';
 import { readIdParam } from '../http/request.ts';
+import {
+  checkOrderExportRange,
+  orderExportHeader,
+  orderExportQuery,
+  orderExportRows,
+} from './export.ts';
 import { checkInvoiceLink, invoiceDocument, invoiceUrl } from './invoice.ts';
 import {
   customerInvoicedOrder,
@@ -82,6 +90,18 @@ export function orderRoutes(dependencies: AppDependencies): Router {
       serialize: (orders) => serializeOrders(orm.em, orders),
     }),
   );
+
+  // Tollgate's accounting export, a CSV file; registered before `/:id`, which would take
+  // `export` for an id.
+  router.get('/export', scope('orders:read'), async (ctx) => {
+    const caller = callerOf(ctx);
+    const range = parseQuery(ctx, orderExportQuery);
+    checkOrderExportRange(range);
+    const rows = organizationFilterMatches(ctx, caller)
+      ? orderExportRows(orm.em.fork(), caller.organizationId, range)
+      : [];
+    answerCsv(ctx, 'orders.csv', orderExportHeader, rows);
+  });
 
   router.get('/:id', scope('orders:read'), async (ctx) => {
     const id = readIdParam(ctx);

@@ -29,6 +29,16 @@ export const subscriptionOperations: Operation[] = [
   },
   {
     method: 'get',
+    path: '/v1/subscriptions/export',
+    operationId: 'subscriptions:export',
+    summary:
+      "Export every subscription as Polar's CSV file (Email, Created At, Active, Product, Price, Currency, Interval)",
+    tag: 'Subscriptions',
+    scopes: read,
+    response: { status: 200, contentType: 'text/csv' },
+  },
+  {
+    method: 'get',
     path: '/v1/subscriptions/failed-renewals',
     operationId: 'subscriptions:list_failed_renewals',
     summary: 'List past-due and unpaid subscriptions, with the amount at risk per currency',

@@ -16,10 +16,12 @@ import {
 import { workflowIds } from '../../processes/workflow-ids.ts';
 import { commerceError, resourceNotFound } from '../errors.ts';
 import { callerOf, scope } from '../http/caller.ts';
+import { answerCsv } from '../http/csv.ts';
 import { sessionCustomerOf } from '../http/customer-session.ts';
 import {
   listResource,
   listRoute,
+  organizationFilterMatches,
   readMetadataFilter,
   readPage,
   readQueryBoolean,
@@ -30,6 +32,7 @@ import {
 import { portalGate } from '../http/portal.ts';
 import { readIdParam } from '../http/request.ts';
 import { changeSubscription, updateSubscriptionWorkflow } from '../http/subscription-changes.ts';
+import { subscriptionExportHeader, subscriptionExportRows } from './export.ts';
 import {
   assertCustomerMayChange,
   getCustomerSubscription,
@@ -107,6 +110,16 @@ export function subscriptionRoutes({ orm, config, temporal }: AppDependencies): 
       serialize: (subscriptions) => serializeSubscriptions(orm.em, subscriptions, publicUrl),
     }),
   );
+
+  // Polar's CSV file, which the SDK cannot read (it parses the body as JSON); registered before
+  // `/:id`, which would take `export` for an id.
+  router.get('/export', scope('subscriptions:read'), async (ctx) => {
+    const caller = callerOf(ctx);
+    const rows = organizationFilterMatches(ctx, caller)
+      ? subscriptionExportRows(orm.em.fork(), caller.organizationId)
+      : [];
+    answerCsv(ctx, 'subscriptions.csv', subscriptionExportHeader, rows);
+  });
 
   /**
    * Finance's list (Tollgate's own): past-due and unpaid subscriptions with their dunning and

@@ -87,7 +87,8 @@ export interface SubscriptionListFilter {
   metadata: Record<string, string[]>;
 }
 
-const activeStatuses: Subscription['status'][] = ['active', 'trialing'];
+/** The statuses Polar calls active (its `active` filter and the export's Active column). */
+export const activeStatuses: Subscription['status'][] = ['active', 'trialing'];
 
 /** The sort key of a field: related rows sort by what a person reads of them. */
 const sortKeys: Record<
