@@ -205,11 +205,12 @@ export type ProductWire = Awaited<ReturnType<typeof serializeProducts>>[number];
 
 /**
  * A product as buyers see it (Polar's `CustomerProduct`): the serialized product without the
- * seller's metadata and custom fields, its benefits public (no settings).
+ * seller's metadata, custom fields and tax behaviour, its benefits public (no settings).
  */
 export function customerProductWire({
   metadata: _metadata,
   attached_custom_fields: _customFields,
+  tax_behavior: _taxBehavior,
   benefits,
   ...visible
 }: ProductWire): z.input<typeof customerProductWireSchema> {

@@ -98,6 +98,11 @@ describe('seller-defined tax rates (/v1/tax-rates) at checkout', () => {
     assert.equal((await v1('DELETE', `/v1/tax-rates/${quebec.body.id}`)).status, 204);
     assert.equal((await v1('GET', `/v1/tax-rates/${quebec.body.id}`)).status, 404);
 
+    const stripeTax = await v1('PATCH', `/v1/organizations/${seller.organizationId}`, {
+      tax_settings: { mode: 'stripe_tax' },
+    });
+    assert.equal(stripeTax.status, 422, 'Stripe Tax is not built yet');
+
     const stranger = await createSeller(api);
     const theirs = await callV1(api, stranger.token, 'GET', '/v1/tax-rates');
     assert.equal(theirs.body.items.length, 0);
