@@ -1,4 +1,4 @@
-import type { ReactNode } from 'react';
+import { createContext, type ReactNode, useContext } from 'react';
 import type { ValidationIssue } from './api';
 
 /** Field errors by field key: the 422's `loc` after `body`, joined with dots. */
@@ -78,11 +78,17 @@ interface FieldProps {
 }
 
 /**
+ * A prefix for the ids of the fields inside it: a form opened over another (a dialog) may have
+ * a field of the same name (`description`), and a label finds its input by a unique id.
+ */
+export const FieldIdScope = createContext('');
+
+/**
  * A labelled input with its hint and its error next to it; the input is told about both
  * (aria-describedby) so screen readers read them with it.
  */
 export function Field({ name, label, error, hint, required = false, children }: FieldProps) {
-  const id = inputId(name);
+  const id = inputId(`${useContext(FieldIdScope)}${name}`);
   return (
     <div className={`field${error ? ' field-invalid' : ''}`}>
       <label htmlFor={id}>

@@ -1,12 +1,11 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Form, SelectField, TextField, useApiForm } from '../../components/Form';
+import { Form, useApiForm } from '../../components/Form';
 import { Link, navigate } from '../../router';
-import '../catalog/catalog.css';
-import { type Benefit, benefitsApi, benefitsKey, benefitTypes } from './api';
+import { type Benefit, benefitsApi, benefitsKey } from './api';
+import { BenefitFields } from './BenefitFields';
 import { type ConnectionProvider, connect, takeConnected } from './connections';
 import { type BenefitFormValues, benefitBody, benefitFormSchema, initialValues } from './form';
-import { PropertiesFields } from './PropertiesFields';
 
 /** Creates a benefit, or edits `benefit` (whose type cannot change). */
 export function BenefitForm({ benefit }: { benefit?: Benefit }) {
@@ -28,7 +27,6 @@ export function BenefitForm({ benefit }: { benefit?: Benefit }) {
       },
     },
   );
-  const { values } = form;
   return (
     <Form
       form={form}
@@ -39,36 +37,16 @@ export function BenefitForm({ benefit }: { benefit?: Benefit }) {
         </Link>
       }
     >
-      <SelectField
+      <BenefitFields
         form={form}
-        name="type"
-        label="Type"
-        options={benefitTypes}
-        required
-        disabled={Boolean(benefit)}
-        hint={benefit ? 'A benefit keeps its type.' : undefined}
-      />
-      <TextField
-        form={form}
-        name="description"
-        label="Description"
-        required
-        minLength={3}
-        maxLength={42}
-        hint="What customers see: 3 to 42 characters."
-      />
-      <PropertiesFields
-        type={values.type}
-        properties={values.properties}
-        errors={form.fieldErrors}
-        onChange={(change) => form.setValue('properties', { ...values.properties, ...change })}
+        benefit={benefit}
         connection={{
           guild: connected?.guild,
           installation: connected?.installation,
           error: connectError,
           connect: (provider: ConnectionProvider) => {
             setConnectError(null);
-            connect(provider, values).catch(setConnectError);
+            connect(provider, form.values).catch(setConnectError);
           },
         }}
       />

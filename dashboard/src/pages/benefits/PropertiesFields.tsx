@@ -15,7 +15,7 @@ import { FilesField } from './FilesField';
 import type { PropertiesDraft } from './form';
 
 /** "Connect a Discord server" / "Connect GitHub": what was connected, and how to connect. */
-interface ConnectionProps {
+export interface ConnectionProps {
   guild: DiscordGuild | undefined;
   installation: GitHubInstallation | undefined;
   error: Error | null;
@@ -27,7 +27,8 @@ interface PropertiesFieldsProps {
   properties: PropertiesDraft;
   errors: FieldErrors;
   onChange: (change: Partial<PropertiesDraft>) => void;
-  connection: ConnectionProps;
+  /** None where leaving the page to connect is not offered: GitHub repositories are typed in. */
+  connection: ConnectionProps | undefined;
 }
 
 type TextKey = {
@@ -108,8 +109,8 @@ export function PropertiesFields({
     case 'github_repository':
       return (
         <>
-          <ConnectButton provider="github" connection={connection} />
-          {connection.installation ? (
+          {connection && <ConnectButton provider="github" connection={connection} />}
+          {connection?.installation ? (
             <RepositorySelect
               installation={connection.installation}
               properties={properties}
@@ -256,7 +257,7 @@ function DiscordFields({
   connection,
 }: Pick<PropertiesFieldsProps, 'properties' | 'errors' | 'onChange' | 'connection'>) {
   const token = properties.guild_token;
-  const fresh = connection.guild?.guild_token === token ? connection.guild : undefined;
+  const fresh = connection?.guild?.guild_token === token ? connection.guild : undefined;
   const stored = useQuery({
     queryKey: ['benefit-connections', 'discord', token],
     queryFn: () => connectionsApi.discordRoles(token),
@@ -267,7 +268,7 @@ function DiscordFields({
   const tokenError = errors['properties.guild_token'];
   return (
     <>
-      <ConnectButton provider="discord" connection={connection} />
+      {connection && <ConnectButton provider="discord" connection={connection} />}
       {token && (
         <p className="field-hint">
           Server: {guild ? (guild.guild_name ?? guild.guild_id) : token.split('.')[0]}

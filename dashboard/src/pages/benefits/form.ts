@@ -180,10 +180,9 @@ const propertiesRules: Record<BenefitType, z.ZodType> = {
   }),
 };
 
-const description = z
-  .string()
-  .min(descriptionLength.minimum, `At least ${descriptionLength.minimum} characters.`)
-  .max(descriptionLength.maximum, `At most ${descriptionLength.maximum} characters.`);
+// zod's own wording, which the form words for the field as the API's refusals are
+// ("Description must be at least 3 characters", api/issues.ts).
+const description = z.string().min(descriptionLength.minimum).max(descriptionLength.maximum);
 
 /** The API's rules, run on the body the values make. */
 export const benefitFormSchema = {

@@ -1,10 +1,10 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { Section } from '../../components/EntityPage';
-import { Field } from '../../components/Form';
 import { Link } from '../../router';
 import { type Benefit, type Product, productKey, productsApi, productsKey } from './api';
+import { BenefitSelect } from './BenefitSelect';
 
 /**
  * The benefits a purchase of the product grants. The API takes the whole set each time
@@ -15,10 +15,6 @@ export function BenefitsSection({ product }: { product: Product }) {
   const queryClient = useQueryClient();
   const [chosen, setChosen] = useState('');
   const [detaching, setDetaching] = useState<Benefit | null>(null);
-  const benefits = useQuery({
-    queryKey: ['benefits', 'picker'],
-    queryFn: ({ signal }) => productsApi.benefits(signal),
-  });
   const attachedIds = product.benefits.map((benefit) => benefit.id);
   const save = async (benefitIds: string[]) => {
     const saved = await productsApi.setBenefits(product.id, benefitIds);
@@ -29,10 +25,6 @@ export function BenefitsSection({ product }: { product: Product }) {
     mutationFn: (benefitId: string) => save([...attachedIds, benefitId]),
     onSuccess: () => setChosen(''),
   });
-  const attachable =
-    benefits.data?.items.filter(
-      (benefit) => benefit.selectable && !attachedIds.includes(benefit.id),
-    ) ?? [];
 
   return (
     <Section title="Benefits">
@@ -78,34 +70,15 @@ export function BenefitsSection({ product }: { product: Product }) {
           if (chosen) attach.mutate(chosen);
         }}
       >
-        <Field
+        <BenefitSelect
           name="attach-benefit"
           label="Attach a benefit"
-          required
+          value={chosen}
+          onChange={setChosen}
+          chosenIds={attachedIds}
           error={attach.error?.message}
-          hint={
-            benefits.isError
-              ? `Could not load benefits: ${benefits.error.message}`
-              : benefits.data?.items.length === 0
-                ? 'No benefits yet: create one under Benefits.'
-                : benefits.data && attachable.length === 0
-                  ? 'Every benefit is attached.'
-                  : undefined
-          }
-        >
-          {(props) => (
-            <select {...props} value={chosen} onChange={(event) => setChosen(event.target.value)}>
-              <option value="">
-                {benefits.isPending ? 'Loading benefits…' : 'Choose a benefit'}
-              </option>
-              {attachable.map((benefit) => (
-                <option key={benefit.id} value={benefit.id}>
-                  {benefit.description} ({benefit.type.replaceAll('_', ' ')})
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
+          noneHint="No benefits yet: create one under Benefits, or while editing the product."
+        />
         <button type="submit" className="button" disabled={!chosen || attach.isPending}>
           {attach.isPending ? 'Attaching…' : 'Attach'}
         </button>

@@ -1,10 +1,18 @@
 import { useQueryClient } from '@tanstack/react-query';
+import { useRef } from 'react';
 import { recurringIntervals } from '../../../../domain/prices.ts';
 import { Field, Form, SelectField, TextField, useApiForm } from '../../components/Form';
 import { Link, navigate } from '../../router';
 import { type Product, productsApi, productsKey } from './api';
+import { BenefitsField } from './BenefitsField';
 import { CustomFieldsField } from './CustomFieldsField';
-import { initialValues, productBody, productFormSchema } from './form';
+import {
+  changedBenefitIds,
+  initialValues,
+  type ProductFormValues,
+  productBody,
+  productFormSchema,
+} from './form';
 import { MediaField } from './MediaField';
 import { PricesField } from './PricesField';
 import { billingLabel } from './prices';
@@ -19,24 +27,38 @@ const trialOptions = [
   ...recurringIntervals.map((interval) => ({ value: interval, label: `${interval}s` })),
 ];
 
-/** Creates a product, or edits `product`: its prices are kept, removed or replaced, never changed. */
+/**
+ * Creates a product, or edits `product`: its prices are kept, removed or replaced, never changed.
+ * Its benefits are set once it is saved.
+ */
 export function ProductForm({ product }: { product?: Product }) {
   const creating = !product;
   const queryClient = useQueryClient();
-  const form = useApiForm(
-    initialValues(product),
-    (values) => {
-      const { body } = productBody(values, creating);
-      return product ? productsApi.update(product.id, body) : productsApi.create(body);
+  // The product once saved: when setting its benefits fails, trying again retries only that.
+  const saved = useRef<Product | null>(null);
+  const save = async (values: ProductFormValues) => {
+    const { body } = productBody(values, creating);
+    saved.current ??= await (product
+      ? productsApi.update(product.id, body)
+      : productsApi.create(body));
+    const benefitIds = changedBenefitIds(values, product);
+    if (!benefitIds) return saved.current;
+    try {
+      return await productsApi.setBenefits(saved.current.id, benefitIds);
+    } catch (failure) {
+      const reason = failure instanceof Error ? failure.message : String(failure);
+      throw new Error(
+        `${saved.current.name} is saved, but its benefits are not (${reason}). Save again to retry them.`,
+      );
+    }
+  };
+  const form = useApiForm(initialValues(product), save, {
+    schema: productFormSchema(creating),
+    onSuccess: async (result) => {
+      await queryClient.invalidateQueries({ queryKey: productsKey });
+      navigate(`/products/${result.id}`);
     },
-    {
-      schema: productFormSchema(creating),
-      onSuccess: async (saved) => {
-        await queryClient.invalidateQueries({ queryKey: productsKey });
-        navigate(`/products/${saved.id}`);
-      },
-    },
-  );
+  });
   const { values, fieldErrors } = form;
   const recurring = values.recurring_interval !== '';
 
@@ -110,6 +132,11 @@ export function ProductForm({ product }: { product?: Product }) {
         attached={values.attached_custom_fields}
         errors={fieldErrors}
         onChange={(attached) => form.setValue('attached_custom_fields', attached)}
+      />
+      <BenefitsField
+        benefits={values.benefits}
+        editing={!creating}
+        onChange={(benefits) => form.setValue('benefits', benefits)}
       />
     </Form>
   );

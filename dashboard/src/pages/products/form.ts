@@ -6,7 +6,7 @@
 import { productCreateInput, productUpdateInput } from '../../../../commerce/products/schemas.ts';
 import { priceAmountLimits, priceListViolations } from '../../../../domain/prices.ts';
 import { formatMoney, moneyInputText, parseMoneyInput } from '../../checkout/money';
-import type { Price, Product, ProductMedia } from './api';
+import type { Benefit, Price, Product, ProductMedia } from './api';
 
 export const newAmountTypes = [
   { value: 'fixed', label: 'Fixed price' },
@@ -53,6 +53,8 @@ export interface ProductFormValues {
   prices: PriceDraft[];
   medias: ProductMedia[];
   attached_custom_fields: { custom_field_id: string; required: boolean }[];
+  /** Not in the product's body: set after saving it (`POST /v1/products/{id}/benefits`). */
+  benefits: Benefit[];
 }
 
 export const emptyPrice = (amountType: NewAmountType = 'fixed'): NewPriceDraft => ({
@@ -111,6 +113,7 @@ export function initialValues(product?: Product): ProductFormValues {
       prices: [emptyPrice()],
       medias: [],
       attached_custom_fields: [],
+      benefits: [],
     };
   }
   return {
@@ -125,7 +128,15 @@ export function initialValues(product?: Product): ProductFormValues {
       custom_field_id,
       required,
     })),
+    benefits: product.benefits,
   };
+}
+
+/** The benefit ids to set on the saved product; null when the product keeps the ones it has. */
+export function changedBenefitIds(values: ProductFormValues, product?: Product): string[] | null {
+  const ids = values.benefits.map((benefit) => benefit.id);
+  const before = product?.benefits.map((benefit) => benefit.id) ?? [];
+  return ids.join() === before.join() ? null : ids;
 }
 
 const { minimum, maximum, customMaximum, capMaximum } = priceAmountLimits;
