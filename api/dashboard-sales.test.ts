@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { buy } from '../commerce/orders/testing.ts';
@@ -49,6 +50,19 @@ describe('dashboard: customers, orders and refunds (browser)', () => {
     const row = page.getByRole('row').filter({ hasText: order.invoiceNumber });
     await row.getByText('$20.00').waitFor();
     await page.screenshot({ path: join(screenshotsDir, 'dashboard-orders.png'), fullPage: true });
+    // The accounting export of every order, downloaded by the list's button.
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Export CSV' }).click(),
+    ]);
+    assert.equal(download.suggestedFilename(), 'orders.csv');
+    assert.equal(
+      await readFile(await download.path(), 'utf8'),
+      'Invoice Number,Date,Customer Email,Billing Name,Country,Tax ID,Currency,Subtotal,Discount,' +
+        'Net,Tax,Total,Refunded,Refunded Tax,Status,Tax Lines\r\n' +
+        `${order.invoiceNumber},${order.createdAt.toISOString()},${order.customer.email},` +
+        'Ada Buyer,FR,,usd,20.00,0.00,20.00,0.00,20.00,0.00,0.00,paid,\r\n',
+    );
     await row.getByRole('link', { name: order.customer.email }).click();
     await page
       .getByRole('heading', { level: 1 })

@@ -135,6 +135,24 @@ export async function request<T>(
   return parsed as T;
 }
 
+/**
+ * Downloads a file the API answers (a CSV export) as `filename`: fetched with the session
+ * cookie, so a refusal shows as an `ApiError`, then saved from a blob URL.
+ */
+export async function downloadFile(path: string, filename: string): Promise<void> {
+  const response = await fetch(path, { credentials: 'same-origin' });
+  if (!response.ok) {
+    throw ApiError.fromBody(response.status, await response.json().catch(() => null));
+  }
+  const url = URL.createObjectURL(await response.blob());
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = filename;
+  link.click();
+  // The browser reads the blob after the click returns; the URL is freed once it surely has.
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}
+
 export const api = {
   get: <T>(path: string, options?: Omit<RequestOptions, 'body'>) =>
     request<T>('GET', path, options),

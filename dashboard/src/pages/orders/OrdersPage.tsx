@@ -1,5 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import type { TableFilter } from '../../components/DataTable';
+import { ExportCsvButton } from '../../components/ExportCsvButton';
 import { ResourceListPage } from '../../components/ResourceListPage';
 import { useQueryState } from '../../router';
 import { CustomerFilter, isFiltered } from '../customers/CustomerFilter';
@@ -34,6 +35,7 @@ export default function OrdersPage() {
   return (
     <ResourceListPage
       title="Orders"
+      actions={<ExportCsvButton path="/v1/orders/export" filename="orders.csv" />}
       {...ordersTable(customerId ? { customer_id: customerId } : {})}
       filters={filters}
       toolbar={<CustomerFilter />}

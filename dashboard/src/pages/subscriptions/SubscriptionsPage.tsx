@@ -2,6 +2,7 @@ import { createColumnHelper } from '@tanstack/react-table';
 import { subscriptionStatuses } from '../../../../domain/subscriptions.ts';
 import type { TableFilter } from '../../components/DataTable';
 import { DateTime } from '../../components/DateTime';
+import { ExportCsvButton } from '../../components/ExportCsvButton';
 import { Money } from '../../components/Money';
 import { ResourceListPage } from '../../components/ResourceListPage';
 import { StatusBadge } from '../../components/StatusBadge';
@@ -83,9 +84,12 @@ export default function SubscriptionsPage() {
     <ResourceListPage
       title="Subscriptions"
       actions={
-        <Link to="/failed-renewals" className="button">
-          Failed renewals
-        </Link>
+        <>
+          <ExportCsvButton path="/v1/subscriptions/export" filename="subscriptions.csv" />
+          <Link to="/failed-renewals" className="button">
+            Failed renewals
+          </Link>
+        </>
       }
       source={{ queryKey: subscriptionsKey, fetchPage: subscriptionsApi.list }}
       columns={columns}
