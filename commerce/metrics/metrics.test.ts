@@ -5,7 +5,13 @@ import type { MetricsResponse } from '@polar-sh/sdk/models/components/metricsres
 import type { Order } from '@polar-sh/sdk/models/components/order.js';
 import { HTTPValidationError } from '@polar-sh/sdk/models/errors/httpvalidationerror.js';
 import { RFCDate } from '@polar-sh/sdk/types/rfcdate.js';
-import { buy } from '../orders/testing.ts';
+import {
+  buy,
+  buyerClient,
+  buyerDetails,
+  ordersOfCheckout,
+  settledCheckout,
+} from '../orders/testing.ts';
 import { callV1, createSeller, type Seller, startCommerceApi, type TestApi } from '../testing.ts';
 import { metricDefinitions } from './schemas.ts';
 
@@ -122,6 +128,182 @@ describe('metrics (/v1/metrics)', () => {
     assert.equal(metrics.totals.activeSubscriptions, 1);
     assert.equal(metrics.totals.monthlyRecurringRevenue, 900);
     assert.equal(metrics.totals.committedMonthlyRecurringRevenue, 0);
+  });
+
+  /** The raw answer (with Tollgate's `currency` and `currencies`) for yesterday to tomorrow. */
+  const rawAroundToday = (buyer: Seller, query = '') => {
+    const today = new Date();
+    return callV1(
+      api,
+      buyer.token,
+      'GET',
+      `/v1/metrics/?start_date=${day(daysAfter(today, -1))}&end_date=${day(daysAfter(today, 1))}&interval=day${query}`,
+    );
+  };
+
+  /** A monthly plan of `prices` the seller sells, and its subscription bought by a new buyer. */
+  async function subscribeToMonthly(
+    buyer: Seller,
+    prices: Parameters<Seller['polar']['products']['create']>[0]['prices'],
+    checkout: Record<string, unknown> = {},
+  ) {
+    const plan = await buyer.polar.products.create({
+      name: 'Monthly plan',
+      recurringInterval: 'month',
+      prices,
+    });
+    const created = await callV1(api, buyer.token, 'POST', '/v1/checkouts/', {
+      products: [plan.id],
+      ...checkout,
+    });
+    assert.equal(created.status, 201);
+    await buyerClient(api).checkouts.clientConfirm({
+      clientSecret: created.body.client_secret,
+      checkoutConfirmStripe: buyerDetails(),
+    });
+    await settledCheckout(buyer, created.body.id, ['succeeded']);
+    const [order] = await ordersOfCheckout(buyer, created.body.id);
+    assert.ok(order?.subscriptionId);
+    return order;
+  }
+
+  it('never adds amounts of two currencies up: Polar fields carry one, `currencies` each', async () => {
+    const merchant = await createSeller(api);
+    const book = await merchant.polar.products.create({
+      name: 'Ebook',
+      prices: [{ amountType: 'fixed', priceAmount: 1900 }],
+    });
+    const [{ order: bookOrder }, planOrder] = await Promise.all([
+      buy(api, merchant, book.id),
+      subscribeToMonthly(merchant, [{ amountType: 'fixed', priceAmount: 900 }]),
+    ]);
+    assert.ok(bookOrder);
+    // Prices are USD only for now: the plan's order and subscription are made EUR in place.
+    const em = api.orm.em.fork();
+    await em.execute(`update orders set currency = 'eur' where id = ?`, [planOrder.id]);
+    await em.execute(`update subscriptions set currency = 'eur' where id = ?`, [
+      planOrder.subscriptionId,
+    ]);
+
+    const { status, body } = await rawAroundToday(merchant);
+    assert.equal(status, 200);
+    assert.equal(body.currency, 'usd');
+    assert.equal(body.totals.orders, 2);
+    assert.equal(body.totals.active_subscriptions, 1);
+    assert.equal(body.totals.revenue, 1900);
+    assert.equal(body.totals.cumulative_revenue, 1900);
+    assert.equal(body.totals.average_order_value, 1900);
+    assert.equal(body.totals.monthly_recurring_revenue, 0);
+    const totalsOf = (currency: string) =>
+      body.currencies.find((each: { currency: string }) => each.currency === currency)?.totals;
+    assert.deepEqual(
+      body.currencies.map((each: { currency: string }) => each.currency),
+      ['eur', 'usd'],
+    );
+    assert.equal(totalsOf('eur').revenue, 900);
+    assert.equal(totalsOf('eur').new_subscriptions_revenue, 900);
+    assert.equal(totalsOf('eur').monthly_recurring_revenue, 900);
+    assert.equal(totalsOf('eur').average_order_value, 900);
+    assert.equal(totalsOf('usd').revenue, 1900);
+    assert.equal(totalsOf('usd').one_time_products_revenue, 1900);
+    assert.equal(totalsOf('usd').monthly_recurring_revenue, 0);
+    assert.equal(totalsOf('usd').orders, undefined, 'counts are not per currency');
+    assert.equal(body.currencies[0].periods.length, 3);
+
+    const euros = await rawAroundToday(merchant, '&currency=EUR');
+    assert.equal(euros.body.currency, 'eur');
+    assert.equal(euros.body.totals.revenue, 900);
+    assert.equal(euros.body.totals.monthly_recurring_revenue, 900);
+    assert.equal(euros.body.totals.orders, 2);
+    // Polar's SDK reads the same answer, its extension keys aside.
+    const sdk = await merchant.polar.metrics.get({
+      startDate: new RFCDate(day(daysAfter(new Date(), -1))),
+      endDate: new RFCDate(day(daysAfter(new Date(), 1))),
+      interval: 'day',
+    });
+    assert.equal(sdk.totals.revenue, 1900);
+  });
+
+  it('counts MRR after a 20 % forever discount, rounded once', async () => {
+    const buyer = await createSeller(api);
+    const discount = await buyer.polar.discounts.create({
+      name: 'Fifth off',
+      type: 'percentage',
+      basisPoints: 2000,
+      duration: 'forever',
+    });
+    await subscribeToMonthly(buyer, [{ amountType: 'fixed', priceAmount: 999 }], {
+      discount_id: discount.id,
+    });
+    const { body } = await rawAroundToday(buyer);
+    // 999 less 20 % (199.8, rounded to 200) is 799 a month.
+    assert.equal(body.totals.monthly_recurring_revenue, 799);
+    assert.equal(body.totals.committed_monthly_recurring_revenue, 799);
+  });
+
+  it('stops lowering MRR when a repeating discount ends', async () => {
+    const buyer = await createSeller(api);
+    const discount = await buyer.polar.discounts.create({
+      name: 'Half off the first month',
+      type: 'percentage',
+      basisPoints: 5000,
+      duration: 'repeating',
+      durationInMonths: 1,
+    });
+    const order = await subscribeToMonthly(buyer, [{ amountType: 'fixed', priceAmount: 1000 }], {
+      discount_id: discount.id,
+    });
+    // Started on January 10 at noon: the discount covers the first month, until February 10.
+    const started = new Date('2026-01-10T12:00:00Z');
+    await api.orm.em
+      .fork()
+      .execute(
+        'update subscriptions set started_at = ?, billing_anchor = ?, current_period_start = ? where id = ?',
+        [started, started, started, order.subscriptionId],
+      );
+    const metrics = await buyer.polar.metrics.get({
+      startDate: new RFCDate('2026-02-08'),
+      endDate: new RFCDate('2026-02-12'),
+      interval: 'day',
+      timezone: 'UTC',
+    });
+    assert.deepEqual(series(metrics, 'monthlyRecurringRevenue'), [500, 500, 1000, 1000, 1000]);
+    assert.deepEqual(
+      series(metrics, 'committedMonthlyRecurringRevenue'),
+      [500, 500, 1000, 1000, 1000],
+    );
+    assert.deepEqual(series(metrics, 'activeSubscriptions'), [1, 1, 1, 1, 1]);
+  });
+
+  it('counts a seat-based price times its seats, and no metered usage', async () => {
+    const buyer = await createSeller(api);
+    await buyer.polar.organizations.update({
+      id: buyer.organizationId,
+      organizationUpdate: { featureSettings: { seatBasedPricingEnabled: true } },
+    });
+    const meter = await buyer.polar.meters.create({
+      name: 'API calls',
+      filter: { conjunction: 'and', clauses: [] },
+      aggregation: { func: 'count' },
+    });
+    await subscribeToMonthly(buyer, [{ amountType: 'seat_based', pricePerSeat: 700 }], {
+      seats: 3,
+    });
+    const metered = await subscribeToMonthly(buyer, [
+      { amountType: 'fixed', priceAmount: 900 },
+      { amountType: 'metered_unit', meterId: meter.id, unitAmount: '50' },
+    ]);
+    await buyer.polar.events.ingest({
+      events: [1, 2, 3].map(() => ({ name: 'api_call', customerId: metered.customerId })),
+    });
+    const { body } = await rawAroundToday(buyer);
+    // 3 seats × 700, and the static 900 of the metered plan: its 3 calls × 50 are not counted.
+    assert.equal(body.totals.active_subscriptions, 2);
+    assert.equal(body.totals.monthly_recurring_revenue, 3 * 700 + 900);
+    assert.match(
+      body.metrics.monthly_recurring_revenue.description,
+      /Metered usage is not included/,
+    );
   });
 
   it('answers every metric in every period, in the totals and as a descriptor', async () => {

@@ -38,6 +38,15 @@ export const metricsQuery = z
       .string()
       .default('UTC')
       .refine(isTimeZoneName, { message: 'Invalid IANA time zone name.' }),
+    currency: z
+      .string()
+      .toLowerCase()
+      .regex(/^[a-z]{3}$/, 'Currency must be a 3-letter ISO 4217 code.')
+      .default('usd')
+      .describe(
+        "Tollgate's: the currency of the money metrics in `periods` and `totals` (default usd, " +
+          "Polar's). Amounts are never summed across currencies: `currencies` answers each one.",
+      ),
   })
   .loose();
 export type MetricsQuery = z.infer<typeof metricsQuery>;
@@ -59,6 +68,8 @@ interface MetricDefinition {
   display_name: string;
   type: MetricType;
   total: TotalRule;
+  /** Tollgate's: what the metric counts, where its name does not say it all. */
+  description?: string;
 }
 
 const metric = (
@@ -66,7 +77,13 @@ const metric = (
   display_name: string,
   type: MetricType,
   total: TotalRule,
-): MetricDefinition => ({ slug, display_name, type, total });
+  description?: string,
+): MetricDefinition => ({ slug, display_name, type, total, ...(description && { description }) });
+
+const mrrDescription =
+  'What the active subscriptions bill per month in the currency: each static price (a ' +
+  'pay-what-you-want price as chosen, a seat-based one times its seats) less the discount while ' +
+  'it applies; a year counts / 12, a week × 4, a day × 30. Metered usage is not included.';
 
 /** The 31 metrics of Polar's `MetricsResponse`, in Polar's order. */
 export const metricDefinitions = [
@@ -97,12 +114,19 @@ export const metricDefinitions = [
     'sum',
   ),
   metric('active_subscriptions', 'Active Subscriptions', 'scalar', 'last'),
-  metric('monthly_recurring_revenue', 'Monthly Recurring Revenue', 'currency', 'last'),
+  metric(
+    'monthly_recurring_revenue',
+    'Monthly Recurring Revenue',
+    'currency',
+    'last',
+    mrrDescription,
+  ),
   metric(
     'committed_monthly_recurring_revenue',
     'Committed Monthly Recurring Revenue',
     'currency',
     'last',
+    `${mrrDescription} Subscriptions set to cancel are left out.`,
   ),
   metric('checkouts', 'Checkouts', 'scalar', 'sum'),
   metric('succeeded_checkouts', 'Succeeded Checkouts', 'scalar', 'sum'),
@@ -148,27 +172,72 @@ export const metricDefinitions = [
   metric('canceled_subscriptions_other', 'Canceled Subscriptions - Other', 'scalar', 'sum'),
 ] as const;
 
+/** The slugs of the money metrics (cents of one currency), which are answered per currency. */
+export const moneyMetricSlugs: readonly string[] = metricDefinitions
+  .filter((definition) => definition.type === 'currency')
+  .map(({ slug }) => slug);
+
 /** A period's (or the totals') value of every metric, by slug. */
 export type MetricValues = Record<string, number>;
 
-/** Polar's `MetricsResponse`: each period's start instant and values, their totals, what each is. */
-export interface MetricsWire {
-  periods: ({ timestamp: string } & Record<string, number | string>)[];
+type MetricPeriodWire = { timestamp: string } & Record<string, number | string>;
+
+/** Tollgate's: the money metrics of one currency, per period and over the range. */
+export interface CurrencyMetricsWire {
+  currency: string;
+  periods: MetricPeriodWire[];
   totals: MetricValues;
-  metrics: Record<string, { slug: string; display_name: string; type: MetricType }>;
 }
 
-/** Polar's `MetricsResponse`. */
+/**
+ * Polar's `MetricsResponse`: each period's start instant and values, their totals, what each is.
+ * Tollgate adds `currency` (that of the money metrics of `periods` and `totals`) and
+ * `currencies` (the money metrics of every currency sold in, apart); Polar's SDK ignores both.
+ */
+export interface MetricsWire {
+  periods: MetricPeriodWire[];
+  totals: MetricValues;
+  metrics: Record<
+    string,
+    { slug: string; display_name: string; type: MetricType; description?: string }
+  >;
+  currency: string;
+  currencies: CurrencyMetricsWire[];
+}
+
+const metricPeriodWireSchema = z
+  .object({ timestamp: dateTimeWireSchema })
+  .catchall(z.union([z.number(), z.string()]));
+
+/** Polar's `MetricsResponse`, with Tollgate's `currency` and `currencies`. */
 export const metricsWireSchema = z
   .object({
-    periods: z.array(
-      z.object({ timestamp: dateTimeWireSchema }).catchall(z.union([z.number(), z.string()])),
-    ),
+    periods: z.array(metricPeriodWireSchema),
     totals: z.record(z.string(), z.number()),
     metrics: z.record(
       z.string(),
-      z.object({ slug: z.string(), display_name: z.string(), type: z.enum(metricTypes) }),
+      z.object({
+        slug: z.string(),
+        display_name: z.string(),
+        type: z.enum(metricTypes),
+        description: z.string().optional(),
+      }),
     ),
+    currency: z
+      .string()
+      .describe("Tollgate's: the currency of the money metrics of `periods` and `totals`."),
+    currencies: z
+      .array(
+        z.object({
+          currency: z.string(),
+          periods: z.array(metricPeriodWireSchema),
+          totals: z.record(z.string(), z.number()),
+        }),
+      )
+      .describe(
+        "Tollgate's: the money metrics (type `currency`) of each currency with orders or " +
+          'subscriptions in the filter, by currency; one currency is never added to another.',
+      ),
   })
   .meta({ id: 'MetricsResponse' });
 
@@ -182,7 +251,10 @@ export const metricsLimitsWireSchema = z
 
 /** The `metrics` descriptors, the same in every answer. */
 export const metricDescriptors: MetricsWire['metrics'] = Object.fromEntries(
-  metricDefinitions.map(({ slug, display_name, type }) => [slug, { slug, display_name, type }]),
+  metricDefinitions.map(({ slug, display_name, type, description }) => [
+    slug,
+    { slug, display_name, type, ...(description && { description }) },
+  ]),
 );
 
 /** Polar's `MetricsLimits`: from when, and over how many days per interval, metrics answer. */

@@ -1,9 +1,14 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { invalidField } from '../../core/errors.ts';
+import type { PriceAmountType, RecurringInterval } from '../../db/entities/product.ts';
 import { cancellationReasons } from '../../db/entities/subscription.ts';
 import { placeholders } from '../../db/sql.ts';
+import { divideRoundingHalfAway } from '../../domain/discounts.ts';
+import { type RecurringCharge, recurringRevenue } from '../../domain/recurring-revenue.ts';
+import { type DiscountTerms, reductionOf, termOf } from '../subscriptions/renewal-bill.ts';
 import { isoDateTime } from '../wire.ts';
 import {
+  type CurrencyMetricsWire,
   intervalMaxDays,
   type MetricsQuery,
   type MetricsWire,
@@ -11,6 +16,7 @@ import {
   metricDefinitions,
   metricDescriptors,
   metricsMinDate,
+  moneyMetricSlugs,
 } from './schemas.ts';
 
 /**
@@ -23,15 +29,20 @@ import {
  *   orders; renewed_subscriptions(_revenue): `subscription_cycle` orders (subscriptions counted
  *   once per period). `subscription_update` orders count only in orders and revenue.
  * - new_subscriptions: subscriptions started in the period; active_subscriptions: started before
- *   the period's end and not ended (nor set to end) by then; MRR: their amounts per month (a year
- *   / 12, a week × 4, a day × 30, summed exactly and rounded once); committed MRR: the same
- *   without those whose cancellation was asked for by then.
+ *   the period's end and not ended (nor set to end) by then; MRR: what they bill per month
+ *   (domain/recurring-revenue.ts: the static price, seats included, less the discount while it
+ *   applies, metered usage left out; a year / 12, a week × 4, a day × 30, summed exactly and
+ *   rounded once); committed MRR: the same without those whose cancellation was asked for by then.
  * - canceled_subscriptions: cancellations asked for in the period, by the customer's reason (none
  *   given counts as `other`).
  * - checkouts: created in the period; succeeded_checkouts: those of them that succeeded;
  *   conversion: their ratio (0 without checkouts).
  * Periods are whole interval steps in the requested time zone, from the one holding start_date
  * to the one holding end_date, each labelled by its first instant.
+ *
+ * Money is never added across currencies: every money metric is reckoned per currency, Polar's
+ * fields carry the requested one's (`currency`, usd by default) and `currencies` each one's.
+ * Counts (orders, subscriptions, checkouts) count every currency.
  */
 
 export interface MetricsFilter {
@@ -166,34 +177,46 @@ const orderColumns = bucketColumns({
   renewed_subscriptions_net_revenue: cycles.netRevenue,
 });
 
-/** Order metrics per period: paid orders bucketed by creation, running totals since the first. */
+/**
+ * Order metrics per currency and period: paid orders bucketed by creation, running totals since
+ * the first; every period of each currency the filter's orders were paid in, by currency.
+ */
 function ordersStatement(query: MetricsQuery, filter: MetricsFilter): Statement {
   const periods = periodsCtes(query);
   const conditions = filterConditions('o', filter);
   return {
     sql: `with ${periods.sql},
       scoped as (
-        select ${bucket('o.created_at')} as local_start, o.billing_reason, o.subscription_id,
-               o.net_amount as revenue, o.net_amount - o.refunded_amount as net_revenue
+        select ${bucket('o.created_at')} as local_start, o.currency, o.billing_reason,
+               o.subscription_id, o.net_amount as revenue,
+               o.net_amount - o.refunded_amount as net_revenue
         from params, bounds, orders o
         where o.created_at >= bounds.starts_at and o.created_at < bounds.ends_at
           and o.status <> 'pending' ${conditions.sql}
       ),
       earlier as (
-        select coalesce(sum(o.net_amount), 0) as revenue,
-               coalesce(sum(o.net_amount - o.refunded_amount), 0) as net_revenue
+        select o.currency, sum(o.net_amount) as revenue,
+               sum(o.net_amount - o.refunded_amount) as net_revenue
         from bounds, orders o
         where o.created_at < bounds.starts_at and o.status <> 'pending' ${conditions.sql}
+        group by o.currency
       ),
       buckets as (
-        select local_start, ${orderColumns.aggregates} from scoped group by local_start
-      )
-      select periods.starts_at as timestamp, ${orderColumns.values},
-        earlier.revenue + sum(coalesce(b.revenue, 0)) over running as cumulative_revenue,
-        earlier.net_revenue + sum(coalesce(b.net_revenue, 0)) over running as net_cumulative_revenue
-      from periods cross join earlier left join buckets b on b.local_start = periods.local_start
-      window running as (order by periods.local_start)
-      order by periods.local_start`,
+        select currency, local_start, ${orderColumns.aggregates}
+        from scoped group by currency, local_start
+      ),
+      currencies as (select currency from earlier union select currency from buckets)
+      select currencies.currency, ${orderColumns.values},
+        coalesce(earlier.revenue, 0) + sum(coalesce(b.revenue, 0)) over running
+          as cumulative_revenue,
+        coalesce(earlier.net_revenue, 0) + sum(coalesce(b.net_revenue, 0)) over running
+          as net_cumulative_revenue
+      from currencies cross join periods
+        left join earlier on earlier.currency = currencies.currency
+        left join buckets b
+          on b.currency = currencies.currency and b.local_start = periods.local_start
+      window running as (partition by currencies.currency order by periods.local_start)
+      order by currencies.currency, periods.local_start`,
     params: [...periods.params, ...conditions.params, ...conditions.params],
   };
 }
@@ -210,46 +233,16 @@ const canceledColumns = bucketColumns({
   ),
 });
 
-/**
- * Subscription metrics per period. Active ones and MRR are stocks: each subscription adds itself
- * in the period it starts and removes itself in the one it ends (or, for committed MRR, the one
- * its cancellation was asked in), so a running sum over periods counts them, with what happened
- * before the range as its start. MRR is kept × 12 (exact in integers) until the final rounding.
- */
-function subscriptionsStatement(query: MetricsQuery, filter: MetricsFilter): Statement {
+/** Subscriptions started, and cancellations asked for (by reason), per period. */
+function subscriptionCountsStatement(query: MetricsQuery, filter: MetricsFilter): Statement {
   const periods = periodsCtes(query);
   const conditions = filterConditions('s', filter, true);
   return {
     sql: `with ${periods.sql},
       scoped as (
-        select s.started_at, s.canceled_at, s.customer_cancellation_reason as reason,
-               coalesce(s.ended_at, s.ends_at) as ends,
-               least(s.canceled_at, s.ended_at, s.ends_at) as uncommitted,
-               s.amount::bigint * case s.recurring_interval
-                 when 'year' then 1 when 'month' then 12 when 'week' then 48 when 'day' then 360
-               end as mrr12
+        select s.started_at, s.canceled_at, s.customer_cancellation_reason as reason
         from bounds, subscriptions s
         where s.started_at < bounds.ends_at ${conditions.sql}
-      ),
-      changes as (
-        select ${bucket('started_at')} as local_start, 1 as active, mrr12, mrr12 as committed12
-        from params, scoped
-        union all
-        select ${bucket('ends')}, -1, -mrr12, 0 from params, scoped where ends is not null
-        union all
-        select ${bucket('uncommitted')}, 0, 0, -mrr12
-        from params, scoped where uncommitted is not null
-      ),
-      earlier as (
-        select coalesce(sum(active), 0) as active, coalesce(sum(mrr12), 0) as mrr12,
-               coalesce(sum(committed12), 0) as committed12
-        from changes, bounds where changes.local_start < bounds.first_local_start
-      ),
-      stock as (
-        select changes.local_start, sum(active) as active, sum(mrr12) as mrr12,
-               sum(committed12) as committed12
-        from changes, bounds where changes.local_start >= bounds.first_local_start
-        group by changes.local_start
       ),
       started as (
         select ${bucket('started_at')} as local_start, count(*) as new_subscriptions
@@ -262,21 +255,216 @@ function subscriptionsStatement(query: MetricsQuery, filter: MetricsFilter): Sta
         where canceled_at >= bounds.starts_at and canceled_at < bounds.ends_at
         group by 1
       )
-      select coalesce(started.new_subscriptions, 0) as new_subscriptions,
-        earlier.active + sum(coalesce(stock.active, 0)) over running as active_subscriptions,
-        round((earlier.mrr12 + sum(coalesce(stock.mrr12, 0)) over running) / 12.0)
-          as monthly_recurring_revenue,
-        round((earlier.committed12 + sum(coalesce(stock.committed12, 0)) over running) / 12.0)
-          as committed_monthly_recurring_revenue,
-        ${canceledColumns.values}
-      from periods cross join earlier
-        left join stock on stock.local_start = periods.local_start
+      select coalesce(started.new_subscriptions, 0) as new_subscriptions, ${canceledColumns.values}
+      from periods
         left join started on started.local_start = periods.local_start
         left join canceled b on b.local_start = periods.local_start
-      window running as (order by periods.local_start)
       order by periods.local_start`,
     params: [...periods.params, ...conditions.params],
   };
+}
+
+/** Each period's first instant, and the instant the last one ends. */
+function periodBoundsStatement(query: MetricsQuery): Statement {
+  const periods = periodsCtes(query);
+  return {
+    sql: `with ${periods.sql}
+      select periods.starts_at, bounds.ends_at from periods, bounds
+      order by periods.local_start`,
+    params: periods.params,
+  };
+}
+
+/**
+ * What the MRR metrics read of each subscription live at some point of the range (those ended
+ * before it add nothing): its static price (metered ones are left out), what the buyer chose
+ * for it at checkout, and its discount's terms.
+ */
+function recurringChargesStatement(query: MetricsQuery, filter: MetricsFilter): Statement {
+  const periods = periodsCtes(query);
+  const conditions = filterConditions('s', filter, true);
+  return {
+    sql: `with ${periods.sql}
+      select s.currency, s.recurring_interval, s.started_at,
+             coalesce(s.ended_at, s.ends_at) as ends,
+             least(s.canceled_at, s.ended_at, s.ends_at) as uncommitted,
+             s.billing_anchor, coalesce(s.trial_end, s.started_at) as discount_applied_at,
+             price.amount_type, price.price_amount, price.minimum_amount, price.maximum_amount,
+             price.preset_amount, price.price_per_seat,
+             c.amount as chosen_amount, c.seats as chosen_seats,
+             d.type as discount_type, d.amount as discount_amount, d.basis_points,
+             d.duration as discount_duration, d.duration_in_months
+      from bounds, subscriptions s
+        left join lateral (
+          select pp.* from subscription_prices sp
+            join product_prices pp on pp.id = sp.product_price_id
+          where sp.subscription_id = s.id and pp.amount_type <> 'metered_unit'
+          order by sp.id limit 1
+        ) price on true
+        left join checkouts c on c.id = s.checkout_id and c.product_price_id = price.id
+        left join discounts d on d.id = s.discount_id
+      where s.started_at < bounds.ends_at
+        and (coalesce(s.ended_at, s.ends_at) is null
+          or coalesce(s.ended_at, s.ends_at) >= bounds.starts_at)
+        ${conditions.sql}`,
+    params: [...periods.params, ...conditions.params],
+  };
+}
+
+interface RecurringChargeRow {
+  currency: string;
+  recurring_interval: RecurringInterval;
+  started_at: Date | string;
+  ends: Date | string | null;
+  uncommitted: Date | string | null;
+  billing_anchor: Date | string;
+  discount_applied_at: Date | string;
+  amount_type: PriceAmountType | null;
+  price_amount: number | null;
+  minimum_amount: number | null;
+  maximum_amount: number | null;
+  preset_amount: number | null;
+  price_per_seat: number | null;
+  chosen_amount: number | null;
+  chosen_seats: number | null;
+  discount_type: DiscountTerms['type'] | null;
+  discount_amount: number | null;
+  basis_points: number | null;
+  discount_duration: DiscountTerms['duration'] | null;
+  duration_in_months: number | null;
+}
+
+const instant = (value: Date | string) => new Date(value);
+const instantOrNull = (value: Date | string | null) => (value === null ? null : new Date(value));
+
+function recurringChargeOf(row: RecurringChargeRow): RecurringCharge {
+  const discount: DiscountTerms | null = row.discount_type &&
+    row.discount_duration && {
+      type: row.discount_type,
+      amount: row.discount_amount,
+      basisPoints: row.basis_points,
+      duration: row.discount_duration,
+      durationInMonths: row.duration_in_months,
+    };
+  return {
+    interval: row.recurring_interval,
+    price: row.amount_type && {
+      amountType: row.amount_type,
+      priceAmount: row.price_amount,
+      minimumAmount: row.minimum_amount,
+      maximumAmount: row.maximum_amount,
+      presetAmount: row.preset_amount,
+      pricePerSeat: row.price_per_seat,
+    },
+    choice: { amount: row.chosen_amount, seats: row.chosen_seats },
+    discount: discount && { ...reductionOf(discount), ...termOf(discount) },
+    billingAnchor: instant(row.billing_anchor),
+    discountAppliedAt: instant(row.discount_applied_at),
+  };
+}
+
+/** The recurring stocks: live subscriptions, MRR × 12, committed MRR × 12. */
+interface RecurringStock {
+  active: number;
+  mrr12: number;
+  committed12: number;
+}
+
+/** How a subscription moves the recurring stocks of its currency at an instant. */
+interface StockChange extends RecurringStock {
+  at: Date;
+  currency: string;
+}
+
+/**
+ * A subscription's moves of the stocks: in at its start (discounted), up when its discount stops,
+ * out when it ends (and out of committed MRR when its cancellation was asked for).
+ */
+function stockChangesOf(row: RecurringChargeRow): StockChange[] {
+  const { discounted, full, discountEndsAt } = recurringRevenue(recurringChargeOf(row));
+  const ends = instantOrNull(row.ends);
+  const uncommitted = instantOrNull(row.uncommitted);
+  const isBefore = (moment: Date | null, limit: Date | null) =>
+    moment !== null && (limit === null || moment < limit);
+  const valueAt = (moment: Date) => (isBefore(discountEndsAt, moment) ? full : discounted);
+  const change = (at: Date, stock: RecurringStock) => ({ at, currency: row.currency, ...stock });
+  const changes = [
+    change(instant(row.started_at), { active: 1, mrr12: discounted, committed12: discounted }),
+  ];
+  if (discountEndsAt && isBefore(discountEndsAt, ends)) {
+    const rise = full - discounted;
+    changes.push(
+      change(discountEndsAt, {
+        active: 0,
+        mrr12: rise,
+        committed12: isBefore(discountEndsAt, uncommitted) ? rise : 0,
+      }),
+    );
+  }
+  if (ends) changes.push(change(ends, { active: -1, mrr12: -valueAt(ends), committed12: 0 }));
+  if (uncommitted) {
+    changes.push(change(uncommitted, { active: 0, mrr12: 0, committed12: -valueAt(uncommitted) }));
+  }
+  return changes;
+}
+
+/** The index of the period holding `at` among their first instants: -1 before the first. */
+function periodIndexOf(starts: Date[], at: Date): number {
+  let low = 0;
+  let high = starts.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if ((starts[middle] as Date) <= at) low = middle + 1;
+    else high = middle;
+  }
+  return low - 1;
+}
+
+/**
+ * Active subscriptions, MRR and committed MRR per currency and period, as of each period's end:
+ * every change up to it, added up exactly and the MRRs rounded once.
+ */
+function recurringMetrics(
+  rows: RecurringChargeRow[],
+  starts: Date[],
+  end: Date,
+): Map<string, MetricValues[]> {
+  const stocks = new Map<string, RecurringStock[]>();
+  const stocksOf = (currency: string) => {
+    let found = stocks.get(currency);
+    if (!found) {
+      found = starts.map(() => ({ active: 0, mrr12: 0, committed12: 0 }));
+      stocks.set(currency, found);
+    }
+    return found;
+  };
+  for (const change of rows.flatMap(stockChangesOf)) {
+    if (change.at >= end) continue;
+    const stock = stocksOf(change.currency)[Math.max(periodIndexOf(starts, change.at), 0)];
+    if (!stock) continue;
+    stock.active += change.active;
+    stock.mrr12 += change.mrr12;
+    stock.committed12 += change.committed12;
+  }
+  const monthly = (mrr12: number) => Number(divideRoundingHalfAway(BigInt(mrr12), 12n));
+  const metrics = new Map<string, MetricValues[]>();
+  for (const [currency, changes] of stocks) {
+    const running: RecurringStock = { active: 0, mrr12: 0, committed12: 0 };
+    metrics.set(
+      currency,
+      changes.map((change) => {
+        running.active += change.active;
+        running.mrr12 += change.mrr12;
+        running.committed12 += change.committed12;
+        return {
+          active_subscriptions: running.active,
+          monthly_recurring_revenue: monthly(running.mrr12),
+          committed_monthly_recurring_revenue: monthly(running.committed12),
+        };
+      }),
+    );
+  }
+  return metrics;
 }
 
 /** Checkouts per period of creation, and how many of them succeeded. */
@@ -319,34 +507,94 @@ function totalsOf(periods: MetricValues[]): MetricValues {
   return totals;
 }
 
+const moneyOf = (values: MetricValues): MetricValues =>
+  Object.fromEntries(moneyMetricSlugs.map((slug) => [slug, values[slug] ?? 0]));
+
+/** The order and recurring metrics of each currency, per period, by currency. */
+function metricsByCurrency(
+  orderRows: Row[],
+  recurring: Map<string, MetricValues[]>,
+  periodCount: number,
+): Map<string, MetricValues[]> {
+  const byCurrency = new Map<string, MetricValues[]>();
+  const periodsOf = (currency: string) => {
+    let found = byCurrency.get(currency);
+    if (!found) {
+      found = Array.from({ length: periodCount }, () => ({}));
+      byCurrency.set(currency, found);
+    }
+    return found;
+  };
+  // The statement answers every period of a currency in a row, in order.
+  orderRows.forEach((row, index) => {
+    const period = periodsOf(String(row.currency))[index % periodCount] as MetricValues;
+    for (const [slug, value] of Object.entries(row)) {
+      if (slug !== 'currency') period[slug] = Number(value);
+    }
+  });
+  for (const [currency, periods] of recurring) {
+    for (const [index, period] of periodsOf(currency).entries()) {
+      Object.assign(period, periods[index]);
+    }
+  }
+  return byCurrency;
+}
+
 /**
  * The organization's metrics over the query's range, one period per interval step: one query
- * per source table (orders, subscriptions, checkouts), run side by side.
+ * per source (orders, subscriptions' charges and counts, checkouts), run side by side. Counts
+ * add every currency up; money metrics are the requested currency's, and each currency's apart.
  */
 export async function readMetrics(
   em: EntityManager,
   query: MetricsQuery,
   filter: MetricsFilter,
 ): Promise<MetricsWire> {
-  const run = ({ sql, params }: Statement) => em.execute<Row[]>(sql, params);
-  const [orders, subscriptions, checkouts] = await Promise.all([
+  const run = <Result = Row>({ sql, params }: Statement) => em.execute<Result[]>(sql, params);
+  const [bounds, orders, charges, subscriptions, checkouts] = await Promise.all([
+    run<{ starts_at: Date | string; ends_at: Date | string }>(periodBoundsStatement(query)),
     run(ordersStatement(query, filter)),
-    run(subscriptionsStatement(query, filter)),
+    run<RecurringChargeRow>(recurringChargesStatement(query, filter)),
+    run(subscriptionCountsStatement(query, filter)),
     run(checkoutsStatement(query, filter)),
   ]);
-  const values = orders.map((orderRow, index) => {
-    const row: Row = { ...orderRow, ...subscriptions[index], ...checkouts[index] };
+  const starts = bounds.map((row) => instant(row.starts_at));
+  const end = instant(bounds[0]?.ends_at ?? new Date());
+  const byCurrency = metricsByCurrency(
+    orders,
+    recurringMetrics(charges, starts, end),
+    starts.length,
+  );
+  const currencies = [...byCurrency.keys()].sort();
+  const requested = byCurrency.get(query.currency);
+  const values = starts.map((_, index) => {
+    const row: Row = { ...subscriptions[index], ...checkouts[index] };
+    for (const periods of byCurrency.values()) {
+      for (const [slug, value] of Object.entries(periods[index] ?? {})) {
+        row[slug] = Number(row[slug] ?? 0) + value;
+      }
+    }
+    Object.assign(row, moneyOf(requested?.[index] ?? {}));
     const period: MetricValues = {};
     for (const { slug } of metricDefinitions) period[slug] = Number(row[slug] ?? 0);
     period.checkouts_conversion = ratio(period.succeeded_checkouts ?? 0, period.checkouts ?? 0);
     return period;
   });
+  const timestamps = starts.map(isoDateTime);
+  const withTimestamps = (periods: MetricValues[]) =>
+    periods.map((period, index) => ({ timestamp: timestamps[index] as string, ...period }));
   return {
-    periods: values.map((period, index) => ({
-      timestamp: isoDateTime(new Date(orders[index]?.timestamp as string | Date)),
-      ...period,
-    })),
-    totals: totalsOf(values),
+    periods: withTimestamps(values),
+    totals: { ...totalsOf(values), ...moneyOf(totalsOf(requested ?? [])) },
     metrics: metricDescriptors,
+    currency: query.currency,
+    currencies: currencies.map((currency): CurrencyMetricsWire => {
+      const periods = byCurrency.get(currency) ?? [];
+      return {
+        currency,
+        periods: withTimestamps(periods.map(moneyOf)),
+        totals: moneyOf(totalsOf(periods)),
+      };
+    }),
   };
 }

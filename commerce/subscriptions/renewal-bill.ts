@@ -172,14 +172,21 @@ async function renewedAmountOf(tx: EntityManager, subscription: Subscription, pr
   return priceAmountOf(price, { amount: checkout?.amount, seats: checkout?.seats });
 }
 
+/** What a discount's terms are made of (an entity, or a row read alongside a subscription). */
+export type DiscountTerms = Pick<
+  Discount,
+  'type' | 'amount' | 'basisPoints' | 'duration' | 'durationInMonths'
+>;
+
 /** What a discount takes off, as the discount rules read it. */
-function reductionOf(discount: Discount): DiscountReduction {
+export function reductionOf(discount: DiscountTerms): DiscountReduction {
   return discount.type === 'fixed'
     ? { type: 'fixed', amount: discount.amount ?? 0 }
     : { type: 'percentage', basisPoints: discount.basisPoints ?? 0 };
 }
 
-function termOf(discount: Discount): DiscountTerm {
+/** How long a discount keeps applying, as the discount rules read it. */
+export function termOf(discount: DiscountTerms): DiscountTerm {
   return discount.duration === 'repeating'
     ? { duration: 'repeating', durationInMonths: discount.durationInMonths ?? 1 }
     : { duration: discount.duration };
