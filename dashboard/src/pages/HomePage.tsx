@@ -9,10 +9,12 @@ import {
   chartRowsOf,
   defaultChartMetrics,
   fetchMetrics,
-  fetchSalesCurrency,
   isMetricsRange,
   type MetricsRange,
   rangeLabels,
+  shownCurrency,
+  soldCurrencies,
+  totalsIn,
 } from './home/metrics';
 import './home/home.css';
 
@@ -28,10 +30,9 @@ export default function HomePage() {
     queryKey: ['metrics', range],
     queryFn: ({ signal }) => fetchMetrics(range, signal),
   });
-  const currency = useQuery({
-    queryKey: ['metrics', 'currency'],
-    queryFn: ({ signal }) => fetchSalesCurrency(signal),
-  });
+  // Amounts are shown in one currency at a time, the one picked staying in the URL.
+  const currency = metrics.data && shownCurrency(metrics.data, params.get('currency'));
+  const currencies = metrics.data ? soldCurrencies(metrics.data) : [];
   const rangePicker = (
     <fieldset className="range-picker">
       <legend className="visually-hidden">Range</legend>
@@ -49,31 +50,45 @@ export default function HomePage() {
       ))}
     </fieldset>
   );
-  const failed = metrics.error ?? currency.error;
+  const currencyPicker = currencies.length > 1 && (
+    <label className="currency-picker">
+      Currency
+      <select value={currency} onChange={(event) => setParams({ currency: event.target.value })}>
+        {currencies.map((code) => (
+          <option key={code} value={code}>
+            {code.toUpperCase()}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+  const failed = metrics.error;
 
   return (
     <EntityPage
       title={organization.name}
       subtitle={`Signed in as ${session.user.name || session.user.email}`}
     >
-      <Section title="Sales and subscriptions" actions={rangePicker}>
+      <Section
+        title="Sales and subscriptions"
+        actions={
+          <div className="metrics-pickers">
+            {currencyPicker}
+            {rangePicker}
+          </div>
+        }
+      >
         {failed && (
           <ErrorMessage title="Could not load the metrics" error={failed}>
-            <button
-              type="button"
-              className="button"
-              onClick={() => Promise.all([metrics.refetch(), currency.refetch()])}
-            >
+            <button type="button" className="button" onClick={() => metrics.refetch()}>
               Try again
             </button>
           </ErrorMessage>
         )}
-        {!failed && (metrics.isPending || currency.isPending) && (
-          <p className="muted">Loading metrics…</p>
-        )}
-        {metrics.data && currency.data && (
+        {!failed && metrics.isPending && <p className="muted">Loading metrics…</p>}
+        {metrics.data && currency && (
           <>
-            <Totals totals={metrics.data.totals} currency={currency.data} />
+            <Totals totals={totalsIn(metrics.data, currency)} currency={currency} />
             {metrics.data.totals.orders === 0 && metrics.data.totals.active_subscriptions === 0 ? (
               <p className="muted">
                 No orders nor subscriptions in this range yet: the chart appears with the first
@@ -81,12 +96,12 @@ export default function HomePage() {
               </p>
             ) : (
               <MetricsChart
-                rows={chartRowsOf(metrics.data)}
+                rows={chartRowsOf(metrics.data, currency)}
                 descriptors={metrics.data.metrics}
                 selected={chartMetrics}
                 // A lone comma keeps "none picked" apart from "the default" (no parameter).
                 onSelect={(slugs) => setParams({ chart: slugs.join(',') || ',' })}
-                currency={currency.data}
+                currency={currency}
                 range={range}
               />
             )}

@@ -1,7 +1,7 @@
 /** The home page's reading of GET /v1/metrics/: a range the viewer picks, in their time zone. */
 import type { MetricsWire } from '../../../../commerce/metrics/schemas.ts';
 import { formatMoney } from '../../../../domain/money.ts';
-import { api, type ListResource } from '../../api/client';
+import { api } from '../../api/client';
 
 export type MetricsRange = '30d' | '12m';
 
@@ -57,23 +57,41 @@ export function metricsQueryOf(range: MetricsRange, today = new Date()) {
 export const fetchMetrics = (range: MetricsRange, signal: AbortSignal) =>
   api.get<MetricsWire>('/v1/metrics/', { query: metricsQueryOf(range), signal });
 
+/** The currencies the organization sold in over the range (or has subscriptions in). */
+export const soldCurrencies = (metrics: MetricsWire) =>
+  metrics.currencies.map(({ currency }) => currency);
+
 /**
- * Metrics add amounts up without their currency; the organization's latest order names the one
- * it sells in (USD, Polar's, before any sale).
+ * The currency whose amounts the page shows: the one picked, else the one the API answered in
+ * (USD) when sold in, else the first sold in. Amounts of two currencies are never added.
  */
-export async function fetchSalesCurrency(signal: AbortSignal): Promise<string> {
-  const orders = await api.get<ListResource<{ currency: string }>>('/v1/orders/', {
-    query: { limit: 1, sorting: '-created_at' },
-    signal,
-  });
-  return orders.items[0]?.currency ?? 'usd';
+export function shownCurrency(metrics: MetricsWire, picked: string | null): string {
+  const sold = soldCurrencies(metrics);
+  if (picked && sold.includes(picked)) return picked;
+  if (sold.includes(metrics.currency)) return metrics.currency;
+  return sold[0] ?? metrics.currency;
 }
 
-export const chartRowsOf = (metrics: MetricsWire): ChartRow[] =>
-  metrics.periods.map(({ timestamp, ...values }) => ({
-    ...Object.fromEntries(Object.entries(values).map(([slug, value]) => [slug, Number(value)])),
-    timestamp,
-  }));
+const amountsIn = (metrics: MetricsWire, currency: string) =>
+  metrics.currencies.find((each) => each.currency === currency);
+
+/** Each period's metrics: counts of every currency, amounts of `currency` alone. */
+export const chartRowsOf = (metrics: MetricsWire, currency: string): ChartRow[] =>
+  metrics.periods.map(({ timestamp, ...values }, index) => {
+    const { timestamp: _, ...amounts } = amountsIn(metrics, currency)?.periods[index] ?? {};
+    return {
+      ...Object.fromEntries(
+        Object.entries({ ...values, ...amounts }).map(([slug, value]) => [slug, Number(value)]),
+      ),
+      timestamp,
+    };
+  });
+
+/** The range's totals: counts of every currency, amounts of `currency` alone. */
+export const totalsIn = (metrics: MetricsWire, currency: string): Record<string, number> => ({
+  ...metrics.totals,
+  ...amountsIn(metrics, currency)?.totals,
+});
 
 /** A metric's value as it reads: `$1,234.00` (cents), `42` (a count) or `12.5%` (a ratio). */
 export function formatMetric(
