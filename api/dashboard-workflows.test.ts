@@ -64,6 +64,39 @@ describe('dashboard: workflows and home metrics (browser)', () => {
     await page.close();
   });
 
+  it('shows amounts in one currency at a time, picked when the organization sells in several', async () => {
+    const { page, seller } = await signedInSeller();
+    const [ebook, guide] = await Promise.all(
+      [2000, 3500].map((priceAmount) =>
+        seller.polar.products.create({
+          name: `Book ${priceAmount}`,
+          prices: [{ amountType: 'fixed', priceAmount }],
+        }),
+      ),
+    );
+    assert.ok(ebook && guide);
+    const [, { order: guideOrder }] = await Promise.all([
+      buy(suite.api, seller, ebook.id),
+      buy(suite.api, seller, guide.id),
+    ]);
+    assert.ok(guideOrder);
+    // Prices are USD only for now: the guide's sale is made EUR in place.
+    await suite.api.orm.em
+      .fork()
+      .execute(`update orders set currency = 'eur' where id = ?`, [guideOrder.id]);
+
+    await page.goto(`${suite.api.url}/`);
+    const revenue = page.locator('dl.summary div').filter({ hasText: /^Revenue/ });
+    await revenue.getByText('$20.00').waitFor();
+    const orders = page.locator('dl.summary div').filter({ hasText: /^Orders/ });
+    await orders.getByText('2', { exact: true }).waitFor();
+    await page.getByLabel('Currency').selectOption('eur');
+    await revenue.getByText('€35.00').waitFor();
+    await orders.getByText('2', { exact: true }).waitFor();
+    assert.match(page.url(), /currency=eur/);
+    await page.close();
+  });
+
   it("lists a running subscription's workflow and shows what it waits for", async () => {
     const { page, seller } = await signedInSeller();
     const plan = await seller.polar.products.create({
