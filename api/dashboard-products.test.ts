@@ -37,6 +37,8 @@ describe('dashboard products (browser)', () => {
     await page.goto(`${suite.api.url}/products`);
     await page.getByText('No products match.').waitFor();
     await page.getByRole('link', { name: 'New product' }).click();
+    // The list's "Search names" and "Billing" filters answer these labels until the form is there.
+    await page.getByRole('heading', { level: 1, name: 'New product' }).waitFor();
 
     await page.getByLabel('Name').fill('Compiler licence');
     await page.getByLabel('Billing').selectOption({ label: 'Monthly' });
