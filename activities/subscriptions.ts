@@ -204,7 +204,7 @@ export function createSubscriptionActivities({
         organizationId: order.organizationId,
         checkoutId: null,
         workflowId: workflowIds.subscription(subscriptionId),
-        amount: order.totalAmount,
+        amount: order.amountToCharge,
         currency: order.currency,
         stripeCustomerId,
         paymentMethodOrToken: paymentMethod,
@@ -260,7 +260,7 @@ export function createSubscriptionActivities({
           .findOne(Payment, { order: order.orderId, status: 'succeeded' });
         return settle(renewal, { status: 'succeeded', paymentId: paid?.id ?? null, error: null });
       }
-      if (order.totalAmount === 0) {
+      if (order.amountToCharge === 0) {
         return settle(renewal, { status: 'succeeded', paymentId: null, error: null });
       }
       const paymentMethod = order.stripePaymentMethodId;
@@ -280,7 +280,7 @@ export function createSubscriptionActivities({
           workflowId: workflowIds.subscription(subscriptionId),
           organizationId: order.organizationId,
           idempotencyKey: renewalChargeKey(subscriptionId, end, attempt),
-          amount: order.totalAmount,
+          amount: order.amountToCharge,
           currency: order.currency,
           stripeCustomerId,
           paymentMethodId: paymentMethod,

@@ -2,12 +2,13 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { Metadata } from '../../db/entities/columns.ts';
 import type { Address } from '../../db/entities/customer.ts';
-import type { Customer } from '../../db/entities/index.ts';
+import type { Customer, CustomerBalanceEntry } from '../../db/entities/index.ts';
 import type { RecurringInterval } from '../../db/entities/product.ts';
 import { addressInput } from '../../domain/addresses.ts';
 import { type BenefitType, benefitTypes } from '../../domain/benefit-types.ts';
+import { customerBalanceEntryKinds } from '../../domain/customer-balance.ts';
 import { metadataInput } from '../../domain/metadata.ts';
-import { recurringIntervals } from '../../domain/prices.ts';
+import { priceCurrencies, recurringIntervals } from '../../domain/prices.ts';
 import { taxIdFormats } from '../../domain/tax-ids.ts';
 import { dateTimeWireSchema, isoDateTime, isoDateTimeOrNull, metadataWireSchema } from '../wire.ts';
 
@@ -150,19 +151,83 @@ export const customerStateSubscriptionWireSchema = z
   })
   .meta({ id: 'CustomerStateSubscription' });
 
-/** Polar's `CustomerState`: the customer with what it has now. */
+/**
+ * Polar's `CustomerBalance`, in minor units: positive is credit the customer has to spend,
+ * negative what it owes (Polar's sign). The sum of the customer's ledger entries.
+ */
+export const customerBalanceWireSchema = z
+  .object({ balance: z.int(), currency: z.string() })
+  .meta({ id: 'CustomerBalance' });
+
+/**
+ * Polar's `CustomerState`: the customer with what it has now, and Tollgate's `balance` (the
+ * SDK's schemas ignore keys they do not know).
+ */
 export const customerStateWireSchema = customerWireSchema
   .extend({
     active_subscriptions: z.array(customerStateSubscriptionWireSchema),
     granted_benefits: z.array(customerStateGrantWireSchema),
     active_meters: z.array(customerStateMeterWireSchema),
+    balance: customerBalanceWireSchema,
   })
   .meta({ id: 'CustomerState' });
 
-/** Polar's `CustomerBalance` (balances are not kept yet: always zero). */
-export const customerBalanceWireSchema = z
-  .object({ balance: z.int(), currency: z.string() })
-  .meta({ id: 'CustomerBalance' });
+/** The currency a balance is answered in when none is asked (the only one prices have yet). */
+export const defaultBalanceCurrency = priceCurrencies[0];
+
+/** `?currency=` of the balance (Tollgate's; Polar answers its one currency, as the default does). */
+export const customerBalanceQuery = z
+  .object({ currency: z.enum(priceCurrencies).default(defaultBalanceCurrency) })
+  .loose();
+
+/** A seller's adjustment of a customer's balance (Tollgate's): credit positive, debit negative. */
+export const customerBalanceAdjustmentInput = z.object({
+  amount: z
+    .int()
+    .min(-100_000_000)
+    .max(100_000_000)
+    .refine((amount) => amount !== 0, 'Amount must not be zero.'),
+  currency: z.enum(priceCurrencies),
+  reason: z.string().trim().min(1, 'A reason is required.').max(500),
+});
+
+/** One entry of a customer's balance ledger (Tollgate's `CustomerBalanceEntry`). */
+export const customerBalanceEntryWireSchema = z
+  .object({
+    id: z.uuid(),
+    created_at: dateTimeWireSchema,
+    customer_id: z.uuid(),
+    amount: z.int(),
+    currency: z.string(),
+    kind: z.enum(customerBalanceEntryKinds),
+    reason: z.string(),
+    order_id: z.uuid().nullable(),
+    subscription_id: z.uuid().nullable(),
+    created_by_user_id: z.uuid().nullable(),
+  })
+  .meta({ id: 'CustomerBalanceEntry' });
+
+export function customerBalanceEntryWire(
+  entry: CustomerBalanceEntry,
+): z.input<typeof customerBalanceEntryWireSchema> {
+  return {
+    id: entry.id,
+    created_at: isoDateTime(entry.createdAt),
+    customer_id: entry.customer.id,
+    amount: entry.amount,
+    currency: entry.currency,
+    kind: entry.kind,
+    reason: entry.reason,
+    order_id: entry.order?.id ?? null,
+    subscription_id: entry.subscription?.id ?? null,
+    created_by_user_id: entry.createdByUserId ?? null,
+  };
+}
+
+/** What an adjustment answers: its entry and the balance after it. */
+export const customerBalanceAdjustmentWireSchema = z
+  .object({ entry: customerBalanceEntryWireSchema, balance: customerBalanceWireSchema })
+  .meta({ id: 'CustomerBalanceAdjustment' });
 
 /** A postal address as Polar answers it (`postal_code`, country upper-case alpha-2). */
 export function addressWire(address: Address): z.input<typeof addressWireSchema> {
@@ -256,6 +321,7 @@ export interface CustomerState {
   grants: CustomerStateGrantRow[];
   meters: CustomerStateMeterRow[];
   subscriptions: CustomerStateSubscriptionRow[];
+  balance: { balance: number; currency: string };
 }
 
 const isoDateTimeText = (text: string) => isoDateTime(new Date(text));
@@ -318,11 +384,13 @@ export function customerStateWire({
   grants,
   meters,
   subscriptions,
+  balance,
 }: CustomerState): z.input<typeof customerStateWireSchema> {
   return {
     ...customerWire(customer),
     active_subscriptions: subscriptions.map(customerStateSubscriptionWire),
     granted_benefits: grants.map(customerStateGrantWire),
     active_meters: meters.map(customerStateMeterWire),
+    balance,
   };
 }

@@ -10,14 +10,15 @@ import {
   type CustomerStateMeterRow,
   type CustomerStateSubscriptionRow,
   customerStateWire,
+  defaultBalanceCurrency,
 } from './schemas.ts';
 
 /** How a request names a customer: by id, or by the seller's own id for it. */
 export type CustomerLookup = { id: string } | { externalId: string };
 
 /**
- * The customer with its current benefit grants (and their benefit), its meters and its active
- * subscriptions, in one query: they come along as JSON arrays of rows. State is read far more often than it
+ * The customer with its current benefit grants (and their benefit), its meters, its active
+ * subscriptions and its balance (in the default currency), in one query: they come along as JSON arrays of rows. State is read far more often than it
  * changes, so it costs one round trip.
  */
 const customerStateQuery = (byExternalId: boolean) => `
@@ -38,7 +39,9 @@ const customerStateQuery = (byExternalId: boolean) => `
           currency, recurring_interval, current_period_start, current_period_end, trial_start,
           trial_end, cancel_at_period_end, canceled_at, started_at, ends_at, product_id, discount_id
         from subscriptions where customer_id = c.id and status in ('active', 'trialing')) s
-    ) as active_subscriptions
+    ) as active_subscriptions,
+    (select coalesce(sum(amount), 0)::int from customer_balance_entry
+      where customer_id = c.id and currency = ?) as balance
   from customers c
   where c.organization_id = ? and c.deleted_at is null
     and ${byExternalId ? 'c.external_id = ?' : 'c.id = ?'}`;
@@ -47,6 +50,7 @@ type CustomerStateRow = EntityDictionary<Customer> & {
   granted_benefits: CustomerStateGrantRow[];
   active_meters: CustomerStateMeterRow[];
   active_subscriptions: CustomerStateSubscriptionRow[];
+  balance: number;
 };
 
 /**
@@ -73,16 +77,18 @@ async function findCustomerState(
   const byExternalId = !('id' in lookup);
   // Through the entity manager: inside a transaction, the state includes its own writes.
   const [row] = await em.execute<CustomerStateRow[]>(customerStateQuery(byExternalId), [
+    defaultBalanceCurrency,
     organizationId,
     'id' in lookup ? lookup.id : lookup.externalId,
   ]);
   if (!row) return null;
-  const { granted_benefits, active_meters, active_subscriptions, ...customerRow } = row;
+  const { granted_benefits, active_meters, active_subscriptions, balance, ...customerRow } = row;
   return {
     customer: em.map(Customer, customerRow),
     grants: granted_benefits,
     meters: active_meters,
     subscriptions: active_subscriptions,
+    balance: { balance, currency: defaultBalanceCurrency },
   };
 }
 

@@ -236,7 +236,7 @@ describe('subscription changes (PATCH and DELETE /v1/subscriptions/{id})', () =>
     assert.equal((await eventsOf(subscription.id)).at(-1), 'subscription.updated');
   });
 
-  it('downgrades with proration_behavior invoice: the credit left to the next renewal, nothing refunded', async () => {
+  it('downgrades with proration_behavior invoice: the credit goes to the customer balance, nothing refunded', async () => {
     const [pro, basic] = await Promise.all([monthlyPlan(6200, 'Pro'), monthlyPlan(3100)]);
     const { subscription, clockId } = await subscribe(pro.id);
     await advanceClock(clockId, day(10));
@@ -248,10 +248,12 @@ describe('subscription changes (PATCH and DELETE /v1/subscriptions/{id})', () =>
     assert.equal(downgraded.status, 200, JSON.stringify(downgraded.body));
     assert.equal(downgraded.body.amount, 3100);
     const row = await api.orm.em.fork().findOneOrFail(Subscription, subscription.id);
-    assert.deepEqual(
-      row.pendingItems.map((item) => item.amount),
-      [-4200, 2100],
-    );
+    assert.deepEqual(row.pendingItems, []);
+    // 4200 unused on Pro less 2100 remaining on Basic, credited once.
+    assert.deepEqual(await seller.polar.customers.getBalance({ id: subscription.customerId }), {
+      balance: 2100,
+      currency: 'usd',
+    });
     const orders = await seller.polar.orders.list({ customerId: subscription.customerId });
     assert.equal(orders.result.items.length, 1, 'no order for a credit');
   });
@@ -282,6 +284,16 @@ describe('subscription changes (PATCH and DELETE /v1/subscriptions/{id})', () =>
     assert.equal(changes.length, 1);
     const payments = await seller.polar.payments.list({ orderId: changes[0]?.id ?? '' });
     assert.equal(payments.result.items.length, 1);
+
+    // Back down at once: 4200 unused on Pro less 2100 remaining on Basic, credited once.
+    const downgrade = {
+      kind: 'product',
+      productId: basic.id,
+      prorationBehavior: 'prorate',
+    } as const;
+    await twice(randomUUID(), downgrade);
+    const balance = await seller.polar.customers.getBalance({ id: subscription.customerId });
+    assert.equal(balance.balance, 2100);
 
     const cancel = {
       kind: 'cancel_at_period_end',

@@ -26,6 +26,7 @@ import type {
 } from '../../domain/subscription-schedule.ts';
 import type { StripeClient } from '../../integrations/stripe/client.ts';
 import { chargeSubscriptionCard } from '../../integrations/stripe/payments.ts';
+import { addBalanceEntry } from '../customers/balance.ts';
 import { recordCustomerStateChange } from '../customers/state.ts';
 import { commerceError, resourceNotFound } from '../errors.ts';
 import { nextInvoiceNumber, serializeOrders } from '../orders/service.ts';
@@ -401,8 +402,9 @@ async function chargeDifference(
  * on, with the proration of the period left as `proration_behavior` (else the organization's
  * setting) says. `invoice` charges a positive difference now, FIRST, and then, in one
  * transaction, switches the plan and writes the paid subscription_update order with the payment;
- * a negative difference, and every difference under `prorate`, becomes pending items of the next
- * renewal.
+ * under `prorate` a positive difference becomes pending items of the next renewal. A negative
+ * difference (a downgrade's credit, either way) goes to the customer's balance at once
+ * (proration_credit, once per update), which the next order uses before the card.
  */
 async function changeProduct(
   deps: SubscriptionChangeDependencies,
@@ -440,6 +442,7 @@ async function changeProduct(
   );
   const difference = items.reduce((sum, item) => sum + item.amount, 0);
   const invoiced = behavior === 'invoice' && difference > 0;
+  const credited = difference < 0;
   const paymentId = invoiced
     ? await chargeDifference(deps, subscription, update, difference)
     : null;
@@ -459,14 +462,35 @@ async function changeProduct(
     }
     locked.product = tx.getReference(Product, target.product.id);
     locked.amount = target.amount;
-    if (!invoiced) locked.pendingItems = [...locked.pendingItems, ...items];
+    if (!invoiced && !credited) locked.pendingItems = [...locked.pendingItems, ...items];
     await tx.flush();
     if (paymentId) await recordPaidChange(tx, locked, items, paymentId);
+    if (credited) await creditProration(tx, locked, items, update);
     const result = await resultOf(tx, locked, deps.publicUrl);
     const organizationId = locked.organization.id;
     appendEvent(tx, organizationId, 'subscription.updated', result.subscription);
     await recordCustomerStateChange(tx, organizationId, locked.customer.id);
     return result;
+  });
+}
+
+/** A downgrade's credit (the negative difference of its proration lines) to the balance. */
+function creditProration(
+  tx: EntityManager,
+  subscription: Subscription,
+  items: PendingSubscriptionItem[],
+  update: SubscriptionUpdate,
+) {
+  const difference = items.reduce((sum, item) => sum + item.amount, 0);
+  return addBalanceEntry(tx, {
+    organizationId: subscription.organization.id,
+    customerId: subscription.customer.id,
+    currency: subscription.currency,
+    amount: -difference,
+    kind: 'proration_credit',
+    reason: items.map((item) => item.label).join('; '),
+    subscriptionId: subscription.id,
+    idempotencyKey: `subscription-update:${update.id}`,
   });
 }
 

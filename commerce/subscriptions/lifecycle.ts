@@ -20,6 +20,7 @@ import type {
   SubscriptionSchedule,
 } from '../../domain/subscription-schedule.ts';
 import { paymentIdOf } from '../../integrations/stripe/payments.ts';
+import { addBalanceEntry, balanceToUse, recordOrderDebit } from '../customers/balance.ts';
 import { recordCustomerStateChange } from '../customers/state.ts';
 import { commerceError } from '../errors.ts';
 import { type OrderWire, orderWire } from '../orders/schemas.ts';
@@ -51,6 +52,8 @@ export interface RenewalOrder {
   orderId: string;
   status: Order['status'];
   totalAmount: number;
+  /** What the card is charged: the total less what the customer's balance paid of it. */
+  amountToCharge: number;
   currency: string;
   organizationId: string;
   customerId: string;
@@ -175,9 +178,11 @@ async function orderWireOf(tx: EntityManager, order: Order) {
 /**
  * The pending renewal order of the period ending `periodEnd` (billing_reason
  * subscription_cycle): the next period's prices and the prorations left by plan changes (the
- * subscription's pendingItems, which the order takes over; a credit larger than the order is
- * carried on). Inserted once under its deterministic id; asked again, it answers the one there.
- * Records order.created.
+ * subscription's pendingItems, which the order takes over). A credit larger than the order goes
+ * to the customer's balance (renewal_credit); an order that owes something takes what it can
+ * from the balance first (`from_balance_amount`, an order_debit), all in the order's
+ * transaction. Inserted once under its deterministic id; asked again, it answers the one there.
+ * Records order.created (and customer.state_changed when the balance moved).
  */
 export async function openRenewalOrder(
   em: EntityManager,
@@ -199,6 +204,8 @@ export async function openRenewalOrder(
       periodAfter(subscription, periodEnd),
     );
     const { customer } = subscription;
+    const currency = subscription.currency;
+    const fromBalance = await balanceToUse(tx, customer.id, currency, bill.totalAmount);
     const order = tx.create(Order, {
       id: orderId,
       organization: subscription.organization,
@@ -214,7 +221,8 @@ export async function openRenewalOrder(
       netAmount: bill.netAmount,
       taxAmount: bill.taxAmount,
       totalAmount: bill.totalAmount,
-      currency: subscription.currency,
+      fromBalanceAmount: fromBalance,
+      currency,
       billingName: customer.name ?? null,
       billingAddress: customer.billingAddress ?? null,
       invoiceNumber,
@@ -231,10 +239,13 @@ export async function openRenewalOrder(
         productPrice: item.productPriceId,
       }),
     );
-    subscription.pendingItems = bill.carriedCredit;
+    subscription.pendingItems = [];
     await tx.flush();
+    const organizationId = subscription.organization.id;
+    const balanceMoved = await moveRenewalBalance(tx, order, bill.creditToBalance);
     // Built from what the transaction holds, without reading the order back.
-    appendEvent(tx, subscription.organization.id, 'order.created', orderWire(order, items));
+    appendEvent(tx, organizationId, 'order.created', orderWire(order, items));
+    if (balanceMoved) await recordCustomerStateChange(tx, organizationId, customer.id);
     return renewalOrderOf(order, subscription);
   });
 }
@@ -262,10 +273,35 @@ async function renewalInvoiceNumber(
   return row ? invoiceNumberOf(row) : null;
 }
 
+/**
+ * The renewal order's balance entries, once each: the credit a negative renewal leaves
+ * (one per subscription period: the order is), or what the order took from the balance.
+ */
+async function moveRenewalBalance(tx: EntityManager, order: Order, creditToBalance: number) {
+  const owner = {
+    organizationId: order.organization.id,
+    customerId: order.customer.id,
+    currency: order.currency,
+    orderId: order.id,
+    subscriptionId: order.subscription?.id ?? null,
+  };
+  const credited =
+    creditToBalance > 0 &&
+    (await addBalanceEntry(tx, {
+      ...owner,
+      amount: creditToBalance,
+      kind: 'renewal_credit',
+      reason: `Credit left by renewal ${order.invoiceNumber}`,
+    }));
+  const debited = await recordOrderDebit(tx, order);
+  return credited || debited;
+}
+
 const renewalOrderOf = (order: Order, subscription: Subscription): RenewalOrder => ({
   orderId: order.id,
   status: order.status,
   totalAmount: order.totalAmount,
+  amountToCharge: order.totalAmount - order.fromBalanceAmount,
   currency: order.currency,
   organizationId: subscription.organization.id,
   customerId: subscription.customer.id,

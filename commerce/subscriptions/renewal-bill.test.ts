@@ -143,7 +143,7 @@ describe('what a renewal bills (renewalBill) and the subscription’s meters', (
       netAmount: 2500,
       taxAmount: 0,
       totalAmount: 2500,
-      carriedCredit: [],
+      creditToBalance: 0,
     });
   });
 
@@ -216,11 +216,11 @@ describe('what a renewal bills (renewalBill) and the subscription’s meters', (
       ],
     );
     assert.equal(renewal.totalAmount, 2300);
-    assert.deepEqual(renewal.carriedCredit, []);
+    assert.equal(renewal.creditToBalance, 0);
     assertConsistent(renewal);
   });
 
-  it('bills nothing when credits exceed the price, and carries the rest to the next renewal', async () => {
+  it('bills nothing when credits exceed the price, and leaves the rest to the customer balance', async () => {
     const product = await plan([{ amountType: 'fixed', priceAmount: 1500 }]);
     const subscription = await subscribe(product.id);
     await setPendingItems(subscription.id, [
@@ -237,9 +237,7 @@ describe('what a renewal bills (renewalBill) and the subscription’s meters', (
     );
     assert.equal(renewal.subtotalAmount, 0);
     assert.equal(renewal.totalAmount, 0);
-    assert.deepEqual(renewal.carriedCredit, [
-      { label: 'Credit from the previous period', amount: -500, productPriceId: null },
-    ]);
+    assert.equal(renewal.creditToBalance, 500);
     assertConsistent(renewal);
   });
 

@@ -15,7 +15,6 @@ import {
   type Subscription,
   SubscriptionPrice,
 } from '../../db/entities/index.ts';
-import type { PendingSubscriptionItem } from '../../db/entities/subscription.ts';
 import { joinSql, type SqlFragment, sql } from '../../db/sql.ts';
 import { priceAmountOf } from '../../domain/checkout-amounts.ts';
 import {
@@ -39,8 +38,8 @@ export interface RenewalBillItem {
 
 /**
  * What a renewal order bills: Σ items = subtotal, net = subtotal − discount, total = net + tax.
- * `carriedCredit` is what a negative subtotal leaves for the next renewal: the caller makes it
- * the subscription's new `pendingItems` once the order exists.
+ * `creditToBalance` is what a negative subtotal leaves the customer (minor units, ≥ 0): the
+ * caller adds it to the customer's balance with the order.
  */
 export interface RenewalBill {
   items: RenewalBillItem[];
@@ -49,7 +48,7 @@ export interface RenewalBill {
   netAmount: number;
   taxAmount: number;
   totalAmount: number;
-  carriedCredit: PendingSubscriptionItem[];
+  creditToBalance: number;
 }
 
 export interface BilledPeriod {
@@ -69,7 +68,8 @@ export interface BilledPeriod {
  *   (counted from the first billed period: the trial's end, else the start);
  * - no tax: Tollgate computes none yet, as at checkout.
  *
- * A negative subtotal bills nothing: a line brings it to zero and the credit carries over.
+ * A negative subtotal bills nothing: a line brings it to zero and the credit goes to the
+ * customer's balance, which later orders use.
  */
 export async function renewalBill(
   tx: EntityManager,
@@ -123,19 +123,13 @@ export async function renewalBill(
   }
 
   const owed = items.reduce((sum, item) => sum + item.amount, 0);
-  const carriedCredit: PendingSubscriptionItem[] = [];
   if (owed < 0) {
     items.push({
-      label: 'Credit carried over to the next period',
+      label: 'Credit added to the customer balance',
       amount: -owed,
       taxAmount: 0,
       productPriceId: null,
       proration: true,
-    });
-    carriedCredit.push({
-      label: 'Credit from the previous period',
-      amount: owed,
-      productPriceId: null,
     });
   }
   const subtotalAmount = Math.max(owed, 0);
@@ -155,7 +149,7 @@ export async function renewalBill(
     netAmount,
     taxAmount: 0,
     totalAmount: netAmount,
-    carriedCredit,
+    creditToBalance: Math.max(-owed, 0),
   };
 }
 

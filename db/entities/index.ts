@@ -6,6 +6,7 @@ import { CheckoutLink, CheckoutLinkProduct } from './checkout-link.ts';
 import { CustomField } from './custom-field.ts';
 import { Customer } from './customer.ts';
 import { CustomerOAuthAccount, CustomerSession, CustomerSignInLink } from './customer-access.ts';
+import { CustomerBalanceEntry } from './customer-balance.ts';
 import { Discount, DiscountProduct } from './discount.ts';
 import { Downloadable } from './downloadable.ts';
 import { Invitation } from './invitation.ts';
@@ -46,6 +47,7 @@ export {
   CheckoutLink,
   CheckoutLinkProduct,
   Customer,
+  CustomerBalanceEntry,
   CustomerMeter,
   CustomerOAuthAccount,
   CustomerSession,
@@ -116,6 +118,7 @@ export const entities = [
   Meter,
   Customer,
   CustomerMeter,
+  CustomerBalanceEntry,
   Benefit,
   BenefitGrant,
   Product,

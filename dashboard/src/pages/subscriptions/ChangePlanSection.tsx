@@ -198,7 +198,9 @@ function ProrationPreview({
           </tr>
           <tr>
             <th scope="row">
-              {preview.carriedToRenewal < 0 ? 'Credited on' : 'Added to'} the next renewal
+              {preview.carriedToRenewal < 0
+                ? 'Credited to the customer balance (used by the next order)'
+                : 'Added to the next renewal'}
             </th>
             <td className="col-amount">{money(preview.carriedToRenewal)}</td>
           </tr>

@@ -24,7 +24,7 @@ export type PlanChangePreview =
       lines: PreviewLine[];
       /** Charged on the saved card at once (invoice, positive difference). */
       chargedNow: number;
-      /** Added to (or, negative, credited on) the next renewal order. */
+      /** Added to the next renewal order (negative: credited to the customer balance now). */
       carriedToRenewal: number;
     };
 
