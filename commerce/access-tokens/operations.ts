@@ -1,4 +1,5 @@
 import { idPath, type Operation, pageOf } from '../http/openapi.ts';
+import { accessTokenListParameters } from './routes.ts';
 import {
   accessTokenCreateInput,
   accessTokenUpdateInput,
@@ -19,6 +20,7 @@ export const accessTokenOperations: Operation[] = [
     summary: 'List the access tokens of the organization',
     tag,
     scopes: read,
+    query: accessTokenListParameters.schema,
     response: { status: 200, schema: pageOf(accessTokenWireSchema) },
   },
   {

@@ -4,7 +4,13 @@ import type { AppDependencies } from '../../api/dependencies.ts';
 import { parseBody } from '../../api/validation.ts';
 import { notPermitted } from '../errors.ts';
 import { callerOf, scope } from '../http/caller.ts';
-import { listRoute, readPage, readSorting } from '../http/listing.ts';
+import {
+  idsParameter,
+  listParameters,
+  listRoute,
+  pageParameters,
+  sortingParameter,
+} from '../http/listing.ts';
 import { parseCreateBody, readIdParam } from '../http/request.ts';
 import {
   accessTokenCreateInput,
@@ -38,6 +44,13 @@ function requirePerson(ctx: Context) {
   return caller;
 }
 
+/** The query of the access token list (documented by organization_access_tokens:list). */
+export const accessTokenListParameters = listParameters({
+  page: pageParameters,
+  sorting: sortingParameter(accessTokenSortFields, 'created_at'),
+  organizationIds: idsParameter('organization_id'),
+});
+
 /**
  * /v1/organization-access-tokens: create, list, update and revoke the organization's tokens.
  * Every member may list them (never their secrets, which only their creation shows); owners
@@ -52,10 +65,7 @@ export function accessTokenRoutes({ orm }: AppDependencies): Router {
     listRoute({
       lister: requireMember,
       ownOrganizationOnly: true,
-      read: (ctx) => ({
-        page: readPage(ctx),
-        sorting: readSorting(ctx, accessTokenSortFields, 'created_at'),
-      }),
+      query: accessTokenListParameters,
       list: (caller, query) => listAccessTokens(orm.em, caller.organizationId, query),
       serialize: (tokens) => tokens.map(accessTokenWire),
     }),

@@ -1,5 +1,6 @@
 import { customerBenefitGrantWireSchema } from '../customer-portal/schemas.ts';
 import { idPath, type Operation, pageOf } from '../http/openapi.ts';
+import { benefitBoundListParameters } from '../http/portal.ts';
 import {
   customerBenefitGrantUpdateInput,
   customerDownloadableWireSchema,
@@ -54,6 +55,7 @@ export const customerPortalGrantOperations: Operation[] = [
     summary: 'List the customer’s granted files with their download URLs',
     tag,
     auth: 'customer',
+    query: benefitBoundListParameters.schema,
     response: { status: 200, schema: pageOf(customerDownloadableWireSchema) },
   },
   {

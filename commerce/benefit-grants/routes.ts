@@ -16,7 +16,7 @@ import { customerOAuthAccounts } from '../customer-portal/service.ts';
 import { notPermitted, resourceNotFound } from '../errors.ts';
 import { partUrlLifetimeMs } from '../files/service.ts';
 import { sessionCustomerOf } from '../http/customer-session.ts';
-import { portalGate, readBenefitBoundQuery } from '../http/portal.ts';
+import { benefitBoundListParameters, portalGate } from '../http/portal.ts';
 import { readIdParam } from '../http/request.ts';
 import { downloadUrl, downloadUrlLifetimeMs, readDownload, signDownload } from './downloads.ts';
 import { linkAuthorizationUrl, readLinkState, saveLinkedAccount } from './oauth-accounts.ts';
@@ -127,7 +127,7 @@ export function customerPortalGrantRoutes(dependencies: AppDependencies): Router
   router.get(
     '/downloadables/',
     ...list({
-      read: readBenefitBoundQuery,
+      query: benefitBoundListParameters,
       list: (customer, query) => listCustomerDownloadables(orm.em, customer, query),
       serialize: (downloadables) => {
         const expiresAt = Date.now() + downloadUrlLifetimeMs;

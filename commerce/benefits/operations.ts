@@ -1,8 +1,12 @@
 import { idPath, type Operation, pageOf } from '../http/openapi.ts';
 import {
+  benefitGrantListParameters,
+  benefitGrantsOfBenefitParameters,
+  benefitListParameters,
+} from './routes.ts';
+import {
   benefitCreateInput,
   benefitGrantWireSchema,
-  benefitListQuery,
   benefitUpdateInput,
   benefitWireSchema,
 } from './schemas.ts';
@@ -20,7 +24,7 @@ export const benefitOperations: Operation[] = [
     summary: 'List benefits',
     tag,
     scopes: read,
-    query: benefitListQuery,
+    query: benefitListParameters.schema,
     response: { status: 200, schema: pageOf(benefitWireSchema) },
   },
   {
@@ -75,6 +79,7 @@ export const benefitOperations: Operation[] = [
     tag,
     scopes: read,
     params: idPath,
+    query: benefitGrantsOfBenefitParameters.schema,
     response: { status: 200, schema: pageOf(benefitGrantWireSchema) },
     errors: [404],
   },
@@ -85,6 +90,7 @@ export const benefitOperations: Operation[] = [
     summary: 'List the grants of every benefit',
     tag,
     scopes: read,
+    query: benefitGrantListParameters.schema,
     response: { status: 200, schema: pageOf(benefitGrantWireSchema) },
   },
 ];

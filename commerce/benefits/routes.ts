@@ -1,9 +1,8 @@
 import Router from '@koa/router';
-import type { Context } from 'koa';
 import { z } from 'zod';
 import { authSettings } from '../../accounts/settings.ts';
 import type { AppDependencies } from '../../api/dependencies.ts';
-import { parseBody, parseQuery } from '../../api/validation.ts';
+import { parseBody } from '../../api/validation.ts';
 import type { SortCriterion } from '../../db/listing.ts';
 import { benefitTypes } from '../../domain/benefit-types.ts';
 import {
@@ -12,13 +11,15 @@ import {
 } from '../../processes/benefit-grant-requests.ts';
 import { callerOf, scope } from '../http/caller.ts';
 import {
+  booleanParameter,
+  fieldParameter,
+  idsParameter,
+  listParameters,
   listRoute,
-  readMetadataFilter,
-  readPage,
-  readQueryBoolean,
-  readQueryIds,
-  readQueryList,
-  readSorting,
+  metadataParameter,
+  pageParameters,
+  sortingParameter,
+  valuesParameter,
 } from '../http/listing.ts';
 import { parseCreateBody, readIdParam } from '../http/request.ts';
 import {
@@ -31,7 +32,6 @@ import {
   benefitWire,
 } from './schemas.ts';
 import {
-  type BenefitGrantFilter,
   createBenefit,
   deleteBenefit,
   getBenefit,
@@ -39,6 +39,41 @@ import {
   listBenefits,
   updateBenefit,
 } from './service.ts';
+
+const benefitType = z.enum(benefitTypes);
+
+/** The query of the benefit list (documented by benefits:list). */
+export const benefitListParameters = listParameters({
+  query: fieldParameter(benefitListQuery, 'query'),
+  types: valuesParameter('type', benefitType),
+  sorting: sortingParameter(benefitSortFields, '-created_at'),
+  metadata: metadataParameter,
+  page: pageParameters,
+  organizationIds: idsParameter('organization_id'),
+});
+
+/** The query of the organization's grant list (documented by benefit-grants:list). */
+export const benefitGrantListParameters = listParameters({
+  customerIds: idsParameter('customer_id'),
+  isGranted: booleanParameter('is_granted'),
+  sorting: sortingParameter(benefitGrantSortFields, '-created_at'),
+  page: pageParameters,
+  organizationIds: idsParameter('organization_id'),
+});
+
+/**
+ * The query of a benefit's grant list (documented by benefits:grants), which takes no sorting.
+ * The benefit's id (a path parameter, not documented here) is read with it, first as always.
+ */
+export const benefitGrantsOfBenefitParameters = listParameters({
+  benefitId: { documented: {}, read: (ctx) => readIdParam(ctx) },
+  customerIds: idsParameter('customer_id'),
+  isGranted: booleanParameter('is_granted'),
+  page: pageParameters,
+});
+
+// A benefit's grants come newest first.
+const newestFirst: SortCriterion<'created_at'>[] = [{ field: 'created_at', descending: true }];
 
 /** /v1/benefits and /v1/benefit-grants: what customers get with products, and who got it. */
 export function benefitRoutes({ orm, config, temporal }: AppDependencies): Router {
@@ -50,13 +85,7 @@ export function benefitRoutes({ orm, config, temporal }: AppDependencies): Route
     '/',
     scope('benefits:read'),
     listRoute({
-      read: (ctx) => ({
-        query: parseQuery(ctx, benefitListQuery).query,
-        types: readQueryList(ctx, 'type', benefitType),
-        sorting: readSorting(ctx, benefitSortFields, '-created_at'),
-        metadata: readMetadataFilter(ctx),
-        page: readPage(ctx),
-      }),
+      query: benefitListParameters,
       list: (caller, query) => listBenefits(orm.em, caller.organizationId, query),
       serialize: (benefits) => benefits.map(benefitWire),
     }),
@@ -98,15 +127,10 @@ export function benefitRoutes({ orm, config, temporal }: AppDependencies): Route
     listRoute({
       // The benefit's own grants: `organization_id` is no filter of this list.
       ownOrganizationOnly: false,
-      read: (ctx) => ({
-        benefitId: readIdParam(ctx),
-        ...readGrantFilter(ctx),
-        sorting: newestFirst,
-        page: readPage(ctx),
-      }),
+      query: benefitGrantsOfBenefitParameters,
       list: async ({ organizationId }, query) => {
         await getBenefit(orm.em, organizationId, query.benefitId);
-        return listBenefitGrants(orm.em, organizationId, query);
+        return listBenefitGrants(orm.em, organizationId, { ...query, sorting: newestFirst });
       },
       serialize: (grants) => grants.map(benefitGrantWire),
     }),
@@ -123,27 +147,11 @@ export function benefitGrantRoutes({ orm }: AppDependencies): Router {
     '/',
     scope('benefits:read'),
     listRoute({
-      read: (ctx) => ({
-        ...readGrantFilter(ctx),
-        sorting: readSorting(ctx, benefitGrantSortFields, '-created_at'),
-        page: readPage(ctx),
-      }),
+      query: benefitGrantListParameters,
       list: (caller, query) => listBenefitGrants(orm.em, caller.organizationId, query),
       serialize: (grants) => grants.map(benefitGrantWire),
     }),
   );
 
   return router;
-}
-
-const benefitType = z.enum(benefitTypes);
-
-// A benefit's grants come newest first; that list takes no sorting parameter.
-const newestFirst: SortCriterion<'created_at'>[] = [{ field: 'created_at', descending: true }];
-
-function readGrantFilter(ctx: Context): BenefitGrantFilter {
-  return {
-    customerIds: readQueryIds(ctx, 'customer_id'),
-    isGranted: readQueryBoolean(ctx, 'is_granted'),
-  };
 }

@@ -1,4 +1,5 @@
 import { idPath, type Operation, pageOf } from '../http/openapi.ts';
+import { checkoutLinkListParameters } from './routes.ts';
 import {
   checkoutLinkCreateInput,
   checkoutLinkUpdateInput,
@@ -18,6 +19,7 @@ export const checkoutLinkOperations: Operation[] = [
     summary: 'List checkout links',
     tag,
     scopes: read,
+    query: checkoutLinkListParameters.schema,
     response: { status: 200, schema: pageOf(checkoutLinkWireSchema) },
   },
   {

@@ -3,7 +3,13 @@ import type { AppDependencies } from '../../api/dependencies.ts';
 import { parseBody } from '../../api/validation.ts';
 import type { CheckoutLink } from '../../db/entities/index.ts';
 import { callerOf, scope } from '../http/caller.ts';
-import { listRoute, readPage, readQueryIds, readSorting } from '../http/listing.ts';
+import {
+  idsParameter,
+  listParameters,
+  listRoute,
+  pageParameters,
+  sortingParameter,
+} from '../http/listing.ts';
 import { readIdParam } from '../http/request.ts';
 import {
   checkoutLinkCreateInput,
@@ -18,6 +24,14 @@ import {
   serializeCheckoutLinks,
   updateCheckoutLink,
 } from './service.ts';
+
+/** The query of the checkout link list (documented by checkout-links:list). */
+export const checkoutLinkListParameters = listParameters({
+  page: pageParameters,
+  productIds: idsParameter('product_id'),
+  sorting: sortingParameter(checkoutLinkSortFields, 'created_at'),
+  organizationIds: idsParameter('organization_id'),
+});
 
 /**
  * /v1/checkout-links: shareable links that each open a new checkout for their products. The
@@ -35,11 +49,7 @@ export function checkoutLinkRoutes({ orm, config }: AppDependencies): Router {
     '/',
     scope('checkout_links:read'),
     listRoute({
-      read: (ctx) => ({
-        page: readPage(ctx),
-        productIds: readQueryIds(ctx, 'product_id'),
-        sorting: readSorting(ctx, checkoutLinkSortFields, 'created_at'),
-      }),
+      query: checkoutLinkListParameters,
       list: (caller, query) => listCheckoutLinks(orm.em, caller.organizationId, query),
       serialize: (links) => serializeCheckoutLinks(orm.em, links, publicUrl),
     }),

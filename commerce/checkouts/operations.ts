@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { idPath, type Operation, pageOf } from '../http/openapi.ts';
+import { checkoutListParameters } from './routes.ts';
 import {
   checkoutConfirmInput,
   checkoutCreateInput,
@@ -30,6 +31,7 @@ export const checkoutOperations: Operation[] = [
     summary: 'List checkouts',
     tag,
     scopes: read,
+    query: checkoutListParameters.schema,
     response: { status: 200, schema: pageOf(checkoutWireSchema) },
   },
   {

@@ -3,7 +3,7 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import type { AppDependencies } from '../../api/dependencies.ts';
-import { parseBody, parseQuery } from '../../api/validation.ts';
+import { parseBody } from '../../api/validation.ts';
 import { AppError } from '../../core/errors.ts';
 import { checkoutStatuses } from '../../db/entities/checkout.ts';
 import { refusalFromWorkflowFailure } from '../../processes/activity-errors.ts';
@@ -13,12 +13,15 @@ import { startCheckout } from '../../processes/starters.ts';
 import { workflowIds } from '../../processes/workflow-ids.ts';
 import { callerOf, scope } from '../http/caller.ts';
 import {
+  fieldParameter,
+  idsParameter,
+  listParameters,
   listRoute,
+  mapParameter,
+  pageParameters,
   queryValues,
-  readPage,
-  readQueryIds,
-  readQueryList,
-  readSorting,
+  sortingParameter,
+  valuesParameter,
 } from '../http/listing.ts';
 import { publicRateLimit } from '../http/rate-limits.ts';
 import { parseCreateBody, readIdParam } from '../http/request.ts';
@@ -46,6 +49,17 @@ const clientSecretOf = (ctx: Context) => String(ctx.params.client_secret);
 /** One optional text of the redirect's query (a repeated key takes its first value). */
 const queryText = (ctx: Context, name: string) => queryValues(ctx, name)[0] || undefined;
 
+/** The query of the checkout list (documented by checkouts:list). */
+export const checkoutListParameters = listParameters({
+  query: mapParameter(fieldParameter(listQuery, 'query'), (text) => text || undefined),
+  productIds: idsParameter('product_id'),
+  customerIds: idsParameter('customer_id'),
+  statuses: valuesParameter('status', statusFilter),
+  sorting: sortingParameter(checkoutSortFields, '-created_at'),
+  page: pageParameters,
+  organizationIds: idsParameter('organization_id'),
+});
+
 /**
  * /v1/checkouts: the seller creates, reads and changes checkouts with its token; the buyer's
  * page reads, changes and confirms one by its client secret, with no credentials (a token the
@@ -70,14 +84,7 @@ export function checkoutRoutes(dependencies: AppDependencies): Router {
     ['/v1/checkouts/', '/v1/checkouts'],
     scope('checkouts:read'),
     listRoute({
-      read: (ctx) => ({
-        query: parseQuery(ctx, listQuery).query || undefined,
-        productIds: readQueryIds(ctx, 'product_id'),
-        customerIds: readQueryIds(ctx, 'customer_id'),
-        statuses: readQueryList(ctx, 'status', statusFilter),
-        sorting: readSorting(ctx, checkoutSortFields, '-created_at'),
-        page: readPage(ctx),
-      }),
+      query: checkoutListParameters,
       list: (caller, query) => listCheckouts(orm.em, caller.organizationId, query),
       serialize: (checkouts) => serializeCheckouts(orm.em, checkouts, publicUrl),
     }),

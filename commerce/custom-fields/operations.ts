@@ -1,7 +1,7 @@
 import { idPath, type Operation, pageOf } from '../http/openapi.ts';
+import { customFieldListParameters } from './routes.ts';
 import {
   customFieldCreateInput,
-  customFieldListQuery,
   customFieldUpdateInput,
   customFieldWireSchema,
 } from './schemas.ts';
@@ -19,7 +19,7 @@ export const customFieldOperations: Operation[] = [
     summary: 'List custom fields',
     tag,
     scopes: read,
-    query: customFieldListQuery,
+    query: customFieldListParameters.schema,
     response: { status: 200, schema: pageOf(customFieldWireSchema) },
   },
   {

@@ -1,10 +1,18 @@
 import Router from '@koa/router';
 import { z } from 'zod';
 import type { AppDependencies } from '../../api/dependencies.ts';
-import { parseBody, parseQuery } from '../../api/validation.ts';
+import { parseBody } from '../../api/validation.ts';
 import { customFieldTypes } from '../../domain/custom-field-values.ts';
 import { callerOf, scope } from '../http/caller.ts';
-import { listRoute, readPage, readQueryList, readSorting } from '../http/listing.ts';
+import {
+  fieldParameter,
+  idsParameter,
+  listParameters,
+  listRoute,
+  pageParameters,
+  sortingParameter,
+  valuesParameter,
+} from '../http/listing.ts';
 import { parseCreateBody, readIdParam } from '../http/request.ts';
 import {
   customFieldCreateInput,
@@ -22,6 +30,15 @@ import {
 } from './service.ts';
 
 const customFieldType = z.enum(customFieldTypes);
+/** The query of the custom field list (documented by custom-fields:list). */
+export const customFieldListParameters = listParameters({
+  query: fieldParameter(customFieldListQuery, 'query'),
+  types: valuesParameter('type', customFieldType),
+  sorting: sortingParameter(customFieldSortFields, 'slug'),
+  page: pageParameters,
+  organizationIds: idsParameter('organization_id'),
+});
+
 /** /v1/custom-fields: the fields sellers ask customers to fill in at checkout. */
 export function customFieldRoutes({ orm }: AppDependencies): Router {
   const router = new Router({ prefix: '/v1/custom-fields' });
@@ -30,12 +47,7 @@ export function customFieldRoutes({ orm }: AppDependencies): Router {
     '/',
     scope('custom_fields:read'),
     listRoute({
-      read: (ctx) => ({
-        query: parseQuery(ctx, customFieldListQuery).query,
-        types: readQueryList(ctx, 'type', customFieldType),
-        sorting: readSorting(ctx, customFieldSortFields, 'slug'),
-        page: readPage(ctx),
-      }),
+      query: customFieldListParameters,
       list: (caller, query) => listCustomFields(orm.em, caller.organizationId, query),
       serialize: (fields) => fields.map(customFieldWire),
     }),

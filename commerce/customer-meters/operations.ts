@@ -1,5 +1,5 @@
 import { idPath, type Operation, pageOf } from '../http/openapi.ts';
-import { meterListQuery } from '../meters/schemas.ts';
+import { customerCustomerMeterListParameters, customerMeterListParameters } from './routes.ts';
 import { customerCustomerMeterWireSchema, customerMeterWireSchema } from './schemas.ts';
 
 const read = ['customer_meters:read'] as const;
@@ -13,6 +13,7 @@ export const customerMeterOperations: Operation[] = [
     summary: 'List customers’ standings on meters',
     tag: 'Customer meters',
     scopes: read,
+    query: customerMeterListParameters.schema,
     response: { status: 200, schema: pageOf(customerMeterWireSchema) },
   },
   {
@@ -37,7 +38,7 @@ export const customerPortalMeterOperations: Operation[] = [
     summary: 'List the customer’s standing on each meter',
     tag: 'Customer Portal',
     auth: 'customer',
-    query: meterListQuery,
+    query: customerCustomerMeterListParameters.schema,
     response: { status: 200, schema: pageOf(customerCustomerMeterWireSchema) },
   },
   {

@@ -1,9 +1,17 @@
 import Router from '@koa/router';
 import type { AppDependencies } from '../../api/dependencies.ts';
-import { parseQuery } from '../../api/validation.ts';
 import { callerOf, scope } from '../http/caller.ts';
 import { sessionCustomerOf } from '../http/customer-session.ts';
-import { listRoute, queryValues, readPage, readQueryIds, readSorting } from '../http/listing.ts';
+import {
+  fieldParameter,
+  idsParameter,
+  listParameters,
+  listRoute,
+  mapParameter,
+  pageParameters,
+  sortingParameter,
+  textsParameter,
+} from '../http/listing.ts';
 import { portalGate } from '../http/portal.ts';
 import { readIdParam } from '../http/request.ts';
 import { meterListQuery } from '../meters/schemas.ts';
@@ -19,6 +27,16 @@ import {
   customerMeterWire,
 } from './schemas.ts';
 import { embeddedOf, getCustomerMeter, listCustomerMeters } from './service.ts';
+
+/** The query of the customer meter list (documented by customer_meters:list). */
+export const customerMeterListParameters = listParameters({
+  page: pageParameters,
+  sorting: sortingParameter(customerMeterSortFields, '-modified_at'),
+  customerIds: idsParameter('customer_id'),
+  externalCustomerIds: textsParameter('external_customer_id'),
+  meterIds: idsParameter('meter_id'),
+  organizationIds: idsParameter('organization_id'),
+});
 
 /** /v1/customer-meters: each customer's consumed and credited units and balance per meter. */
 export function customerMeterRoutes({ orm }: AppDependencies): Router {
@@ -37,13 +55,7 @@ export function customerMeterRoutes({ orm }: AppDependencies): Router {
     '/',
     scope('customer_meters:read'),
     listRoute({
-      read: (ctx) => ({
-        page: readPage(ctx),
-        sorting: readSorting(ctx, customerMeterSortFields, '-modified_at'),
-        customerIds: readQueryIds(ctx, 'customer_id'),
-        externalCustomerIds: queryValues(ctx, 'external_customer_id'),
-        meterIds: readQueryIds(ctx, 'meter_id'),
-      }),
+      query: customerMeterListParameters,
       list: (caller, query) => listCustomerMeters(orm.em, caller.organizationId, query),
       serialize,
     }),
@@ -59,6 +71,14 @@ export function customerMeterRoutes({ orm }: AppDependencies): Router {
   return router;
 }
 
+/** The query of the portal's meter list (documented by customer_portal:customer_meters:list). */
+export const customerCustomerMeterListParameters = listParameters({
+  page: pageParameters,
+  sorting: sortingParameter(customerCustomerMeterSortFields, '-modified_at'),
+  meterIds: idsParameter('meter_id'),
+  query: mapParameter(fieldParameter(meterListQuery, 'query'), (text) => text || undefined),
+});
+
 /** /v1/customer-portal/meters: the session customer's own standing on each meter. */
 export function customerPortalMeterRoutes(dependencies: AppDependencies): Router {
   const { orm } = dependencies;
@@ -68,12 +88,7 @@ export function customerPortalMeterRoutes(dependencies: AppDependencies): Router
   router.get(
     '/meters/',
     ...list({
-      read: (ctx) => ({
-        page: readPage(ctx),
-        sorting: readSorting(ctx, customerCustomerMeterSortFields, '-modified_at'),
-        meterIds: readQueryIds(ctx, 'meter_id'),
-        query: parseQuery(ctx, meterListQuery).query || undefined,
-      }),
+      query: customerCustomerMeterListParameters,
       list: (customer, query) => listCustomerCustomerMeters(orm.em, customer, query),
       serialize: (rows) => serializeCustomerCustomerMeters(orm.em, rows),
     }),

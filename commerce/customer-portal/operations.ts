@@ -1,4 +1,5 @@
 import { idPath, type Operation, pageOf } from '../http/openapi.ts';
+import { customerBenefitGrantListParameters, paymentMethodListParameters } from './routes.ts';
 import {
   customerBenefitGrantWireSchema,
   customerPaymentMethodWireSchema,
@@ -37,6 +38,7 @@ export const customerPortalOperations: Operation[] = [
     operationId: 'customer_portal:customers:list_payment_methods',
     summary: 'List the customer’s saved payment methods',
     ...portal,
+    query: paymentMethodListParameters.schema,
     response: { status: 200, schema: pageOf(customerPaymentMethodWireSchema) },
   },
   {
@@ -73,6 +75,7 @@ export const customerPortalOperations: Operation[] = [
     operationId: 'customer_portal:benefit-grants:list',
     summary: 'List the customer’s benefit grants',
     ...portal,
+    query: customerBenefitGrantListParameters.schema,
     response: { status: 200, schema: pageOf(customerBenefitGrantWireSchema) },
   },
   {

@@ -5,7 +5,13 @@ import { parseBody, parseParams } from '../../api/validation.ts';
 import type { Customer } from '../../db/entities/index.ts';
 import { benefitTypes } from '../../domain/benefit-types.ts';
 import { sessionCustomerOf } from '../http/customer-session.ts';
-import { readPage, readQueryIds, readQueryList, readSorting } from '../http/listing.ts';
+import {
+  idsParameter,
+  listParameters,
+  pageParameters,
+  sortingParameter,
+  valuesParameter,
+} from '../http/listing.ts';
 import { portalGate } from '../http/portal.ts';
 import { readIdParam } from '../http/request.ts';
 import { retryFailedRenewalsWith } from '../http/subscription-changes.ts';
@@ -33,6 +39,21 @@ import {
 } from './service.ts';
 
 const benefitTypeQuery = z.enum(benefitTypes);
+
+/** The query of the portal's payment method list. */
+export const paymentMethodListParameters = listParameters({ page: pageParameters });
+
+/** The query of the portal's benefit grant list. */
+export const customerBenefitGrantListParameters = listParameters({
+  page: pageParameters,
+  sorting: sortingParameter(customerBenefitGrantSortFields, '-granted_at'),
+  types: valuesParameter('type', benefitTypeQuery),
+  benefitIds: idsParameter('benefit_id'),
+  organizationIds: idsParameter('organization_id'),
+  checkoutIds: idsParameter('checkout_id'),
+  orderIds: idsParameter('order_id'),
+  subscriptionIds: idsParameter('subscription_id'),
+});
 
 /**
  * /v1/customer-portal: what a customer sees of itself with a `polar_cst_` session — profile,
@@ -68,7 +89,7 @@ export function customerPortalRoutes(dependencies: AppDependencies): Router {
   router.get(
     '/customers/me/payment-methods',
     ...list({
-      read: (ctx) => ({ page: readPage(ctx) }),
+      query: paymentMethodListParameters,
       list: (customer, query) => listPortalPaymentMethods(stripe, customer, query.page),
       serialize: (methods, customer) =>
         methods.map((method) => customerPaymentMethodWire(method, customer.id)),
@@ -107,16 +128,7 @@ export function customerPortalRoutes(dependencies: AppDependencies): Router {
   router.get(
     '/benefit-grants/',
     ...list({
-      read: (ctx) => ({
-        page: readPage(ctx),
-        sorting: readSorting(ctx, customerBenefitGrantSortFields, '-granted_at'),
-        types: readQueryList(ctx, 'type', benefitTypeQuery),
-        benefitIds: readQueryIds(ctx, 'benefit_id'),
-        organizationIds: readQueryIds(ctx, 'organization_id'),
-        checkoutIds: readQueryIds(ctx, 'checkout_id'),
-        orderIds: readQueryIds(ctx, 'order_id'),
-        subscriptionIds: readQueryIds(ctx, 'subscription_id'),
-      }),
+      query: customerBenefitGrantListParameters,
       list: (customer, query) => listCustomerBenefitGrants(orm.em, customer, query),
       serialize: async (grants, customer) => {
         const profile = await portalCustomer(customer);

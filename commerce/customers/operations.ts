@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { idPath, type Operation, pageOf } from '../http/openapi.ts';
+import { customerListParameters } from './routes.ts';
 import {
   customerBalanceWireSchema,
   customerCreateInput,
   customerExternalIdParams,
-  customerListQuery,
   customerStateWireSchema,
   customerUpdateByExternalIdInput,
   customerUpdateInput,
@@ -24,7 +24,7 @@ export const customerOperations: Operation[] = [
     summary: 'List customers',
     tag,
     scopes: read,
-    query: customerListQuery,
+    query: customerListParameters.schema,
     response: { status: 200, schema: pageOf(customerWireSchema) },
   },
   {

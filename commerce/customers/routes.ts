@@ -2,17 +2,20 @@ import { Readable } from 'node:stream';
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { AppDependencies } from '../../api/dependencies.ts';
-import { parseBody, parseParams, parseQuery } from '../../api/validation.ts';
+import { parseBody, parseParams } from '../../api/validation.ts';
 import type { Customer } from '../../db/entities/index.ts';
 import { revokeGrantsOfDeleted } from '../../processes/benefit-grant-requests.ts';
 import { commerceError } from '../errors.ts';
 import { callerOf, scope } from '../http/caller.ts';
 import {
+  fieldParameter,
+  idsParameter,
+  listParameters,
   listRoute,
+  metadataParameter,
   organizationFilterMatches,
-  readMetadataFilter,
-  readPage,
-  readSorting,
+  pageParameters,
+  sortingParameter,
 } from '../http/listing.ts';
 import { ReadCache } from '../http/read-cache.ts';
 import { parseCreateBody, readIdParam } from '../http/request.ts';
@@ -56,6 +59,16 @@ async function* jsonArray(customers: AsyncIterable<Customer>) {
   yield `${piece}]`;
 }
 
+/** The query of the customer list (documented by customers:list). */
+export const customerListParameters = listParameters({
+  page: pageParameters,
+  sorting: sortingParameter(customerSortFields, '-created_at'),
+  email: fieldParameter(customerListQuery, 'email'),
+  query: fieldParameter(customerListQuery, 'query'),
+  metadata: metadataParameter,
+  organizationIds: idsParameter('organization_id'),
+});
+
 /**
  * /v1/customers: the organization's buyers, by id or by the seller's external id, with their
  * current state (benefits, meters). Deleting is soft; a deleted customer is not found.
@@ -74,12 +87,7 @@ export function customerRoutes({ orm, config, changes, temporal }: AppDependenci
     '/',
     scope('customers:read'),
     listRoute({
-      read: (ctx) => {
-        const page = readPage(ctx);
-        const sorting = readSorting(ctx, customerSortFields, '-created_at');
-        const { email, query } = parseQuery(ctx, customerListQuery);
-        return { page, sorting, email, query, metadata: readMetadataFilter(ctx) };
-      },
+      query: customerListParameters,
       list: (caller, query) => listCustomers(orm.em, caller.organizationId, query),
       serialize: (customers) => customers.map(customerWire),
     }),

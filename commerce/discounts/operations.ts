@@ -1,10 +1,6 @@
 import { idPath, type Operation, pageOf } from '../http/openapi.ts';
-import {
-  discountCreateInput,
-  discountListQuery,
-  discountUpdateInput,
-  discountWireSchema,
-} from './schemas.ts';
+import { discountListParameters } from './routes.ts';
+import { discountCreateInput, discountUpdateInput, discountWireSchema } from './schemas.ts';
 
 const tag = 'Discounts';
 const read = ['discounts:read', 'discounts:write'] as const;
@@ -19,7 +15,7 @@ export const discountOperations: Operation[] = [
     summary: 'List discounts',
     tag,
     scopes: read,
-    query: discountListQuery,
+    query: discountListParameters.schema,
     response: { status: 200, schema: pageOf(discountWireSchema) },
   },
   {

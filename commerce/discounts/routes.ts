@@ -1,9 +1,16 @@
 import Router from '@koa/router';
 import type { AppDependencies } from '../../api/dependencies.ts';
-import { parseBody, parseQuery } from '../../api/validation.ts';
+import { parseBody } from '../../api/validation.ts';
 import type { Discount } from '../../db/entities/index.ts';
 import { callerOf, scope } from '../http/caller.ts';
-import { listRoute, readPage, readSorting } from '../http/listing.ts';
+import {
+  fieldParameter,
+  idsParameter,
+  listParameters,
+  listRoute,
+  pageParameters,
+  sortingParameter,
+} from '../http/listing.ts';
 import { parseCreateBody, readIdParam } from '../http/request.ts';
 import {
   discountCreateInput,
@@ -20,6 +27,14 @@ import {
   updateDiscount,
 } from './service.ts';
 
+/** The query of the discount list (documented by discounts:list). */
+export const discountListParameters = listParameters({
+  query: fieldParameter(discountListQuery, 'query'),
+  sorting: sortingParameter(discountSortFields, '-created_at'),
+  page: pageParameters,
+  organizationIds: idsParameter('organization_id'),
+});
+
 /** /v1/discounts: amounts or percentages off, by code at checkout or named by the API. */
 export function discountRoutes({ orm }: AppDependencies): Router {
   const router = new Router({ prefix: '/v1/discounts' });
@@ -34,11 +49,7 @@ export function discountRoutes({ orm }: AppDependencies): Router {
     '/',
     scope('discounts:read'),
     listRoute({
-      read: (ctx) => ({
-        query: parseQuery(ctx, discountListQuery).query,
-        sorting: readSorting(ctx, discountSortFields, '-created_at'),
-        page: readPage(ctx),
-      }),
+      query: discountListParameters,
       list: (caller, query) => listDiscounts(orm.em, caller.organizationId, query),
       serialize: (discounts) => serializeDiscounts(orm.em, discounts),
     }),

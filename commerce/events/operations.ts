@@ -1,7 +1,6 @@
 import { idPath, type Operation, pageOf } from '../http/openapi.ts';
+import { eventListParameters, eventNameListParameters } from './routes.ts';
 import {
-  eventListQuery,
-  eventNameListQuery,
   eventNameWireSchema,
   eventsIngestInput,
   eventsIngestWireSchema,
@@ -32,7 +31,7 @@ export const eventOperations: Operation[] = [
     summary: 'List events',
     tag,
     scopes: read,
-    query: eventListQuery,
+    query: eventListParameters.schema,
     response: { status: 200, schema: pageOf(eventWireSchema) },
   },
   {
@@ -42,7 +41,7 @@ export const eventOperations: Operation[] = [
     summary: 'List event names, with counts',
     tag,
     scopes: read,
-    query: eventNameListQuery,
+    query: eventNameListParameters.schema,
     response: { status: 200, schema: pageOf(eventNameWireSchema) },
   },
   {

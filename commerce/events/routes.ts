@@ -5,18 +5,20 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import type { AppDependencies } from '../../api/dependencies.ts';
 import { findUnstorableText, unstorableMessage } from '../../api/middleware/input-sanity.ts';
-import { parseQuery } from '../../api/validation.ts';
 import { AppError, RequestValidationError } from '../../core/errors.ts';
 import type { MeterFilter } from '../../domain/meter-filter.ts';
 import { callerOf, scope } from '../http/caller.ts';
 import {
+  fieldParameter,
+  idsParameter,
+  listParameters,
   listRoute,
-  queryValues,
-  readMetadataFilter,
-  readPage,
-  readQueryIds,
-  readQueryList,
-  readSorting,
+  mapParameter,
+  metadataParameter,
+  pageParameters,
+  sortingParameter,
+  textsParameter,
+  valuesParameter,
 } from '../http/listing.ts';
 import { readIdParam } from '../http/request.ts';
 import { meterFilterInput } from '../meters/schemas.ts';
@@ -56,11 +58,11 @@ function readFilter(text: string | undefined): MeterFilter | undefined {
   return parsed.data;
 }
 
-const customerFilters = (ctx: Context) => ({
-  customerIds: readQueryIds(ctx, 'customer_id'),
-  externalCustomerIds: queryValues(ctx, 'external_customer_id'),
-  sources: readQueryList(ctx, 'source', sourceQuery),
-});
+const customerFilterParameters = {
+  customerIds: idsParameter('customer_id'),
+  externalCustomerIds: textsParameter('external_customer_id'),
+  sources: valuesParameter('source', sourceQuery),
+};
 
 /** The ingest paths, whose bodies the body parser leaves to the route (api/app.ts). */
 const ingestRoutePaths = ['/ingest', '/ingest/'];
@@ -130,6 +132,30 @@ async function* storableEvents(events: AsyncIterable<unknown>): AsyncGenerator<u
   }
 }
 
+/** The query of the event list (documented by events:list). */
+export const eventListParameters = listParameters({
+  // Parses all of eventListQuery, refused first as always.
+  startTimestamp: fieldParameter(eventListQuery, 'start_timestamp'),
+  page: pageParameters,
+  sorting: sortingParameter(eventSortFields, '-timestamp'),
+  filter: mapParameter(fieldParameter(eventListQuery, 'filter'), readFilter),
+  endTimestamp: fieldParameter(eventListQuery, 'end_timestamp'),
+  meterId: fieldParameter(eventListQuery, 'meter_id'),
+  names: textsParameter('name'),
+  metadata: metadataParameter,
+  ...customerFilterParameters,
+  organizationIds: idsParameter('organization_id'),
+});
+
+/** The query of the event name list (documented by events:list_names). */
+export const eventNameListParameters = listParameters({
+  query: fieldParameter(eventNameListQuery, 'query'),
+  page: pageParameters,
+  sorting: sortingParameter(eventNameSortFields, '-last_seen'),
+  ...customerFilterParameters,
+  organizationIds: idsParameter('organization_id'),
+});
+
 /** /v1/events: usage events, ingested in batches, listed with meter filters. */
 export function eventRoutes({ orm, logger }: AppDependencies): Router {
   const router = new Router({ prefix: '/v1/events' });
@@ -164,20 +190,7 @@ export function eventRoutes({ orm, logger }: AppDependencies): Router {
     '/',
     scope('events:read'),
     listRoute({
-      read: (ctx) => {
-        const query = parseQuery(ctx, eventListQuery);
-        return {
-          page: readPage(ctx),
-          sorting: readSorting(ctx, eventSortFields, '-timestamp'),
-          filter: readFilter(query.filter),
-          startTimestamp: query.start_timestamp,
-          endTimestamp: query.end_timestamp,
-          meterId: query.meter_id,
-          names: queryValues(ctx, 'name'),
-          metadata: readMetadataFilter(ctx),
-          ...customerFilters(ctx),
-        };
-      },
+      query: eventListParameters,
       list: (caller, query) => listEvents(orm.em, caller.organizationId, query),
       serialize: async (events) => {
         const customers = await customersOf(orm.em, events);
@@ -192,12 +205,7 @@ export function eventRoutes({ orm, logger }: AppDependencies): Router {
     ['/names', '/names/'],
     scope('events:read'),
     listRoute({
-      read: (ctx) => ({
-        query: parseQuery(ctx, eventNameListQuery).query,
-        page: readPage(ctx),
-        sorting: readSorting(ctx, eventNameSortFields, '-last_seen'),
-        ...customerFilters(ctx),
-      }),
+      query: eventNameListParameters,
       list: (caller, query) => listEventNames(orm.em, caller.organizationId, query),
       serialize: (rows) => rows.map(eventNameWire),
     }),

@@ -1,4 +1,5 @@
 import { idPath, type Operation, pageOf } from '../http/openapi.ts';
+import { fileListParameters } from './routes.ts';
 import {
   fileCreateInput,
   fileUpdateInput,
@@ -20,6 +21,7 @@ export const fileOperations: Operation[] = [
     summary: 'List files',
     tag,
     scopes: read,
+    query: fileListParameters.schema,
     response: { status: 200, schema: pageOf(fileWireSchema) },
   },
   {

@@ -7,7 +7,7 @@ import { invalidField } from '../../core/errors.ts';
 import { isUuid } from '../../db/ids.ts';
 import { notPermitted, resourceNotFound } from '../errors.ts';
 import { callerOf, scope } from '../http/caller.ts';
-import { listRoute, readPage, readQueryIds } from '../http/listing.ts';
+import { idsParameter, listParameters, listRoute, pageParameters } from '../http/listing.ts';
 import { publicRateLimit } from '../http/rate-limits.ts';
 import { parseCreateBody, readIdParam } from '../http/request.ts';
 import {
@@ -30,6 +30,13 @@ import {
   uploadPart,
 } from './service.ts';
 
+/** The query of the file list (documented by files:list). */
+export const fileListParameters = listParameters({
+  page: pageParameters,
+  ids: idsParameter('ids'),
+  organizationIds: idsParameter('organization_id'),
+});
+
 /**
  * /v1/files: Polar's upload flow. `POST /` plans a multipart upload and answers a signed URL per
  * part; the client PUTs each part's bytes there (`/uploads/<grant>`, no token: the URL is the
@@ -49,7 +56,7 @@ export function fileRoutes(dependencies: AppDependencies): Router {
     '/',
     scope('files:read'),
     listRoute({
-      read: (ctx) => ({ page: readPage(ctx), ids: readQueryIds(ctx, 'ids') }),
+      query: fileListParameters,
       list: (caller, query) => listFiles(orm.em, caller.organizationId, query),
       serialize: (files) => files.map((file) => fileWire(file, publicUrl)),
     }),

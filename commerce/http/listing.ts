@@ -42,8 +42,8 @@ export function listResource<T>(items: T[], totalCount: number, page: Page): Lis
 export interface ListRoute<Lister, Query extends { page: Page }, Row, Wire> {
   /** Who lists, asked first: the /v1 caller unless said (the portal's session customer). */
   lister?: (ctx: Context) => Lister;
-  /** The list's query parameters (page, sorting, filters), read and refused in the order written. */
-  read: (ctx: Context) => Query;
+  /** The list's query parameters (page, sorting, filters): the only query the list reads. */
+  query: ListParameters<Query>;
   /** The page's rows and how many match in all. */
   list: (lister: Lister, query: Query) => Promise<[Row[], number]>;
   /** The rows' wire shapes. */
@@ -62,6 +62,9 @@ export interface ListRoute<Lister, Query extends { page: Page }, Row, Wire> {
   ) => Promise<Buffer>;
 }
 
+// The query each list route reads, by its handler (the OpenAPI test compares it with the docs).
+const listQueries = new WeakMap<Middleware, ListParameters<unknown>>();
+
 /**
  * The handler of a list route: reads the query, lists, and answers Polar's `{items, pagination}`
  * envelope. Bad input answers 422 whatever the organization filter: the query is read first. A
@@ -71,12 +74,15 @@ export interface ListRoute<Lister, Query extends { page: Page }, Row, Wire> {
 export function listRoute<Query extends { page: Page }, Row, Wire, Lister = CommerceCaller>(
   route: ListRoute<Lister, Query, Row, Wire>,
 ): Middleware {
-  const { read, list, serialize, cached } = route;
+  const { list, serialize, cached } = route;
   const listerOf = route.lister ?? (callerOf as unknown as (ctx: Context) => Lister);
   const ownOrganizationOnly = route.ownOrganizationOnly ?? !route.lister;
-  return async (ctx) => {
+  if (ownOrganizationOnly && !('organization_id' in route.query.schema.shape)) {
+    throw new Error('A list of the caller’s organization reads (so documents) organization_id');
+  }
+  const handler: Middleware = async (ctx) => {
     const lister = listerOf(ctx);
-    const query = read(ctx);
+    const query = route.query.read(ctx);
     const answer = async () => {
       if (ownOrganizationOnly && !organizationFilterMatches(ctx, callerOf(ctx))) {
         return listResource<Wire>([], 0, query.page);
@@ -91,6 +97,8 @@ export function listRoute<Query extends { page: Page }, Row, Wire, Lister = Comm
       ctx.body = await answer();
     }
   };
+  listQueries.set(handler, route.query as ListParameters<unknown>);
+  return handler;
 }
 
 /** Every value of a query parameter that may repeat (`?product_id=a&product_id=b`). */
@@ -103,18 +111,23 @@ export function queryValues(ctx: Context, name: string): string[] {
 // Schemas are built once: zod makes building one far dearer than using it, per request.
 const listSchemas = new WeakMap<z.ZodType, z.ZodArray<z.ZodType>>();
 
+/** The array of `schema`: how a repeatable parameter is read and documented. */
+function listSchemaOf(schema: z.ZodType): z.ZodArray<z.ZodType> {
+  let listSchema = listSchemas.get(schema);
+  if (!listSchema) {
+    listSchema = z.array(schema);
+    listSchemas.set(schema, listSchema);
+  }
+  return listSchema;
+}
+
 /** A repeatable query parameter parsed with `schema`, located in errors as `query.<name>`. */
 export function readQueryList<Schema extends z.ZodType>(
   ctx: Context,
   name: string,
   schema: Schema,
 ): z.infer<Schema>[] {
-  let listSchema = listSchemas.get(schema);
-  if (!listSchema) {
-    listSchema = z.array(schema);
-    listSchemas.set(schema, listSchema);
-  }
-  const parsed = listSchema.safeParse(queryValues(ctx, name));
+  const parsed = listSchemaOf(schema).safeParse(queryValues(ctx, name));
   if (!parsed.success) {
     throw RequestValidationError.fromZod(
       'query',
@@ -178,3 +191,127 @@ export function readSorting<Field extends string>(
     return { field, descending };
   });
 }
+
+/**
+ * One of a list's query parameters: the schema documenting it under its name (two for the page),
+ * and how the route reads it.
+ */
+export interface QueryParameter<Value> {
+  documented: Record<string, z.ZodType>;
+  read: (ctx: Context) => Value;
+}
+
+/** `page` and `limit`. */
+export const pageParameters: QueryParameter<Page> = { documented: pageQuery.shape, read: readPage };
+
+/** A repeatable parameter of `schema` (`?status=open&status=paid`). */
+export const valuesParameter = <Schema extends z.ZodType>(
+  name: string,
+  schema: Schema,
+): QueryParameter<z.infer<Schema>[]> => ({
+  documented: { [name]: listSchemaOf(schema).optional() },
+  read: (ctx) => readQueryList(ctx, name, schema),
+});
+
+/** A repeatable uuid filter (`?product_id=…&product_id=…`). */
+export const idsParameter = (name: string) => valuesParameter(name, queryId);
+
+/** A repeatable text filter, taken as given. */
+export const textsParameter = (name: string): QueryParameter<string[]> => ({
+  documented: { [name]: z.array(z.string()).optional() },
+  read: (ctx) => queryValues(ctx, name),
+});
+
+/** An optional `true`/`false` filter. */
+export const booleanParameter = (name: string): QueryParameter<boolean | undefined> => ({
+  documented: { [name]: z.boolean().optional() },
+  read: (ctx) => readQueryBoolean(ctx, name),
+});
+
+/** `sorting`: the `fields`, each also with `-` for descending, `fallback` when none. */
+export const sortingParameter = <Field extends string>(
+  fields: readonly Field[],
+  fallback: `${'' | '-'}${NoInfer<Field>}`,
+): QueryParameter<SortCriterion<Field>[]> => ({
+  documented: {
+    sorting: z
+      .array(z.enum(fields.flatMap((field) => [field, `-${field}`]) as [string, ...string[]]))
+      .default([fallback]),
+  },
+  read: (ctx) => readSorting(ctx, fields, fallback),
+});
+
+/** `metadata[key]=value` filters, an object in OpenAPI's deepObject style. */
+export const metadataParameter: QueryParameter<Record<string, string[]>> = {
+  documented: {
+    metadata: z
+      .record(z.string(), z.union([z.string(), z.array(z.string())]))
+      .optional()
+      .meta({ style: 'deepObject', explode: true }),
+  },
+  read: readMetadataFilter,
+};
+
+/** One field of an object `schema` parsed from the whole query (all its refusals at once). */
+export const fieldParameter = <
+  Schema extends z.ZodObject,
+  Key extends keyof z.infer<Schema> & string,
+>(
+  schema: Schema,
+  key: Key,
+): QueryParameter<z.infer<Schema>[Key]> => ({
+  documented: { [key]: schema.shape[key] as z.ZodType },
+  read: (ctx) => parseQuery(ctx, schema)[key],
+});
+
+/** `parameter`'s value passed through `map` (a first value, a parsed filter). */
+export const mapParameter = <Value, Mapped>(
+  parameter: QueryParameter<Value>,
+  map: (value: Value) => Mapped,
+): QueryParameter<Mapped> => ({
+  documented: parameter.documented,
+  read: (ctx) => map(parameter.read(ctx)),
+});
+
+/** A list's query: read in one go, and documented by the list's operation as `schema`. */
+export interface ListParameters<Query> {
+  /** Reads each parameter in the order written: the first bad one answers 422. */
+  read: (ctx: Context) => Query;
+  /** Every parameter read, as the object schema the operation documents (its `query`). */
+  schema: z.ZodObject;
+}
+
+/** The query of a list from its parameters, each under the key the list's query takes it. */
+export function listParameters<Read extends Record<string, QueryParameter<unknown>>>(
+  parameters: Read,
+): ListParameters<{ [Key in keyof Read]: ReturnType<Read[Key]['read']> }> {
+  const entries = Object.entries(parameters);
+  const shape: Record<string, z.ZodType> = {};
+  for (const [, { documented }] of entries) {
+    for (const [name, schema] of Object.entries(documented)) {
+      if (name in shape) throw new Error(`The query parameter ${name} is listed twice`);
+      shape[name] = schema;
+    }
+  }
+  return {
+    read: (ctx) =>
+      Object.fromEntries(entries.map(([key, parameter]) => [key, parameter.read(ctx)])) as {
+        [Key in keyof Read]: ReturnType<Read[Key]['read']>;
+      },
+    schema: z.object(shape),
+  };
+}
+
+/** The handler of a list answering more than a page: `handle` answers the query read with `parameters`. */
+export function readsList<Query>(
+  parameters: ListParameters<Query>,
+  handle: (ctx: Context, query: Query) => Promise<void>,
+): Middleware {
+  const handler: Middleware = (ctx) => handle(ctx, parameters.read(ctx));
+  listQueries.set(handler, parameters as ListParameters<unknown>);
+  return handler;
+}
+
+/** The query a list route's handler reads (commerce/http/openapi.test.ts). */
+export const listParametersOf = (middleware: unknown): ListParameters<unknown> | undefined =>
+  typeof middleware === 'function' ? listQueries.get(middleware as Middleware) : undefined;

@@ -220,20 +220,29 @@ type Parameter = {
   required: boolean;
   schema: JsonSchema;
   description?: string;
+  /** How an object is spelled in the query: `deepObject` for `metadata[key]=value`. */
+  style?: string;
+  explode?: boolean;
 };
 
-/** The properties of an object schema's JSON Schema as parameters of one place. */
+/**
+ * The properties of an object schema's JSON Schema as parameters of one place. A property's
+ * `style` and `explode` (zod meta, as commerce/http/listing.ts's metadata filter) are the
+ * parameter's, not its schema's.
+ */
 function parametersOf(json: JsonSchema, place: 'path' | 'query'): Parameter[] {
   const properties = (json.properties ?? {}) as Record<string, JsonSchema>;
   const required = new Set((json.required ?? []) as string[]);
   return Object.entries(properties).map(([name, schema]) => {
-    const { description, ...rest } = schema;
+    const { description, style, explode, ...rest } = schema;
     return {
       name,
       in: place,
       required: place === 'path' || required.has(name),
       schema: rest,
       ...(typeof description === 'string' && { description }),
+      ...(typeof style === 'string' && { style }),
+      ...(typeof explode === 'boolean' && { explode }),
     };
   });
 }

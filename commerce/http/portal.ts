@@ -3,7 +3,13 @@ import type { AppDependencies } from '../../api/dependencies.ts';
 import type { Customer } from '../../db/entities/index.ts';
 import type { Page } from '../../db/listing.ts';
 import { customerSession, sessionCustomerOf } from './customer-session.ts';
-import { type ListRoute, listRoute, readPage, readQueryIds } from './listing.ts';
+import {
+  idsParameter,
+  type ListRoute,
+  listParameters,
+  listRoute,
+  pageParameters,
+} from './listing.ts';
 import { publicRateLimit } from './rate-limits.ts';
 
 /**
@@ -24,8 +30,8 @@ export function portalGate(dependencies: AppDependencies) {
 }
 
 /** The query of a portal list of benefit-bound things: a page, benefits and organizations. */
-export const readBenefitBoundQuery = (ctx: Parameters<typeof readPage>[0]) => ({
-  page: readPage(ctx),
-  benefitIds: readQueryIds(ctx, 'benefit_id'),
-  organizationIds: readQueryIds(ctx, 'organization_id'),
+export const benefitBoundListParameters = listParameters({
+  page: pageParameters,
+  benefitIds: idsParameter('benefit_id'),
+  organizationIds: idsParameter('organization_id'),
 });

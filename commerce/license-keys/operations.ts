@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { idPath, type Operation, pageOf } from '../http/openapi.ts';
+import { benefitBoundListParameters } from '../http/portal.ts';
+import { licenseKeyListParameters } from './routes.ts';
 import {
   licenseKeyActivateInput,
   licenseKeyActivationWireSchema,
@@ -61,6 +63,7 @@ export const licenseKeyOperations: Operation[] = [
     summary: 'List license keys',
     tag: 'License keys',
     scopes: read,
+    query: licenseKeyListParameters.schema,
     response: { status: 200, schema: pageOf(licenseKeyWireSchema) },
   },
   ...keyChecks('/v1/license-keys', 'license_keys', { tag: 'License keys', scopes: write }),
@@ -117,6 +120,7 @@ export const customerPortalLicenseKeyOperations: Operation[] = [
     summary: 'List the customer’s license keys',
     tag: 'Customer Portal',
     auth: 'customer',
+    query: benefitBoundListParameters.schema,
     response: { status: 200, schema: pageOf(licenseKeyWireSchema) },
   },
   {

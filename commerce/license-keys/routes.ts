@@ -7,8 +7,14 @@ import { licenseKeyStatuses } from '../../db/entities/license-key.ts';
 import { customerSessionTokenPrefix } from '../customer-sessions/service.ts';
 import { bearerOf, callerOf, scope } from '../http/caller.ts';
 import { sessionCustomerIdOf, sessionCustomerOf } from '../http/customer-session.ts';
-import { listRoute, readPage, readQueryIds, readQueryList } from '../http/listing.ts';
-import { portalGate, readBenefitBoundQuery } from '../http/portal.ts';
+import {
+  idsParameter,
+  listParameters,
+  listRoute,
+  pageParameters,
+  valuesParameter,
+} from '../http/listing.ts';
+import { benefitBoundListParameters, portalGate } from '../http/portal.ts';
 import { readIdParam } from '../http/request.ts';
 import {
   licenseKeyActivateInput,
@@ -68,6 +74,16 @@ function keyChecks(
 
 const statusFilter = z.enum(licenseKeyStatuses);
 
+/** The query of the license key list (documented by license_keys:list). */
+export const licenseKeyListParameters = listParameters({
+  page: pageParameters,
+  benefitIds: idsParameter('benefit_id'),
+  // Tollgate's own filters: Polar's list has none by customer or status.
+  customerIds: idsParameter('customer_id'),
+  statuses: valuesParameter('status', statusFilter),
+  organizationIds: idsParameter('organization_id'),
+});
+
 /** /v1/license-keys: the organization's keys, their activations, and checks by key. */
 export function licenseKeyRoutes(dependencies: AppDependencies): Router {
   const { orm } = dependencies;
@@ -77,14 +93,7 @@ export function licenseKeyRoutes(dependencies: AppDependencies): Router {
     '/',
     scope('license_keys:read'),
     listRoute({
-      read: (ctx) => ({
-        page: readPage(ctx),
-        benefitIds: readQueryIds(ctx, 'benefit_id'),
-        organizationIds: [],
-        // Tollgate's own filters: Polar's list has none by customer or status.
-        customerIds: readQueryIds(ctx, 'customer_id'),
-        statuses: readQueryList(ctx, 'status', statusFilter),
-      }),
+      query: licenseKeyListParameters,
       list: ({ organizationId }, query) => listLicenseKeys(orm.em, { organizationId }, query),
       serialize: (keys) => keys.map(licenseKeyWire),
     }),
@@ -155,7 +164,7 @@ export function customerPortalLicenseKeyRoutes(dependencies: AppDependencies): R
   router.get(
     '/',
     ...list({
-      read: readBenefitBoundQuery,
+      query: benefitBoundListParameters,
       list: (customer, query) => listLicenseKeys(orm.em, { customerId: customer.id }, query),
       serialize: (keys) => keys.map(licenseKeyWire),
     }),

@@ -1,7 +1,7 @@
 import { idPath, type Operation, pageOf } from '../http/openapi.ts';
+import { meterListParameters } from './routes.ts';
 import {
   meterCreateInput,
-  meterListQuery,
   meterQuantitiesQuery,
   meterQuantitiesWireSchema,
   meterUpdateInput,
@@ -21,7 +21,7 @@ export const meterOperations: Operation[] = [
     summary: 'List meters',
     tag,
     scopes: read,
-    query: meterListQuery,
+    query: meterListParameters.schema,
     response: { status: 200, schema: pageOf(meterWireSchema) },
   },
   {

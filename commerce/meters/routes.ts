@@ -5,13 +5,17 @@ import { parseBody, parseQuery } from '../../api/validation.ts';
 import { invalidFields } from '../errors.ts';
 import { callerOf, scope } from '../http/caller.ts';
 import {
+  booleanParameter,
+  fieldParameter,
+  idsParameter,
+  listParameters,
   listRoute,
+  metadataParameter,
+  pageParameters,
   readMetadataFilter,
-  readPage,
-  readQueryBoolean,
   readQueryIds,
   readQueryList,
-  readSorting,
+  sortingParameter,
 } from '../http/listing.ts';
 import { parseCreateBody, readIdParam } from '../http/request.ts';
 import { meterQuantities, periodFitsInterval } from './quantities.ts';
@@ -28,6 +32,16 @@ import { createMeter, getMeter, listMeters, updateMeter } from './service.ts';
 
 const externalCustomerId = z.string().min(1);
 
+/** The query of the meter list (documented by meters:list). */
+export const meterListParameters = listParameters({
+  query: fieldParameter(meterListQuery, 'query'),
+  page: pageParameters,
+  sorting: sortingParameter(meterSortFields, 'name'),
+  isArchived: booleanParameter('is_archived'),
+  metadata: metadataParameter,
+  organizationIds: idsParameter('organization_id'),
+});
+
 /** /v1/meters: the organization's usage meters (what counts, and how it adds up). */
 export function meterRoutes({ orm }: AppDependencies): Router {
   const router = new Router({ prefix: '/v1/meters' });
@@ -36,13 +50,7 @@ export function meterRoutes({ orm }: AppDependencies): Router {
     '/',
     scope('meters:read'),
     listRoute({
-      read: (ctx) => ({
-        query: parseQuery(ctx, meterListQuery).query,
-        page: readPage(ctx),
-        sorting: readSorting(ctx, meterSortFields, 'name'),
-        isArchived: readQueryBoolean(ctx, 'is_archived'),
-        metadata: readMetadataFilter(ctx),
-      }),
+      query: meterListParameters,
       list: (caller, query) => listMeters(orm.em, caller.organizationId, query),
       serialize: (meters) => meters.map(meterWire),
     }),

@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { customerOrderWireSchema } from '../customer-portal/schemas.ts';
 import { idPath, type Operation, pageOf } from '../http/openapi.ts';
 import { orderExportQuery } from './export.ts';
+import { customerOrderListParameters, orderListParameters } from './routes.ts';
 import {
   confirmRetryPaymentInput,
-  customerOrderListQuery,
   invoiceDocumentQuery,
   orderInvoiceWireSchema,
   orderPaymentStatusWireSchema,
@@ -25,6 +25,7 @@ export const orderOperations: Operation[] = [
     summary: 'List orders',
     tag: 'Orders',
     scopes: read,
+    query: orderListParameters.schema,
     response: { status: 200, schema: pageOf(orderWireSchema) },
   },
   {
@@ -105,7 +106,7 @@ export const customerPortalOrderOperations: Operation[] = [
     summary: 'List the customer’s orders',
     tag: 'Customer Portal',
     auth: 'customer',
-    query: customerOrderListQuery,
+    query: customerOrderListParameters.schema,
     response: { status: 200, schema: pageOf(customerOrderWireSchema) },
   },
   {

@@ -13,13 +13,16 @@ import { callerOf, scope } from '../http/caller.ts';
 import { answerCsv } from '../http/csv.ts';
 import { sessionCustomerOf } from '../http/customer-session.ts';
 import {
+  fieldParameter,
+  idsParameter,
+  listParameters,
   listRoute,
+  mapParameter,
+  metadataParameter,
   organizationFilterMatches,
-  readMetadataFilter,
-  readPage,
-  readQueryIds,
-  readQueryList,
-  readSorting,
+  pageParameters,
+  sortingParameter,
+  valuesParameter,
 } from '../http/listing.ts';
 import { portalGate } from '../http/portal.ts';
 import { publicRateLimit } from '../http/rate-limits.ts';
@@ -59,6 +62,22 @@ function answerInvoiceGenerated(ctx: Context) {
   ctx.body = 'null';
 }
 
+/** The query of the order list (documented by orders:list). */
+export const orderListParameters = listParameters({
+  page: pageParameters,
+  sorting: sortingParameter(orderSortFields, '-created_at'),
+  productBillingType: mapParameter(
+    valuesParameter('product_billing_type', productBillingTypeFilter),
+    ([first]) => first,
+  ),
+  productIds: idsParameter('product_id'),
+  customerIds: idsParameter('customer_id'),
+  checkoutIds: idsParameter('checkout_id'),
+  discountIds: idsParameter('discount_id'),
+  metadata: metadataParameter,
+  organizationIds: idsParameter('organization_id'),
+});
+
 /** /v1/orders: what customers bought, paid for, and the invoices made out for it. */
 export function orderRoutes(dependencies: AppDependencies): Router {
   const { orm, config } = dependencies;
@@ -76,16 +95,7 @@ export function orderRoutes(dependencies: AppDependencies): Router {
     '/',
     scope('orders:read'),
     listRoute({
-      read: (ctx) => ({
-        page: readPage(ctx),
-        sorting: readSorting(ctx, orderSortFields, '-created_at'),
-        productBillingType: readQueryList(ctx, 'product_billing_type', productBillingTypeFilter)[0],
-        productIds: readQueryIds(ctx, 'product_id'),
-        customerIds: readQueryIds(ctx, 'customer_id'),
-        checkoutIds: readQueryIds(ctx, 'checkout_id'),
-        discountIds: readQueryIds(ctx, 'discount_id'),
-        metadata: readMetadataFilter(ctx),
-      }),
+      query: orderListParameters,
       list: (caller, query) => listOrders(orm.em, caller.organizationId, query),
       serialize: (orders) => serializeOrders(orm.em, orders),
     }),
@@ -150,6 +160,17 @@ export function orderRoutes(dependencies: AppDependencies): Router {
   return router;
 }
 
+/** The query of the portal's order list (documented by customer_portal:orders:list). */
+export const customerOrderListParameters = listParameters({
+  page: pageParameters,
+  sorting: sortingParameter(customerOrderSortFields, '-created_at'),
+  query: fieldParameter(customerOrderListQuery, 'query'),
+  organizationIds: idsParameter('organization_id'),
+  productIds: idsParameter('product_id'),
+  productBillingTypes: valuesParameter('product_billing_type', productBillingTypeFilter),
+  subscriptionIds: idsParameter('subscription_id'),
+});
+
 /**
  * /v1/customer-portal/orders: the customer's own orders, and what they do with one: correct its
  * billing details, have its invoice
@@ -171,15 +192,7 @@ export function customerPortalOrderRoutes(dependencies: AppDependencies): Router
   router.get(
     '/',
     ...list({
-      read: (ctx) => ({
-        page: readPage(ctx),
-        sorting: readSorting(ctx, customerOrderSortFields, '-created_at'),
-        query: parseQuery(ctx, customerOrderListQuery).query,
-        organizationIds: readQueryIds(ctx, 'organization_id'),
-        productIds: readQueryIds(ctx, 'product_id'),
-        productBillingTypes: readQueryList(ctx, 'product_billing_type', productBillingTypeFilter),
-        subscriptionIds: readQueryIds(ctx, 'subscription_id'),
-      }),
+      query: customerOrderListParameters,
       list: (customer, query) => listCustomerOrders(orm.em, customer, query),
       serialize: (orders) => serializeCustomerOrders(orm.em, orders, publicUrl),
     }),

@@ -1,7 +1,7 @@
 import { idPath, type Operation, pageOf } from '../http/openapi.ts';
+import { organizationListParameters } from './routes.ts';
 import {
   organizationCreateInput,
-  organizationListQuery,
   organizationUpdateInput,
   organizationWireSchema,
   storefrontWireSchema,
@@ -30,7 +30,7 @@ export const organizationOperations: Operation[] = [
     summary: "List organizations (the caller's own)",
     tag,
     scopes: read,
-    query: organizationListQuery,
+    query: organizationListParameters.schema,
     response: { status: 200, schema: pageOf(organizationWireSchema) },
   },
   {

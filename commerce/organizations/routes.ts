@@ -1,10 +1,16 @@
 import Router from '@koa/router';
 import { authSettings } from '../../accounts/settings.ts';
 import type { AppDependencies } from '../../api/dependencies.ts';
-import { parseBody, parseQuery } from '../../api/validation.ts';
+import { parseBody } from '../../api/validation.ts';
 import { resourceNotFound } from '../errors.ts';
 import { callerOf, scope, signedInUser } from '../http/caller.ts';
-import { listRoute, readPage, readSorting } from '../http/listing.ts';
+import {
+  fieldParameter,
+  listParameters,
+  listRoute,
+  pageParameters,
+  sortingParameter,
+} from '../http/listing.ts';
 import { publicRateLimit } from '../http/rate-limits.ts';
 import { ReadCache } from '../http/read-cache.ts';
 import { readIdParam } from '../http/request.ts';
@@ -23,6 +29,14 @@ import {
   getStorefront,
   updateOrganization,
 } from './service.ts';
+
+/** The query of the organization list (documented by organizations:list). */
+export const organizationListParameters = listParameters({
+  slug: fieldParameter(organizationListQuery, 'slug'),
+  page: pageParameters,
+  // Checked like every list's sorting, though a list of at most one is in every order.
+  sorting: sortingParameter(organizationSortFields, 'created_at'),
+});
 
 /**
  * /v1/organizations: the caller's own seller organization. A caller acts for exactly one
@@ -51,12 +65,7 @@ export function organizationRoutes(dependencies: AppDependencies): Router {
     listRoute({
       // The list is of the caller's organization: `organization_id` is no filter of it.
       ownOrganizationOnly: false,
-      read: (ctx) => ({
-        slug: parseQuery(ctx, organizationListQuery).slug,
-        page: readPage(ctx),
-        // Checked like every list's sorting, though a list of at most one is in every order.
-        sorting: readSorting(ctx, organizationSortFields, 'created_at'),
-      }),
+      query: organizationListParameters,
       list: async (caller, { slug, page }) => {
         const organization = await getOrganization(orm.em, caller.organizationId);
         const matches = !slug || organization.slug === slug;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { idPath, type Operation, pageOf } from '../http/openapi.ts';
+import { paymentListParameters } from './routes.ts';
 import { paymentWireSchema } from './schemas.ts';
 
 const read = ['payments:read'] as const;
@@ -13,6 +14,7 @@ export const paymentOperations: Operation[] = [
     summary: 'List payments (every attempt to take money)',
     tag: 'Payments',
     scopes: read,
+    query: paymentListParameters.schema,
     response: { status: 200, schema: pageOf(paymentWireSchema) },
   },
   {

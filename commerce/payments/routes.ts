@@ -5,12 +5,13 @@ import { applyStripeEvent } from '../../processes/stripe-events.ts';
 import { commerceError } from '../errors.ts';
 import { callerOf, scope } from '../http/caller.ts';
 import {
+  idsParameter,
+  listParameters,
   listRoute,
-  queryValues,
-  readPage,
-  readQueryIds,
-  readQueryList,
-  readSorting,
+  pageParameters,
+  sortingParameter,
+  textsParameter,
+  valuesParameter,
 } from '../http/listing.ts';
 import { readIdParam } from '../http/request.ts';
 import { paymentSortFields, paymentStatusFilter, paymentWire } from './schemas.ts';
@@ -18,6 +19,18 @@ import { getPayment, listPayments } from './service.ts';
 
 /** How old a signed Stripe event may be (Stripe's default tolerance): older is a replay. */
 const signatureToleranceSeconds = 300;
+
+/** The query of the payment list (documented by payments:list). */
+export const paymentListParameters = listParameters({
+  checkoutIds: idsParameter('checkout_id'),
+  orderIds: idsParameter('order_id'),
+  statuses: valuesParameter('status', paymentStatusFilter),
+  methods: textsParameter('method'),
+  customerEmails: textsParameter('customer_email'),
+  sorting: sortingParameter(paymentSortFields, '-created_at'),
+  page: pageParameters,
+  organizationIds: idsParameter('organization_id'),
+});
 
 /** /v1/payments: every attempt to take money, read-only (§4.11). */
 export function paymentRoutes({ orm }: AppDependencies): Router {
@@ -27,15 +40,7 @@ export function paymentRoutes({ orm }: AppDependencies): Router {
     '/',
     scope('payments:read'),
     listRoute({
-      read: (ctx) => ({
-        checkoutIds: readQueryIds(ctx, 'checkout_id'),
-        orderIds: readQueryIds(ctx, 'order_id'),
-        statuses: readQueryList(ctx, 'status', paymentStatusFilter),
-        methods: queryValues(ctx, 'method'),
-        customerEmails: queryValues(ctx, 'customer_email'),
-        sorting: readSorting(ctx, paymentSortFields, '-created_at'),
-        page: readPage(ctx),
-      }),
+      query: paymentListParameters,
       list: (caller, query) => listPayments(orm.em, caller.organizationId, query),
       serialize: (payments) => payments.map(paymentWire),
     }),

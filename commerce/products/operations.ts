@@ -1,8 +1,8 @@
 import { idPath, type Operation, pageOf } from '../http/openapi.ts';
+import { productListParameters } from './routes.ts';
 import {
   productBenefitsInput,
   productCreateInput,
-  productListQuery,
   productUpdateInput,
   productWireSchema,
 } from './schemas.ts';
@@ -20,7 +20,7 @@ export const productOperations: Operation[] = [
     summary: 'List products',
     tag,
     scopes: read,
-    query: productListQuery,
+    query: productListParameters.schema,
     response: { status: 200, schema: pageOf(productWireSchema) },
   },
   {

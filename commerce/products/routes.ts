@@ -1,14 +1,16 @@
 import Router from '@koa/router';
 import type { AppDependencies } from '../../api/dependencies.ts';
-import { parseBody, parseQuery } from '../../api/validation.ts';
+import { parseBody } from '../../api/validation.ts';
 import { callerOf, scope } from '../http/caller.ts';
 import {
+  booleanParameter,
+  fieldParameter,
+  idsParameter,
+  listParameters,
   listRoute,
-  readMetadataFilter,
-  readPage,
-  readQueryBoolean,
-  readQueryIds,
-  readSorting,
+  metadataParameter,
+  pageParameters,
+  sortingParameter,
 } from '../http/listing.ts';
 import { ReadCache } from '../http/read-cache.ts';
 import { parseCreateBody, readIdParam } from '../http/request.ts';
@@ -28,6 +30,19 @@ import {
   updateProductBenefits,
 } from './service.ts';
 
+/** The query of the product list (documented by products:list). */
+export const productListParameters = listParameters({
+  page: pageParameters,
+  sorting: sortingParameter(productSortFields, '-created_at'),
+  query: fieldParameter(productListQuery, 'query'),
+  ids: idsParameter('id'),
+  isArchived: booleanParameter('is_archived'),
+  isRecurring: booleanParameter('is_recurring'),
+  benefitIds: idsParameter('benefit_id'),
+  metadata: metadataParameter,
+  organizationIds: idsParameter('organization_id'),
+});
+
 /** /v1/products: the organization's products and their prices, benefits, medias and fields. */
 export function productRoutes({ orm, config, changes }: AppDependencies): Router {
   const router = new Router({ prefix: '/v1/products' });
@@ -46,16 +61,7 @@ export function productRoutes({ orm, config, changes }: AppDependencies): Router
     '/',
     scope('products:read'),
     listRoute({
-      read: (ctx) => ({
-        page: readPage(ctx),
-        sorting: readSorting(ctx, productSortFields, '-created_at'),
-        query: parseQuery(ctx, productListQuery).query,
-        ids: readQueryIds(ctx, 'id'),
-        isArchived: readQueryBoolean(ctx, 'is_archived'),
-        isRecurring: readQueryBoolean(ctx, 'is_recurring'),
-        benefitIds: readQueryIds(ctx, 'benefit_id'),
-        metadata: readMetadataFilter(ctx),
-      }),
+      query: productListParameters,
       list: (caller, query) => listProducts(orm.em, caller.organizationId, query),
       serialize: (products) => serializeProducts(orm.em, products, publicUrl),
       cached: (ctx, caller, answer) =>

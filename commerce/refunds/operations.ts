@@ -1,4 +1,5 @@
 import { idPath, type Operation, pageOf } from '../http/openapi.ts';
+import { refundListParameters } from './routes.ts';
 import { refundCreateInput, refundWireSchema } from './schemas.ts';
 
 const tag = 'Refunds';
@@ -12,6 +13,7 @@ export const refundOperations: Operation[] = [
     summary: 'List refunds',
     tag,
     scopes: ['refunds:read', 'refunds:write'],
+    query: refundListParameters.schema,
     response: { status: 200, schema: pageOf(refundWireSchema) },
   },
   {

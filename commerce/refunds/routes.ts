@@ -4,15 +4,28 @@ import { parseBody } from '../../api/validation.ts';
 import { startRefund } from '../../processes/starters.ts';
 import { callerOf, scope } from '../http/caller.ts';
 import {
+  booleanParameter,
+  idsParameter,
+  listParameters,
   listRoute,
-  readPage,
-  readQueryBoolean,
-  readQueryIds,
-  readSorting,
+  pageParameters,
+  sortingParameter,
 } from '../http/listing.ts';
 import { readIdParam } from '../http/request.ts';
 import { refundCreateInput, refundSortFields, refundWire } from './schemas.ts';
 import { createRefund, getRefund, listRefunds } from './service.ts';
+
+/** The query of the refund list (documented by refunds:list). */
+export const refundListParameters = listParameters({
+  ids: idsParameter('id'),
+  orderIds: idsParameter('order_id'),
+  subscriptionIds: idsParameter('subscription_id'),
+  customerIds: idsParameter('customer_id'),
+  succeeded: booleanParameter('succeeded'),
+  sorting: sortingParameter(refundSortFields, '-created_at'),
+  page: pageParameters,
+  organizationIds: idsParameter('organization_id'),
+});
 
 /** /v1/refunds: money given back on orders, each carried out by its workflow (§4.13). */
 export function refundRoutes({ orm, temporal }: AppDependencies): Router {
@@ -23,15 +36,7 @@ export function refundRoutes({ orm, temporal }: AppDependencies): Router {
     '/',
     scope('refunds:read'),
     listRoute({
-      read: (ctx) => ({
-        ids: readQueryIds(ctx, 'id'),
-        orderIds: readQueryIds(ctx, 'order_id'),
-        subscriptionIds: readQueryIds(ctx, 'subscription_id'),
-        customerIds: readQueryIds(ctx, 'customer_id'),
-        succeeded: readQueryBoolean(ctx, 'succeeded'),
-        sorting: readSorting(ctx, refundSortFields, '-created_at'),
-        page: readPage(ctx),
-      }),
+      query: refundListParameters,
       list: (caller, query) => listRefunds(orm.em, caller.organizationId, query),
       serialize: (refunds) => refunds.map(refundWire),
     }),

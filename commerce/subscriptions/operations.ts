@@ -1,8 +1,12 @@
 import { z } from 'zod';
-import { pageQuery } from '../http/listing.ts';
 import { idPath, type Operation, pageOf } from '../http/openapi.ts';
 import {
-  customerSubscriptionListQuery,
+  customerSubscriptionListParameters,
+  failedRenewalListParameters,
+  recoveredRenewalListParameters,
+  subscriptionListParameters,
+} from './routes.ts';
+import {
   customerSubscriptionUpdateInput,
   customerSubscriptionWireSchema,
   dunningActionNames,
@@ -25,6 +29,7 @@ export const subscriptionOperations: Operation[] = [
     summary: 'List subscriptions',
     tag: 'Subscriptions',
     scopes: read,
+    query: subscriptionListParameters.schema,
     response: { status: 200, schema: pageOf(subscriptionWireSchema) },
   },
   {
@@ -44,8 +49,8 @@ export const subscriptionOperations: Operation[] = [
     summary: 'List past-due and unpaid subscriptions, with the amount at risk per currency',
     tag: 'Subscriptions',
     scopes: read,
-    query: pageQuery,
     // The page of failed renewals, and the totals over all of them (not only this page).
+    query: failedRenewalListParameters.schema,
     response: {
       status: 200,
       schema: z.intersection(
@@ -61,6 +66,7 @@ export const subscriptionOperations: Operation[] = [
     summary: 'List failed renewals paid after all, the latest recovery first',
     tag: 'Subscriptions',
     scopes: read,
+    query: recoveredRenewalListParameters.schema,
     response: { status: 200, schema: pageOf(failedRenewalWireSchema) },
   },
   {
@@ -141,7 +147,7 @@ export const customerPortalSubscriptionOperations: Operation[] = [
     summary: 'List the customer’s subscriptions',
     tag: 'Customer Portal',
     auth: 'customer',
-    query: customerSubscriptionListQuery,
+    query: customerSubscriptionListParameters.schema,
     response: { status: 200, schema: pageOf(customerSubscriptionWireSchema) },
   },
   {

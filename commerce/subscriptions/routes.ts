@@ -3,7 +3,7 @@ import Router from '@koa/router';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { z } from 'zod';
 import type { AppDependencies } from '../../api/dependencies.ts';
-import { parseBody, parseQuery } from '../../api/validation.ts';
+import { parseBody } from '../../api/validation.ts';
 import type { Customer } from '../../db/entities/index.ts';
 import type { SubscriptionChange } from '../../domain/subscription-schedule.ts';
 import { subscriptionUpdateCard } from '../../integrations/mail/templates.ts';
@@ -19,15 +19,18 @@ import { callerOf, scope } from '../http/caller.ts';
 import { answerCsv } from '../http/csv.ts';
 import { sessionCustomerOf } from '../http/customer-session.ts';
 import {
+  booleanParameter,
+  fieldParameter,
+  idsParameter,
+  listParameters,
   listResource,
   listRoute,
+  metadataParameter,
   organizationFilterMatches,
-  readMetadataFilter,
-  readPage,
-  readQueryBoolean,
-  readQueryIds,
-  readQueryList,
-  readSorting,
+  pageParameters,
+  readsList,
+  sortingParameter,
+  valuesParameter,
 } from '../http/listing.ts';
 import { portalGate } from '../http/portal.ts';
 import { readIdParam } from '../http/request.ts';
@@ -72,6 +75,33 @@ const dunningActions: Record<DunningActionName, DunningAction> = {
   resolve: 'mark_resolved',
 };
 
+/** The query of the subscription list (documented by subscriptions:list). */
+export const subscriptionListParameters = listParameters({
+  page: pageParameters,
+  sorting: sortingParameter(subscriptionSortFields, '-started_at'),
+  productIds: idsParameter('product_id'),
+  customerIds: idsParameter('customer_id'),
+  externalCustomerIds: valuesParameter('external_customer_id', externalIdFilter),
+  discountIds: idsParameter('discount_id'),
+  active: booleanParameter('active'),
+  statuses: valuesParameter('status', subscriptionStatusFilter),
+  metadata: metadataParameter,
+  organizationIds: idsParameter('organization_id'),
+});
+
+/** The query of the failed renewal list (documented by subscriptions:list_failed_renewals). */
+export const failedRenewalListParameters = listParameters({
+  page: pageParameters,
+  sorting: sortingParameter(failedRenewalSortFields, 'past_due_at'),
+  statuses: valuesParameter('status', failedRenewalStatusFilter),
+});
+
+/** The query of the recovered renewal list (documented by subscriptions:list_recovered_renewals). */
+export const recoveredRenewalListParameters = listParameters({
+  page: pageParameters,
+  recoverers: valuesParameter('recovered_by', recoveredByFilter),
+});
+
 /**
  * /v1/subscriptions: what customers subscribe to, and their changes. Every change of a live
  * subscription is an update of its workflow (`subscription:<id>`, started if it is not running),
@@ -95,17 +125,7 @@ export function subscriptionRoutes({ orm, config, temporal }: AppDependencies): 
     '/',
     scope('subscriptions:read'),
     listRoute({
-      read: (ctx) => ({
-        page: readPage(ctx),
-        sorting: readSorting(ctx, subscriptionSortFields, '-started_at'),
-        productIds: readQueryIds(ctx, 'product_id'),
-        customerIds: readQueryIds(ctx, 'customer_id'),
-        externalCustomerIds: readQueryList(ctx, 'external_customer_id', externalIdFilter),
-        discountIds: readQueryIds(ctx, 'discount_id'),
-        active: readQueryBoolean(ctx, 'active'),
-        statuses: readQueryList(ctx, 'status', subscriptionStatusFilter),
-        metadata: readMetadataFilter(ctx),
-      }),
+      query: subscriptionListParameters,
       list: (caller, query) => listSubscriptions(orm.em, caller.organizationId, query),
       serialize: (subscriptions) => serializeSubscriptions(orm.em, subscriptions, publicUrl),
     }),
@@ -125,37 +145,40 @@ export function subscriptionRoutes({ orm, config, temporal }: AppDependencies): 
    * Finance's list (Tollgate's own): past-due and unpaid subscriptions with their dunning and
    * the amount at risk, and `totals` per currency over all of them (not only this page).
    */
-  router.get('/failed-renewals', scope('subscriptions:read'), async (ctx) => {
-    const { organizationId } = callerOf(ctx);
-    const page = readPage(ctx);
-    const sorting = readSorting(ctx, failedRenewalSortFields, 'past_due_at');
-    const statuses = readQueryList(ctx, 'status', failedRenewalStatusFilter);
-    const [[subscriptions, total], totals] = await Promise.all([
-      listFailedRenewals(orm.em.fork(), organizationId, { statuses, sorting, page }),
-      failedRenewalTotals(orm.em.fork(), organizationId, statuses),
-    ]);
-    const amounts = await amountsAtRisk(orm.em.fork(), subscriptions);
-    const items = subscriptions.map((subscription) =>
-      failedRenewalWire(subscription, amounts.get(subscription.id) ?? null),
-    );
-    ctx.body = { ...listResource(items, total, page), totals };
-  });
+  router.get(
+    '/failed-renewals',
+    scope('subscriptions:read'),
+    readsList(failedRenewalListParameters, async (ctx, { page, sorting, statuses }) => {
+      const { organizationId } = callerOf(ctx);
+      const [[subscriptions, total], totals] = await Promise.all([
+        listFailedRenewals(orm.em.fork(), organizationId, { statuses, sorting, page }),
+        failedRenewalTotals(orm.em.fork(), organizationId, statuses),
+      ]);
+      const amounts = await amountsAtRisk(orm.em.fork(), subscriptions);
+      const items = subscriptions.map((subscription) =>
+        failedRenewalWire(subscription, amounts.get(subscription.id) ?? null),
+      );
+      ctx.body = { ...listResource(items, total, page), totals };
+    }),
+  );
 
   /**
    * The failed renewals paid after all (Tollgate's own, beside failed-renewals): the latest
    * recovery first, each with who recovered it (`recovered_by`: customer, finance or dunning).
    */
-  router.get('/recovered-renewals', scope('subscriptions:read'), async (ctx) => {
-    const page = readPage(ctx);
-    const recoverers = readQueryList(ctx, 'recovered_by', recoveredByFilter);
-    const [subscriptions, total] = await listRecoveredRenewals(
-      orm.em.fork(),
-      callerOf(ctx).organizationId,
-      { page, recoverers },
-    );
-    const items = subscriptions.map((subscription) => failedRenewalWire(subscription, null));
-    ctx.body = listResource(items, total, page);
-  });
+  router.get(
+    '/recovered-renewals',
+    scope('subscriptions:read'),
+    readsList(recoveredRenewalListParameters, async (ctx, { page, recoverers }) => {
+      const [subscriptions, total] = await listRecoveredRenewals(
+        orm.em.fork(),
+        callerOf(ctx).organizationId,
+        { page, recoverers },
+      );
+      const items = subscriptions.map((subscription) => failedRenewalWire(subscription, null));
+      ctx.body = listResource(items, total, page);
+    }),
+  );
 
   /**
    * Finance mails the customer of a failed renewal the link that signs them into the portal on
@@ -230,6 +253,16 @@ export function subscriptionRoutes({ orm, config, temporal }: AppDependencies): 
   return router;
 }
 
+/** The query of the portal's subscription list (documented by customer_portal:subscriptions:list). */
+export const customerSubscriptionListParameters = listParameters({
+  page: pageParameters,
+  sorting: sortingParameter(customerSubscriptionSortFields, '-started_at'),
+  query: fieldParameter(customerSubscriptionListQuery, 'query'),
+  organizationIds: idsParameter('organization_id'),
+  productIds: idsParameter('product_id'),
+  active: booleanParameter('active'),
+});
+
 /**
  * /v1/customer-portal/subscriptions: the session customer's own subscriptions, as they see
  * them — list, get, cancel at period end (with their reason) or take it back, change plan.
@@ -256,14 +289,7 @@ export function customerPortalSubscriptionRoutes(dependencies: AppDependencies):
   router.get(
     '/',
     ...list({
-      read: (ctx) => ({
-        page: readPage(ctx),
-        sorting: readSorting(ctx, customerSubscriptionSortFields, '-started_at'),
-        query: parseQuery(ctx, customerSubscriptionListQuery).query,
-        organizationIds: readQueryIds(ctx, 'organization_id'),
-        productIds: readQueryIds(ctx, 'product_id'),
-        active: readQueryBoolean(ctx, 'active'),
-      }),
+      query: customerSubscriptionListParameters,
       list: (customer, query) => listCustomerSubscriptions(orm.em, customer, query),
       serialize: (subscriptions) =>
         serializeCustomerSubscriptions(orm.em, subscriptions, publicUrl),

@@ -1,10 +1,6 @@
 import { idPath, type Operation, pageOf } from '../http/openapi.ts';
-import {
-  taxRateCreateInput,
-  taxRateListQuery,
-  taxRateUpdateInput,
-  taxRateWireSchema,
-} from './schemas.ts';
+import { taxRateListParameters } from './routes.ts';
+import { taxRateCreateInput, taxRateUpdateInput, taxRateWireSchema } from './schemas.ts';
 
 const tag = 'Tax Rates';
 const read = ['organizations:read', 'organizations:write'] as const;
@@ -19,7 +15,7 @@ export const taxRateOperations: Operation[] = [
     summary: 'List tax rates',
     tag,
     scopes: read,
-    query: taxRateListQuery,
+    query: taxRateListParameters.schema,
     response: { status: 200, schema: pageOf(taxRateWireSchema) },
   },
   {

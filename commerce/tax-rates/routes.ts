@@ -1,8 +1,15 @@
 import Router from '@koa/router';
 import type { AppDependencies } from '../../api/dependencies.ts';
-import { parseBody, parseQuery } from '../../api/validation.ts';
+import { parseBody } from '../../api/validation.ts';
 import { callerOf, scope } from '../http/caller.ts';
-import { listRoute, readPage, readSorting } from '../http/listing.ts';
+import {
+  fieldParameter,
+  idsParameter,
+  listParameters,
+  listRoute,
+  pageParameters,
+  sortingParameter,
+} from '../http/listing.ts';
 import { parseCreateBody, readIdParam } from '../http/request.ts';
 import {
   taxRateCreateInput,
@@ -19,6 +26,14 @@ import {
   updateTaxRate,
 } from './service.ts';
 
+/** The query of the tax rate list (documented by tax-rates:list). */
+export const taxRateListParameters = listParameters({
+  country: fieldParameter(taxRateListQuery, 'country'),
+  sorting: sortingParameter(taxRateSortFields, 'country'),
+  page: pageParameters,
+  organizationIds: idsParameter('organization_id'),
+});
+
 /** /v1/tax-rates (Tollgate's own, issue 22): the seller's tax rates, per country and subdivision. */
 export function taxRateRoutes({ orm }: AppDependencies): Router {
   const router = new Router({ prefix: '/v1/tax-rates' });
@@ -27,11 +42,7 @@ export function taxRateRoutes({ orm }: AppDependencies): Router {
     '/',
     scope('organizations:read'),
     listRoute({
-      read: (ctx) => ({
-        country: parseQuery(ctx, taxRateListQuery).country,
-        sorting: readSorting(ctx, taxRateSortFields, 'country'),
-        page: readPage(ctx),
-      }),
+      query: taxRateListParameters,
       list: (caller, query) => listTaxRates(orm.em, caller.organizationId, query),
       serialize: (rates) => rates.map(taxRateWire),
     }),

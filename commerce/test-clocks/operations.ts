@@ -1,4 +1,5 @@
 import { idPath, type Operation, pageOf } from '../http/openapi.ts';
+import { testClockListParameters } from './routes.ts';
 import { testClockAdvanceInput, testClockCreateInput, testClockWireSchema } from './schemas.ts';
 
 const tag = 'Test clocks';
@@ -17,6 +18,7 @@ export const testClockOperations: Operation[] = [
     summary: 'List test clocks',
     tag,
     scopes: read,
+    query: testClockListParameters.schema,
     response: { status: 200, schema: pageOf(testClockWireSchema) },
   },
   {

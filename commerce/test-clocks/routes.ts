@@ -5,7 +5,13 @@ import { parseBody } from '../../api/validation.ts';
 import { startTestClockAdvance } from '../../processes/starters.ts';
 import { commerceError } from '../errors.ts';
 import { callerOf, scope } from '../http/caller.ts';
-import { listRoute, readPage, readSorting } from '../http/listing.ts';
+import {
+  idsParameter,
+  listParameters,
+  listRoute,
+  pageParameters,
+  sortingParameter,
+} from '../http/listing.ts';
 import { readIdParam } from '../http/request.ts';
 import {
   testClockAdvanceInput,
@@ -20,6 +26,13 @@ import {
   getTestClock,
   listTestClocks,
 } from './service.ts';
+
+/** The query of the test clock list (documented by test_clocks:list). */
+export const testClockListParameters = listParameters({
+  page: pageParameters,
+  sorting: sortingParameter(testClockSortFields, '-created_at'),
+  organizationIds: idsParameter('organization_id'),
+});
 
 /**
  * /v1/test-clocks: sandbox clocks that the subscriptions of their customers follow instead of
@@ -41,10 +54,7 @@ export function testClockRoutes({ orm, config, temporal }: AppDependencies): Rou
     '/',
     ...read,
     listRoute({
-      read: (ctx) => ({
-        page: readPage(ctx),
-        sorting: readSorting(ctx, testClockSortFields, '-created_at'),
-      }),
+      query: testClockListParameters,
       list: (caller, query) => listTestClocks(orm.em, caller.organizationId, query),
       serialize: (clocks) => clocks.map(testClockWire),
     }),

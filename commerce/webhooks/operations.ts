@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { idPath, type Operation, pageOf } from '../http/openapi.ts';
+import { webhookDeliveryListParameters, webhookEndpointListParameters } from './routes.ts';
 import {
-  timeRangeQuery,
   webhookDeliveryWireSchema,
   webhookEndpointCreateInput,
   webhookEndpointUpdateInput,
@@ -24,6 +24,7 @@ export const webhookOperations: Operation[] = [
     summary: 'List webhook endpoints',
     tag,
     scopes: read,
+    query: webhookEndpointListParameters.schema,
     response: { status: 200, schema: pageOf(webhookEndpointWireSchema) },
   },
   {
@@ -111,7 +112,7 @@ export const webhookOperations: Operation[] = [
     summary: 'List webhook delivery attempts',
     tag,
     scopes: read,
-    query: timeRangeQuery,
+    query: webhookDeliveryListParameters.schema,
     response: { status: 200, schema: pageOf(webhookDeliveryWireSchema) },
   },
   {

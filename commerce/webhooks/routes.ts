@@ -1,8 +1,14 @@
 import Router from '@koa/router';
 import type { AppDependencies } from '../../api/dependencies.ts';
-import { parseBody, parseQuery } from '../../api/validation.ts';
+import { parseBody } from '../../api/validation.ts';
 import { callerOf, scope } from '../http/caller.ts';
-import { listRoute, readPage, readQueryIds } from '../http/listing.ts';
+import {
+  fieldParameter,
+  idsParameter,
+  listParameters,
+  listRoute,
+  pageParameters,
+} from '../http/listing.ts';
 import { parseCreateBody, readIdParam } from '../http/request.ts';
 import {
   timeRangeQuery,
@@ -26,6 +32,21 @@ import {
   updateWebhookEndpoint,
 } from './service.ts';
 
+/** The query of the endpoint list (documented by webhooks:list_webhook_endpoints). */
+export const webhookEndpointListParameters = listParameters({
+  page: pageParameters,
+  organizationIds: idsParameter('organization_id'),
+});
+
+/** The query of the delivery list (documented by webhooks:list_webhook_deliveries). */
+export const webhookDeliveryListParameters = listParameters({
+  endpointIds: idsParameter('endpoint_id'),
+  start: fieldParameter(timeRangeQuery, 'start_timestamp'),
+  end: fieldParameter(timeRangeQuery, 'end_timestamp'),
+  page: pageParameters,
+  organizationIds: idsParameter('organization_id'),
+});
+
 /**
  * /v1/webhooks: the endpoints a seller's events are sent to, the log of every delivery attempt,
  * redelivery of one event and (Tollgate's) replay of a time range and test events. Delivery itself runs in the
@@ -38,7 +59,7 @@ export function webhookRoutes({ orm, config }: AppDependencies): Router {
     '/endpoints',
     scope('webhooks:read'),
     listRoute({
-      read: (ctx) => ({ page: readPage(ctx) }),
+      query: webhookEndpointListParameters,
       list: (caller, query) => listWebhookEndpoints(orm.em, caller.organizationId, query),
       serialize: (endpoints) => endpoints.map((endpoint) => webhookEndpointWire(endpoint)),
     }),
@@ -101,11 +122,7 @@ export function webhookRoutes({ orm, config }: AppDependencies): Router {
     '/deliveries',
     scope('webhooks:read'),
     listRoute({
-      read: (ctx) => {
-        const endpointIds = readQueryIds(ctx, 'endpoint_id');
-        const { start_timestamp: start, end_timestamp: end } = parseQuery(ctx, timeRangeQuery);
-        return { endpointIds, start, end, page: readPage(ctx) };
-      },
+      query: webhookDeliveryListParameters,
       list: (caller, query) => listWebhookDeliveries(orm.em, caller.organizationId, query),
       serialize: (deliveries) => deliveries.map(webhookDeliveryWire),
     }),

@@ -1,9 +1,9 @@
 import { kindDefinitions } from '../../processes/workflow-insight.ts';
 import type { Operation } from '../http/openapi.ts';
+import { workflowListParameters } from './routes.ts';
 import {
   workflowInsightWireSchema,
   workflowKindParams,
-  workflowListQuery,
   workflowListWireSchema,
 } from './schemas.ts';
 
@@ -22,7 +22,7 @@ export const workflowOperations: Operation[] = [
     summary: 'List the workflows of one kind of entity (`status` filters, repeatable)',
     tag: 'Workflows',
     scopes: kindScopes,
-    query: workflowListQuery,
+    query: workflowListParameters.schema,
     response: { status: 200, schema: workflowListWireSchema },
   },
   {

@@ -9,7 +9,14 @@ import {
   workflowInsight,
 } from '../../processes/workflow-insight.ts';
 import { callerOf, scope } from '../http/caller.ts';
-import { listResource, readPage, readQueryList } from '../http/listing.ts';
+import {
+  fieldParameter,
+  listParameters,
+  listResource,
+  pageParameters,
+  readsList,
+  valuesParameter,
+} from '../http/listing.ts';
 import {
   type WorkflowKind,
   workflowKindParams,
@@ -22,6 +29,13 @@ const kindScope =
   (kindOf: (ctx: Parameters<Middleware>[0]) => WorkflowKind): Middleware =>
   (ctx, next) =>
     scope(kindDefinitions[kindOf(ctx)].scope)(ctx, next);
+
+/** The query of the workflow list (documented by workflows:list). */
+export const workflowListParameters = listParameters({
+  type: fieldParameter(workflowListQuery, 'type'),
+  statuses: valuesParameter('status', workflowStatusInput),
+  page: pageParameters,
+});
 
 /**
  * /v1/workflows (Tollgate's own, for the dashboard's workflow panel): the workflow behind a
@@ -42,10 +56,7 @@ export function workflowRoutes({ orm, temporal, config }: AppDependencies): Rout
   router.get(
     '/',
     kindScope((ctx) => parseQuery(ctx, workflowListQuery).type),
-    async (ctx) => {
-      const { type } = parseQuery(ctx, workflowListQuery);
-      const statuses = readQueryList(ctx, 'status', workflowStatusInput);
-      const page = readPage(ctx);
+    readsList(workflowListParameters, async (ctx, { type, statuses, page }) => {
       const { matches, truncated } = await listWorkflows(
         services(),
         callerOf(ctx).organizationId,
@@ -56,7 +67,7 @@ export function workflowRoutes({ orm, temporal, config }: AppDependencies): Rout
         ...listResource(matches.slice(page.offset, page.offset + page.limit), matches.length, page),
         truncated,
       };
-    },
+    }),
   );
 
   router.get(
