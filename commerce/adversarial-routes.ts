@@ -810,6 +810,16 @@ export const routeCases: Record<string, RouteCase> = {
     refusedAt: ['order_id'],
   },
   'GET /v1/refunds/:id': { request: ({ victim }) => ({ path: `/v1/refunds/${victim.refundId}` }) },
+  'GET /v1/refunds/:id/credit-note': {
+    request: ({ victim }) => ({ path: `/v1/refunds/${victim.refundId}/credit-note` }),
+  },
+  'GET /v1/refunds/:id/credit-note/document': {
+    access: { anonymous: 'credit note links are handed out signed: the token is the credential' },
+    request: ({ victim }) => ({
+      path: `/v1/refunds/${victim.refundId}/credit-note/document?token=forged`,
+    }),
+    stranger: 'refused',
+  },
 
   // Subscriptions
   'GET /v1/subscriptions': {

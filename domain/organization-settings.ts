@@ -1,3 +1,4 @@
+import type { NormalisedAddress } from './addresses.ts';
 import type { ProrationBehavior } from './subscriptions.ts';
 
 /**
@@ -99,4 +100,37 @@ export const notificationSettingsOf = (organization: {
 }): NotificationSettings => ({
   ...defaultNotificationSettings(),
   ...organization.notificationSettings,
+});
+
+/** An invoice's brand colour: `#rrggbb`. */
+export const brandColorPattern = /^#[0-9a-fA-F]{6}$/;
+
+/**
+ * Tollgate's own: the seller's legal details and branding printed on its invoices and credit
+ * notes. The logo is printed only when it is a file the organization uploaded (never fetched).
+ */
+export interface InvoiceSettings {
+  legalName: string | null;
+  address: NormalisedAddress | null;
+  taxId: string | null;
+  logoUrl: string | null;
+  brandColor: string | null;
+  footer: string | null;
+}
+
+export const defaultInvoiceSettings = (): InvoiceSettings => ({
+  legalName: null,
+  address: null,
+  taxId: null,
+  logoUrl: null,
+  brandColor: null,
+  footer: null,
+});
+
+/** The organization's invoice settings, with the defaults of keys added since it saved them. */
+export const invoiceSettingsOf = (organization: {
+  invoiceSettings: Partial<InvoiceSettings>;
+}): InvoiceSettings => ({
+  ...defaultInvoiceSettings(),
+  ...organization.invoiceSettings,
 });

@@ -176,6 +176,7 @@ describe('per-IP limits of the public /v1 routes', () => {
       'GET /v1/customer-portal/subscriptions/:id',
       'GET /v1/files/public/:id/:name',
       'GET /v1/orders/:id/invoice/document',
+      'GET /v1/refunds/:id/credit-note/document',
       'PATCH /v1/checkouts/client/:client_secret',
       'PATCH /v1/customer-portal/benefit-grants/:id',
       'PATCH /v1/customer-portal/customers/me',

@@ -87,7 +87,8 @@ export const orderOperations: Operation[] = [
     method: 'get',
     path: '/v1/orders/:id/invoice/document',
     operationId: 'orders:invoice_document',
-    summary: 'The invoice itself, as HTML, opened from its signed link',
+    summary:
+      'The invoice itself, opened from its signed link: HTML, or PDF with format=pdf or Accept: application/pdf',
     tag: 'Orders',
     auth: 'public',
     params: idPath,

@@ -3,12 +3,13 @@ import type { Context } from 'koa';
 import { authSettings } from '../../accounts/settings.ts';
 import type { AppDependencies } from '../../api/dependencies.ts';
 import { parseBody, parseQuery } from '../../api/validation.ts';
-import { Order, OrderItem } from '../../db/entities/index.ts';
+import type { Order } from '../../db/entities/index.ts';
 import { refusalFromWorkflowFailure } from '../../processes/activity-errors.ts';
 import { updateSubscription } from '../../processes/starters.ts';
 import { retryRenewalUpdate } from '../../processes/subscription-messages.ts';
 import { customerOrderSortFields } from '../customer-portal/schemas.ts';
 import { commerceError, resourceNotFound } from '../errors.ts';
+import { fileStorage } from '../files/service.ts';
 import { callerOf, scope } from '../http/caller.ts';
 import { answerCsv } from '../http/csv.ts';
 import { sessionCustomerOf } from '../http/customer-session.ts';
@@ -33,7 +34,8 @@ import {
   orderExportQuery,
   orderExportRows,
 } from './export.ts';
-import { checkInvoiceLink, invoiceDocument, invoiceUrl } from './invoice.ts';
+import { checkInvoiceLink, invoiceUrl, loadInvoice } from './invoice.ts';
+import { type InvoiceView, invoiceHtml, invoicePdf } from './invoice-document.ts';
 import {
   customerInvoicedOrder,
   customerOrderPaymentStatus,
@@ -62,6 +64,26 @@ function answerInvoiceGenerated(ctx: Context) {
   ctx.body = 'null';
 }
 
+/**
+ * An invoice or credit note as its link asks: the PDF, as an attachment named by the document's
+ * number, for `?format=pdf` or `Accept: application/pdf`; else the HTML page.
+ */
+export async function answerInvoiceDocument(ctx: Context, view: InvoiceView) {
+  const { format } = parseQuery(ctx, invoiceDocumentQuery);
+  const wantsPdf = format
+    ? format === 'pdf'
+    : ctx.accepts('html', 'application/pdf') === 'application/pdf';
+  ctx.vary('Accept');
+  if (!wantsPdf) {
+    ctx.type = 'html';
+    ctx.body = invoiceHtml(view);
+    return;
+  }
+  ctx.type = 'application/pdf';
+  ctx.attachment(`${view.number}.pdf`);
+  ctx.body = await invoicePdf(view);
+}
+
 /** The query of the order list (documented by orders:list). */
 export const orderListParameters = listParameters({
   page: pageParameters,
@@ -85,6 +107,7 @@ export function orderRoutes(dependencies: AppDependencies): Router {
   const router = new Router({ prefix: '/v1/orders' });
   const { publicUrl } = config.api;
   const { secret } = authSettings(config);
+  const invoiceContext = { storage: fileStorage(config.files), publicUrl };
 
   const serializeOne = async (order: Order) => {
     const [wire] = await serializeOrders(orm.em, [order]);
@@ -145,16 +168,9 @@ export function orderRoutes(dependencies: AppDependencies): Router {
     const link = checkInvoiceLink(secret, id, parseQuery(ctx, invoiceDocumentQuery).token);
     if (link === 'invalid') throw resourceNotFound('Invoice not found');
     if (link === 'expired') throw commerceError('ExpiredInvoiceLink');
-    const em = orm.em.fork();
-    const order = await em.findOne(
-      Order,
-      { id, isInvoiceGenerated: true },
-      { populate: ['organization'] },
-    );
-    if (!order) throw resourceNotFound('Invoice not found');
-    const items = await em.find(OrderItem, { order: id }, { orderBy: [{ createdAt: 'asc' }] });
-    ctx.type = 'html';
-    ctx.body = invoiceDocument(order, items, order.organization.name);
+    const invoice = await loadInvoice(orm.em.fork(), invoiceContext, id);
+    if (!invoice) throw resourceNotFound('Invoice not found');
+    await answerInvoiceDocument(ctx, invoice);
   });
 
   return router;

@@ -29,8 +29,13 @@ export const orderSortFields = [
 
 export const productBillingTypeFilter = z.enum(['one_time', 'recurring']);
 
-/** The signed link's token of an invoice document. */
-export const invoiceDocumentQuery = z.object({ token: z.string().min(1) }).loose();
+/**
+ * The signed link's token of an invoice (or credit note) document, and Tollgate's own `format`:
+ * `pdf` for the PDF (as `Accept: application/pdf` asks), HTML otherwise.
+ */
+export const invoiceDocumentQuery = z
+  .object({ token: z.string().min(1), format: z.enum(['html', 'pdf']).optional() })
+  .loose();
 
 /** The portal's order list searches the product's name (`query`). */
 export const customerOrderListQuery = z

@@ -140,8 +140,12 @@ export interface InvoiceCounterRow {
   last_invoice_number: number;
 }
 
+/** A document number: the organization's slug, upper-case, then its counter on four digits. */
+const documentNumber = (prefix: string, counter: number) =>
+  `${prefix.toUpperCase()}-${String(counter).padStart(4, '0')}`;
+
 export const invoiceNumberOf = (row: InvoiceCounterRow) =>
-  `${row.slug.toUpperCase()}-${String(row.last_invoice_number).padStart(4, '0')}`;
+  documentNumber(row.slug, row.last_invoice_number);
 
 /** The next invoice number of the organization (`<SLUG>-0001`, …), taken in the caller's transaction. */
 export async function nextInvoiceNumber(
@@ -155,4 +159,21 @@ export async function nextInvoiceNumber(
   );
   if (!row) throw new Error(`organization ${organizationId} not found`);
   return invoiceNumberOf(row);
+}
+
+/**
+ * The next credit note number of the organization (`<SLUG>-CN-0001`, …), a sequence of its own
+ * counted as invoice numbers are, taken in the caller's transaction.
+ */
+export async function nextCreditNoteNumber(
+  tx: EntityManager,
+  organizationId: string,
+): Promise<string> {
+  const [row] = await tx.execute<{ slug: string; last_credit_note_number: number }[]>(
+    `update organizations set last_credit_note_number = last_credit_note_number + 1
+     where id = ? returning slug, last_credit_note_number`,
+    [organizationId],
+  );
+  if (!row) throw new Error(`organization ${organizationId} not found`);
+  return documentNumber(`${row.slug}-CN`, row.last_credit_note_number);
 }

@@ -1,14 +1,16 @@
 import { z } from 'zod';
 import type { Organization } from '../../db/entities/index.ts';
+import { addressCountries, addressInput } from '../../domain/addresses.ts';
 import {
+  brandColorPattern,
   type CustomerEmailSettings,
   customerEmailSettingsOf,
   dunningFinalStatuses,
+  invoiceSettingsOf,
   notificationSettingsOf,
   socialPlatforms,
   subscriptionSettingsOf,
 } from '../../domain/organization-settings.ts';
-import { addressCountries } from '../../domain/addresses.ts';
 import { prorationBehaviors } from '../../domain/subscriptions.ts';
 import { taxModes, taxSettingsOf } from '../../domain/tax.ts';
 import { customerProductWireSchema } from '../products/schemas.ts';
@@ -91,6 +93,22 @@ export const organizationUpdateInput = z.object({
     })
     .nullable()
     .optional(),
+  // Tollgate's own: the legal details and branding of its invoices; keys left out keep their value.
+  invoice_settings: z
+    .strictObject({
+      legal_name: z.string().trim().min(1).max(255).nullable().optional(),
+      address: addressInput.nullable().optional(),
+      tax_id: z.string().trim().min(1).max(64).nullable().optional(),
+      logo_url: z.url().nullable().optional(),
+      brand_color: z
+        .string()
+        .regex(brandColorPattern, 'Brand colour must be #rrggbb.')
+        .nullable()
+        .optional(),
+      footer: z.string().trim().min(1).max(1000).nullable().optional(),
+    })
+    .nullable()
+    .optional(),
 });
 export type OrganizationUpdateInput = z.infer<typeof organizationUpdateInput>;
 
@@ -167,6 +185,23 @@ export const organizationWireSchema = z
       home_country: z.string().nullable(),
       prices_include_tax: z.boolean(),
     }),
+    invoice_settings: z.object({
+      legal_name: z.string().nullable(),
+      address: z
+        .object({
+          line1: z.string().nullable(),
+          line2: z.string().nullable(),
+          postal_code: z.string().nullable(),
+          city: z.string().nullable(),
+          state: z.string().nullable(),
+          country: z.string(),
+        })
+        .nullable(),
+      tax_id: z.string().nullable(),
+      logo_url: z.string().nullable(),
+      brand_color: z.string().nullable(),
+      footer: z.string().nullable(),
+    }),
   })
   .meta({ id: 'Organization' });
 
@@ -211,6 +246,7 @@ export function organizationWire(
       dunning: notificationSettings.dunning,
     },
     customer_email_settings: customerEmailSettingsWire(customerEmailSettingsOf(organization)),
+    invoice_settings: invoiceSettingsWire(organization),
     tax_settings: taxSettingsWire(organization),
   };
 }
@@ -222,6 +258,30 @@ function taxSettingsWire(organization: Organization) {
     mode: settings.mode,
     home_country: settings.homeCountry,
     prices_include_tax: settings.pricesIncludeTax,
+  };
+}
+
+/**
+ * Tollgate's own `invoice_settings`, snake_case on the wire (the address as Polar's `Address`,
+ * spelt out here: commerce/customers/schemas.ts does not load in the dashboard).
+ */
+function invoiceSettingsWire(organization: Organization) {
+  const settings = invoiceSettingsOf(organization);
+  const { address } = settings;
+  return {
+    legal_name: settings.legalName,
+    address: address && {
+      line1: address.line1,
+      line2: address.line2,
+      postal_code: address.postalCode,
+      city: address.city,
+      state: address.state,
+      country: address.country,
+    },
+    tax_id: settings.taxId,
+    logo_url: settings.logoUrl,
+    brand_color: settings.brandColor,
+    footer: settings.footer,
   };
 }
 

@@ -6,6 +6,7 @@ import { AppError } from '../../core/errors.ts';
 import { Organization, Product, type User } from '../../db/entities/index.ts';
 import {
   customerEmailSettingsOf,
+  invoiceSettingsOf,
   notificationSettingsOf,
   subscriptionSettingsOf,
 } from '../../db/entities/organization.ts';
@@ -139,6 +140,19 @@ function applyOrganizationInput(organization: Organization, input: OrganizationU
       newOrder: input.notification_settings.new_order,
       newSubscription: input.notification_settings.new_subscription,
       dunning: input.notification_settings.dunning ?? notificationSettingsOf(organization).dunning,
+    };
+  }
+  if (input.invoice_settings) {
+    const asked = input.invoice_settings;
+    const current = invoiceSettingsOf(organization);
+    const keep = <T>(value: T | undefined, now: T) => (value === undefined ? now : value);
+    organization.invoiceSettings = {
+      legalName: keep(asked.legal_name, current.legalName),
+      address: keep(asked.address, current.address),
+      taxId: keep(asked.tax_id, current.taxId),
+      logoUrl: keep(asked.logo_url, current.logoUrl),
+      brandColor: keep(asked.brand_color, current.brandColor),
+      footer: keep(asked.footer, current.footer),
     };
   }
   if (input.customer_email_settings) {

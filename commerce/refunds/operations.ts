@@ -1,4 +1,5 @@
 import { idPath, type Operation, pageOf } from '../http/openapi.ts';
+import { invoiceDocumentQuery, orderInvoiceWireSchema } from '../orders/schemas.ts';
 import { refundListParameters } from './routes.ts';
 import { refundCreateInput, refundWireSchema } from './schemas.ts';
 
@@ -38,5 +39,29 @@ export const refundOperations: Operation[] = [
     params: idPath,
     response: { status: 200, schema: refundWireSchema },
     errors: [404],
+  },
+  {
+    method: 'get',
+    path: '/v1/refunds/:id/credit-note',
+    operationId: 'refunds:credit_note',
+    summary: 'Get the signed link of a succeeded refund’s credit note (Tollgate’s own)',
+    tag,
+    scopes: ['refunds:read', 'refunds:write'],
+    params: idPath,
+    response: { status: 200, schema: orderInvoiceWireSchema },
+    errors: [404],
+  },
+  {
+    method: 'get',
+    path: '/v1/refunds/:id/credit-note/document',
+    operationId: 'refunds:credit_note_document',
+    summary:
+      'The credit note itself, opened from its signed link: HTML, or PDF with format=pdf or Accept: application/pdf',
+    tag,
+    auth: 'public',
+    params: idPath,
+    query: invoiceDocumentQuery,
+    response: { status: 200, contentType: 'text/html' },
+    errors: [404, 410],
   },
 ];

@@ -9,7 +9,7 @@ import { findPage, inList, type ListQuery } from '../../db/listing.ts';
 import type { RefundOutcome, StripeRefundStatus } from '../../domain/refunds.ts';
 import { announceCustomerStateChange } from '../customers/state.ts';
 import { commerceError, resourceNotFound } from '../errors.ts';
-import { serializeOrders } from '../orders/service.ts';
+import { nextCreditNoteNumber, serializeOrders } from '../orders/service.ts';
 import { appendEvent } from '../outbox.ts';
 import { type RefundCreateInput, type refundSortFields, refundWire } from './schemas.ts';
 
@@ -219,6 +219,7 @@ export async function settleRefund(
       order.refundedTaxAmount += refund.taxAmount;
       order.status = order.refundedAmount >= order.netAmount ? 'refunded' : 'partially_refunded';
       order.modifiedAt = new Date();
+      refund.creditNoteNumber = await nextCreditNoteNumber(tx, organizationId);
     }
     await tx.flush();
     appendEvent(tx, organizationId, 'refund.updated', refundWire(refund));

@@ -4,6 +4,7 @@ import {
   defaultCustomerEmailSettings,
   defaultNotificationSettings,
   defaultSubscriptionSettings,
+  type InvoiceSettings,
   type NotificationSettings,
   type SocialPlatform,
   type SubscriptionSettings,
@@ -19,6 +20,8 @@ export {
   defaultNotificationSettings,
   defaultSubscriptionSettings,
   dunningFinalStatuses,
+  type InvoiceSettings,
+  invoiceSettingsOf,
   type NotificationSettings,
   notificationSettingsOf,
   type SocialPlatform,
@@ -84,6 +87,11 @@ const OrganizationSchema = defineEntity({
       .json<CustomerEmailSettings>()
       .defaultRaw(`'${JSON.stringify(defaultCustomerEmailSettings())}'`)
       .onCreate(defaultCustomerEmailSettings),
+    /** Legal details and branding of its invoices and credit notes (domain/organization-settings.ts). */
+    invoiceSettings: p
+      .json<Partial<InvoiceSettings>>()
+      .defaultRaw(`'{}'`)
+      .onCreate(() => ({})),
     /** How it taxes its sales (domain/tax.ts). */
     taxSettings: p
       .json<Partial<TaxSettings>>()
@@ -91,6 +99,8 @@ const OrganizationSchema = defineEntity({
       .onCreate(defaultTaxSettings),
     /** The last order invoice number handed out (`<SLUG>-0001`, …), incremented in the order's transaction. */
     lastInvoiceNumber: p.integer().default(0),
+    /** The last refund credit note number handed out (`<SLUG>-CN-0001`, …), as invoice numbers are. */
+    lastCreditNoteNumber: p.integer().default(0),
     ...timestampColumns(),
   },
 });

@@ -19,6 +19,7 @@ const RefundSchema = defineEntity({
   name: 'Refund',
   tableName: 'refunds',
   indexes: [{ properties: ['organization', 'createdAt'] }],
+  uniques: [{ properties: ['organization', 'creditNoteNumber'] }],
   properties: {
     id: idColumn(),
     organization: () => p.manyToOne(Organization).deleteRule('cascade'),
@@ -35,6 +36,8 @@ const RefundSchema = defineEntity({
     metadata: metadataColumn(),
     /** Stripe's refund id (`re_…`), once Stripe took the refund. */
     processorId: p.string().nullable().unique(),
+    /** The credit note's number (`<SLUG>-CN-0001`, …), given when the refund succeeds. */
+    creditNoteNumber: p.string().nullable(),
     /** Why Stripe failed or canceled it. */
     failureReason: p.string().nullable(),
     ...commerceTimestampColumns(),

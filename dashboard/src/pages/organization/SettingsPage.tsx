@@ -5,11 +5,12 @@ import { Loaded } from '../catalog/Loaded';
 import { settingsApi, settingsKey } from './api';
 import { usePermissions } from './useRole';
 import './organization.css';
+import { InvoiceSettingsForm } from './InvoiceSettingsForm';
 import { ProfileForm } from './ProfileForm';
 import { SlugForm } from './SlugForm';
 import { SubscriptionSettingsForm } from './SubscriptionSettingsForm';
 
-/** The organization's profile and subscription settings; members may read, owners and admins save. */
+/** The organization's profile, subscription and invoice settings; members may read, owners and admins save. */
 export default function SettingsPage() {
   const { organization } = useSignedIn();
   const { known, isWriter } = usePermissions();
@@ -33,6 +34,9 @@ export default function SettingsPage() {
             </Section>
             <Section title="Subscriptions">
               <SubscriptionSettingsForm organization={loaded} />
+            </Section>
+            <Section title="Invoices">
+              <InvoiceSettingsForm organization={loaded} />
             </Section>
           </fieldset>
         )}

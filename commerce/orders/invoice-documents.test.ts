@@ -1,0 +1,212 @@
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { OrderItem, Order as OrderRow } from '../../db/entities/index.ts';
+import { eventually } from '../../devstack/eventually.ts';
+import { callV1, createSeller, type Seller, startCommerceApi, type TestApi } from '../testing.ts';
+import { buy } from './testing.ts';
+
+/** pdfjs reads the standard fonts' metrics from its own folder (silences its warning). */
+const standardFontDataUrl = `${join(
+  dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json')),
+  'standard_fonts',
+)}/`;
+
+/** The text of every page of a PDF, each text run on its own line. */
+async function pdfText(bytes: ArrayBuffer): Promise<string> {
+  const pdf = await getDocument({ data: new Uint8Array(bytes), standardFontDataUrl }).promise;
+  const pages: string[] = [];
+  for (let number = 1; number <= pdf.numPages; number += 1) {
+    const content = await (await pdf.getPage(number)).getTextContent();
+    pages.push(content.items.map((item) => ('str' in item ? item.str : '')).join('\n'));
+  }
+  return pages.join('\n');
+}
+
+describe('invoice and credit note documents', () => {
+  let api: TestApi;
+  let seller: Seller;
+  let other: Seller;
+  let slug: string;
+  let orderId: string;
+  let invoiceNumber: string;
+  /** A link's path and query on the test API (links name the configured public URL). */
+  const onTestApi = (url: string) => {
+    const { pathname, search } = new URL(url);
+    return `${api.url}${pathname}${search}`;
+  };
+
+  before(async () => {
+    api = await startCommerceApi();
+    seller = await createSeller(api);
+    other = await createSeller(api);
+    const settings = await callV1(
+      api,
+      seller.token,
+      'PATCH',
+      `/v1/organizations/${seller.organizationId}`,
+      {
+        invoice_settings: {
+          legal_name: 'Tollgate Test Works SAS',
+          address: {
+            line1: '5 avenue Anatole France',
+            postal_code: '75007',
+            city: 'Paris',
+            country: 'fr',
+          },
+          tax_id: 'FR40303265045',
+          brand_color: '#0a7cff',
+          footer: 'Registered in Paris, RCS 303 265 045.',
+        },
+      },
+    );
+    assert.equal(settings.status, 200);
+    slug = settings.body.slug;
+    const product = await seller.polar.products.create({
+      name: 'Annual report',
+      prices: [{ amountType: 'fixed', priceAmount: 1200 }],
+    });
+    const { order } = await buy(api, seller, product.id);
+    assert.ok(order);
+    orderId = order.id;
+    invoiceNumber = order.invoiceNumber;
+    // Checkouts here charge no tax: 240 of tax is put on the line and the order by hand.
+    const em = api.orm.em.fork();
+    await em.nativeUpdate(OrderItem, { order: orderId }, { taxAmount: 240 });
+    await em.nativeUpdate(OrderRow, orderId, { taxAmount: 240, totalAmount: 1440 });
+    const taxId = await callV1(api, seller.token, 'PATCH', `/v1/customers/${order.customerId}`, {
+      tax_id: ['FR61954506077', 'eu_vat'],
+    });
+    assert.equal(taxId.status, 200);
+    await seller.polar.orders.generateInvoice({ id: orderId });
+  });
+  after(() => api.close());
+
+  it('keeps the legal details and branding in the organization settings', async () => {
+    const organization = await callV1(
+      api,
+      seller.token,
+      'GET',
+      `/v1/organizations/${seller.organizationId}`,
+    );
+    assert.deepEqual(organization.body.invoice_settings, {
+      legal_name: 'Tollgate Test Works SAS',
+      address: {
+        line1: '5 avenue Anatole France',
+        line2: null,
+        postal_code: '75007',
+        city: 'Paris',
+        state: null,
+        country: 'FR',
+      },
+      tax_id: 'FR40303265045',
+      logo_url: null,
+      brand_color: '#0a7cff',
+      footer: 'Registered in Paris, RCS 303 265 045.',
+    });
+  });
+
+  it('refuses a brand colour that is not #rrggbb with 422', async () => {
+    const path = `/v1/organizations/${seller.organizationId}`;
+    for (const brand_color of ['blue', '#0a7cf', '#0a7cffz']) {
+      const answer = await callV1(api, seller.token, 'PATCH', path, {
+        invoice_settings: { brand_color },
+      });
+      assert.equal(answer.status, 422, brand_color);
+    }
+  });
+
+  it('renders the invoice as a PDF a finance team can file', async () => {
+    const { url } = await seller.polar.orders.invoice({ id: orderId });
+    const response = await fetch(`${onTestApi(url)}&format=pdf`);
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get('content-type'), 'application/pdf');
+    assert.equal(
+      response.headers.get('content-disposition'),
+      `attachment; filename="${invoiceNumber}.pdf"`,
+    );
+    const text = await pdfText(await response.arrayBuffer());
+    for (const expected of [
+      `Invoice ${invoiceNumber}`,
+      'Tollgate Test Works SAS',
+      'Tax ID: FR40303265045',
+      'Ada Buyer',
+      'Tax ID: FR61954506077',
+      'Annual report',
+      '$2.40',
+      '$12.00',
+      '$14.40',
+    ]) {
+      assert.ok(text.includes(expected), `the PDF shows ${expected}:\n${text}`);
+    }
+    assert.match(text, /Paid by Visa •••• 4242 on \d{4}-\d{2}-\d{2}/);
+  });
+
+  it('answers the PDF to Accept: application/pdf, and HTML by default', async () => {
+    const { url } = await seller.polar.orders.invoice({ id: orderId });
+    const pdf = await fetch(onTestApi(url), { headers: { accept: 'application/pdf' } });
+    assert.equal(pdf.headers.get('content-type'), 'application/pdf');
+    const html = await fetch(onTestApi(url));
+    assert.match(html.headers.get('content-type') ?? '', /^text\/html/);
+    const page = await html.text();
+    assert.match(page, /Tollgate Test Works SAS/);
+    assert.match(page, /Tax ID: FR61954506077/);
+  });
+
+  it('gives a succeeded refund its own credit note number and document', async () => {
+    const refund = await seller.polar.refunds.create({
+      orderId,
+      amount: 500,
+      reason: 'customer_request',
+    });
+    assert.ok(refund);
+    const link = await eventually(
+      () => callV1(api, seller.token, 'GET', `/v1/refunds/${refund.id}/credit-note`),
+      (answer) => answer.status === 200,
+      { what: 'the credit note of the settled refund' },
+    );
+    const response = await fetch(`${onTestApi(link.body.url)}&format=pdf`);
+    assert.equal(response.status, 200);
+    // The organization's first credit note, numbered apart from its invoices.
+    const number = `${slug.toUpperCase()}-CN-0001`;
+    assert.equal(
+      response.headers.get('content-disposition'),
+      `attachment; filename="${number}.pdf"`,
+    );
+    const text = await pdfText(await response.arrayBuffer());
+    for (const expected of [
+      `Credit note ${number}`,
+      `Corrects invoice: ${invoiceNumber}`,
+      'Tollgate Test Works SAS',
+      'Tax ID: FR61954506077',
+      '$5.00',
+      'Refunded by Visa •••• 4242',
+    ]) {
+      assert.ok(text.includes(expected), `the credit note shows ${expected}:\n${text}`);
+    }
+  });
+
+  it('keeps another organization away from the documents, and refuses a bad token', async () => {
+    const invoiceLink = await callV1(api, other.token, 'GET', `/v1/orders/${orderId}/invoice`);
+    assert.equal(invoiceLink.status, 404);
+    const [refund] = (await seller.polar.refunds.list({ orderId })).result.items;
+    assert.ok(refund);
+    const creditNoteLink = await callV1(
+      api,
+      other.token,
+      'GET',
+      `/v1/refunds/${refund.id}/credit-note`,
+    );
+    assert.equal(creditNoteLink.status, 404);
+    // The invoice's token does not open the credit note, nor a forged one either document.
+    const { url } = await seller.polar.orders.invoice({ id: orderId });
+    const token = new URL(url).searchParams.get('token');
+    const creditNote = `${api.url}/v1/refunds/${refund.id}/credit-note/document`;
+    assert.equal((await fetch(`${creditNote}?token=${token}&format=pdf`)).status, 404);
+    assert.equal((await fetch(`${creditNote}?token=forged.token&format=pdf`)).status, 404);
+    const invoice = `${api.url}/v1/orders/${orderId}/invoice/document`;
+    assert.equal((await fetch(`${invoice}?token=forged.token&format=pdf`)).status, 404);
+  });
+});
