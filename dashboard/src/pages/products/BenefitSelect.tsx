@@ -18,6 +18,8 @@ interface BenefitSelectProps {
   /** The product's benefits already, not offered again. */
   chosenIds: string[];
   error?: string | undefined;
+  /** Whether a choice is needed to go on (attaching one), rather than optional. */
+  required?: boolean;
   /** What to say when the organization has no benefit yet. */
   noneHint: string;
 }
@@ -30,6 +32,7 @@ export function BenefitSelect({
   onChange,
   chosenIds,
   error,
+  required = false,
   noneHint,
 }: BenefitSelectProps) {
   const benefits = useBenefitChoices();
@@ -41,7 +44,7 @@ export function BenefitSelect({
     <Field
       name={name}
       label={label}
-      required
+      required={required}
       error={error}
       hint={
         benefits.isError

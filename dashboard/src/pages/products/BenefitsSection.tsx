@@ -77,6 +77,7 @@ export function BenefitsSection({ product }: { product: Product }) {
           onChange={setChosen}
           chosenIds={attachedIds}
           error={attach.error?.message}
+          required
           noneHint="No benefits yet: create one under Benefits, or while editing the product."
         />
         <button type="submit" className="button" disabled={!chosen || attach.isPending}>
