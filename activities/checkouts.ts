@@ -7,9 +7,11 @@ import {
   completeCheckout,
   expireCheckout,
   failCheckoutPayment,
+  openIncompleteSubscription,
 } from '../commerce/checkouts/outcomes.ts';
 import type { CheckoutConfirmation } from '../commerce/checkouts/schemas.ts';
 import { sendDefaultCardToStripe } from '../commerce/customer-portal/service.ts';
+import { expireIncompleteSubscription } from '../commerce/subscriptions/service.ts';
 import { Checkout, type CheckoutPaymentError } from '../db/entities/checkout.ts';
 import type { Orm } from '../db/orm.ts';
 import type { StripeClient } from '../integrations/stripe/client.ts';
@@ -49,6 +51,16 @@ export interface AwaitCheckoutAuthenticationInput {
 export interface FailCheckoutPaymentInput {
   checkoutId: string;
   paymentError: CheckoutPaymentError;
+}
+
+/** The checkout whose first payment was not made at once. */
+export interface OpenIncompleteSubscriptionInput {
+  checkoutId: string;
+}
+
+/** The `incomplete` subscription whose time to be paid is up. */
+export interface ExpireIncompleteSubscriptionInput {
+  subscriptionId: string;
 }
 
 /** The subscription a checkout made, and the task queue its workflow runs on. */
@@ -139,6 +151,23 @@ export function createCheckoutActivities(
       authentication,
     }: AwaitCheckoutAuthenticationInput): Promise<void> {
       return awaitCheckoutAuthentication(orm.em.fork(), checkoutId, authentication, publicUrl);
+    },
+
+    /**
+     * The `incomplete` subscription the checkout's first payment leaves when it is not made at
+     * once (see openIncompleteSubscription): its id, or null when the checkout makes none.
+     */
+    openIncompleteSubscription({
+      checkoutId,
+    }: OpenIncompleteSubscriptionInput): Promise<string | null> {
+      return openIncompleteSubscription(orm.em.fork(), checkoutId, publicUrl);
+    },
+
+    /** The unpaid `incomplete` subscription expires (see expireIncompleteSubscription). */
+    expireIncompleteSubscription({
+      subscriptionId,
+    }: ExpireIncompleteSubscriptionInput): Promise<void> {
+      return expireIncompleteSubscription(orm.em.fork(), subscriptionId, publicUrl);
     },
 
     /** The checkout failed with the processor's reason; its buyer may confirm again. */

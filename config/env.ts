@@ -536,6 +536,8 @@ export interface Config {
   checkouts: {
     ttlSeconds: number;
     authenticationTimeoutSeconds?: number;
+    /** How long an unpaid `incomplete` subscription lives (tests only; else Stripe's 23 hours). */
+    incompleteSubscriptionSeconds?: number;
     sellerDetailsRequired: boolean;
   };
   /** Seconds between the runs of the upkeep schedules (processes/upkeep-schedules.ts). */

@@ -5,6 +5,12 @@ import type { CancellationReason, ProrationBehavior, SubscriptionStatus } from '
  * other: its schedule, the changes asked through the API, and what a change answers.
  */
 
+/**
+ * How long a subscription whose first payment waits (or was declined) stays `incomplete` before
+ * it becomes `incomplete_expired`, as Stripe: 23 hours after it was made.
+ */
+export const incompleteSubscriptionLifetimeMs = 23 * 60 * 60_000;
+
 /** Why the last charge of a subscription failed, as Stripe said it. */
 export interface SubscriptionPaymentError {
   code: string;

@@ -12,6 +12,11 @@ export interface CheckoutInput {
    * canceled; the workflow's default when absent (and in checkouts started before it was set).
    */
   authenticationTimeoutSeconds?: number;
+  /**
+   * How long an `incomplete` subscription the checkout made waits for its first payment; the
+   * domain's 23 hours when absent (a deployment's tests shorten it).
+   */
+  incompleteSubscriptionSeconds?: number;
 }
 
 export type CheckoutOutcome = 'succeeded' | 'expired';

@@ -6,7 +6,7 @@ import type {
   PaymentAttemptResult,
   PaymentSetupResult,
 } from '../activities/payments.ts';
-import { confirmCheckoutUpdate } from '../processes/checkout.ts';
+import { type CheckoutInput, confirmCheckoutUpdate } from '../processes/checkout.ts';
 import {
   authenticationEndedSignal,
   paymentOutcomeSignal,
@@ -61,6 +61,14 @@ const setup = (attempt: number, status: PaymentSetupResult['status']): PaymentSe
   message: status === 'failed' ? 'Your card was declined.' : null,
 });
 
+/** A monthly plan bought through a checkout the seller created by API: charged at once. */
+const planConfirmed: ConfirmedCheckout = {
+  ...confirmed,
+  productId: 'replay-plan',
+  isRecurring: true,
+  opensIncompleteSubscription: true,
+};
+
 /** What completing the checkout answers: its order, and the subscription it started (if any). */
 const completedAs = (checkout: ConfirmedCheckout, subscriptionId: string | null) => ({
   organizationId: checkout.organizationId,
@@ -106,8 +114,9 @@ async function recordCheckout(
   name: string,
   activities: Omit<ReplayCheckoutActivities, 'failCheckoutPayment'>,
   drive: (handle: WorkflowHandle<typeof checkout>, declinedOnce: Promise<void>) => Promise<void>,
-  authenticationTimeoutSeconds?: number,
+  input: Omit<CheckoutInput, 'checkoutId' | 'expiresAt'> & { expiresInSeconds?: number } = {},
 ): Promise<string> {
+  const { expiresInSeconds = 3600, ...timeouts } = input;
   const workflowId = `replay:${name}`;
   const taskQueue = `replay-${name}`;
   let declined: () => void = () => {};
@@ -124,8 +133,8 @@ async function recordCheckout(
         args: [
           {
             checkoutId,
-            expiresAt: new Date(Date.now() + 3600_000).toISOString(),
-            authenticationTimeoutSeconds,
+            expiresAt: new Date(Date.now() + expiresInSeconds * 1000).toISOString(),
+            ...timeouts,
           },
         ],
       });
@@ -148,6 +157,8 @@ const commonActivities = {
   cancelCheckoutSetup: async () => setup(0, 'failed'),
   checkCheckoutPayment: async () => null,
   checkCheckoutSetup: async () => setup(0, 'requires_action'),
+  openIncompleteSubscription: async () => 'replay-subscription',
+  expireIncompleteSubscription: async () => undefined,
 };
 
 /** What a card that asks for 3-D Secure answers: the step the buyer's page runs. */
@@ -234,7 +245,7 @@ export function recordAuthenticatedCheckout(client: Client): Promise<string> {
       await handle.executeUpdate(confirmCheckoutUpdate, { args: [confirmBody] });
       await handle.signal(paymentOutcomeSignal, succeededOutcome(charge(2, 'succeeded'), '3220'));
     },
-    1,
+    { authenticationTimeoutSeconds: 1 },
   );
 }
 
@@ -316,5 +327,58 @@ export function recordReportedAuthenticationCheckout(client: Client): Promise<st
         while (checks < expected) await new Promise((resolve) => setTimeout(resolve, 50));
       }
     },
+  );
+}
+
+/**
+ * A plan's checkout created by API whose first card asks for 3-D Secure: the subscription is
+ * made `incomplete`, the step is never done (the PaymentIntent canceled at the deadline), the
+ * buyer confirms again with a card charged at once, and the same subscription starts.
+ */
+export function recordIncompleteSubscriptionPaid(client: Client): Promise<string> {
+  return recordCheckout(
+    client,
+    'checkout-incomplete-subscription-paid',
+    {
+      ...commonActivities,
+      confirmCheckout: async () => planConfirmed,
+      completeCheckout: async () => completedAs(planConfirmed, 'replay-subscription'),
+      createCheckoutPayment: async ({ attempt }) =>
+        attempt === 1
+          ? { ...charge(1, 'requires_action'), authentication: authentication('pi_replay_1') }
+          : charge(attempt, 'succeeded'),
+      setUpCheckoutPaymentMethod: async ({ attempt }) => setup(attempt, 'succeeded'),
+      startCheckoutSubscription: async () => undefined,
+    },
+    async (handle, declinedOnce) => {
+      await handle.executeUpdate(confirmCheckoutUpdate, { args: [confirmBody] });
+      await declinedOnce;
+      await handle.executeUpdate(confirmCheckoutUpdate, { args: [confirmBody] });
+    },
+    { authenticationTimeoutSeconds: 1 },
+  );
+}
+
+/**
+ * A plan's checkout created by API whose card is declined: the subscription is made
+ * `incomplete`, the checkout expires unpaid, and the subscription expires once its time is up.
+ */
+export function recordIncompleteSubscriptionExpired(client: Client): Promise<string> {
+  return recordCheckout(
+    client,
+    'checkout-incomplete-subscription-expired',
+    {
+      ...commonActivities,
+      confirmCheckout: async () => planConfirmed,
+      completeCheckout: async () => completedAs(planConfirmed, 'replay-subscription'),
+      createCheckoutPayment: async ({ attempt }) => charge(attempt, 'failed'),
+      setUpCheckoutPaymentMethod: async ({ attempt }) => setup(attempt, 'succeeded'),
+      startCheckoutSubscription: async () => undefined,
+    },
+    async (handle, declinedOnce) => {
+      await handle.executeUpdate(confirmCheckoutUpdate, { args: [confirmBody] });
+      await declinedOnce;
+    },
+    { expiresInSeconds: 2, incompleteSubscriptionSeconds: 4 },
   );
 }

@@ -7,6 +7,7 @@ import {
   proxyActivities,
   proxyLocalActivities,
   setHandler,
+  sleep,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { BenefitGrantActivities } from '../activities/benefit-grants.ts';
@@ -22,6 +23,7 @@ import type {
   PaymentSetupResult,
 } from '../activities/payments.ts';
 import type { PaymentOutcome } from '../domain/payments.ts';
+import { incompleteSubscriptionLifetimeMs } from '../domain/subscription-schedule.ts';
 import {
   type CheckoutInput,
   type CheckoutOutcome,
@@ -71,6 +73,13 @@ const authenticationTimedOut = {
   message: 'The card was not authenticated in time. Please try again.',
 };
 
+/**
+ * A recurring checkout created through the API whose first payment is not made at once leaves an
+ * `incomplete` subscription, expired when still unpaid 23 hours later. Checkouts begun before
+ * this change make none (their histories replay so).
+ */
+const incompleteSubscriptions = 'incomplete-subscriptions';
+
 /** What a confirmed checkout was settled with: its payment, and the card kept for renewals. */
 interface Settlement {
   paymentId: string | null;
@@ -89,6 +98,7 @@ export async function checkout({
   checkoutId,
   expiresAt,
   authenticationTimeoutSeconds,
+  incompleteSubscriptionSeconds,
 }: CheckoutInput): Promise<CheckoutOutcome> {
   const confirmations: ConfirmedCheckout[] = [];
   const outcomes = new Map<string, PaymentOutcome>();
@@ -100,6 +110,8 @@ export async function checkout({
   let authenticationReports = 0;
   /** Expiry began or the checkout succeeded: confirms are refused before reaching the history. */
   let closed = false;
+  /** The `incomplete` subscription the first payment left, and when it expires unpaid (ms). */
+  let incomplete: { subscriptionId: string; expiresAt: number } | null = null;
 
   setHandler(
     confirmCheckoutUpdate,
@@ -250,6 +262,14 @@ export async function checkout({
       paymentMethodOrToken: confirmed.confirmationTokenId ?? '',
       attempt,
     });
+    if (
+      charge.status !== 'succeeded' &&
+      !incomplete &&
+      confirmed.opensIncompleteSubscription &&
+      patched(incompleteSubscriptions)
+    ) {
+      await openIncompleteSubscription();
+    }
     const outcome = await paymentOutcome(charge);
     if (outcome.status !== 'succeeded') return declined(outcome, 'The payment failed.');
     // Histories recorded before cards were kept carry no paymentMethodId.
@@ -300,11 +320,30 @@ export async function checkout({
     return canceled.status === 'succeeded' ? canceled : { ...canceled, ...authenticationTimedOut };
   }
 
+  /** The first payment waits or was declined: the subscription exists, `incomplete`. */
+  async function openIncompleteSubscription() {
+    const subscriptionId = await steps.openIncompleteSubscription({ checkoutId });
+    const lifetimeMs = incompleteSubscriptionSeconds
+      ? incompleteSubscriptionSeconds * 1000
+      : incompleteSubscriptionLifetimeMs;
+    if (subscriptionId) incomplete = { subscriptionId, expiresAt: Date.now() + lifetimeMs };
+  }
+
+  /** The checkout expired unpaid: its `incomplete` subscription expires when its time is up. */
+  async function expireIncompleteSubscription() {
+    if (!incomplete) return;
+    await sleep(Math.max(incomplete.expiresAt - Date.now(), 1));
+    await steps.expireIncompleteSubscription({ subscriptionId: incomplete.subscriptionId });
+  }
+
   let attempts = 0;
   let completed: CompletedCheckout | undefined;
   while (!completed) {
     const confirmed = await nextConfirmation();
-    if (!confirmed) return 'expired';
+    if (!confirmed) {
+      await expireIncompleteSubscription();
+      return 'expired';
+    }
     let settled: Settlement | null = { paymentId: null, paymentMethodId: null };
     if (confirmed.isPaymentRequired) {
       attempts += 1;

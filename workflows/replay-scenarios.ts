@@ -11,6 +11,8 @@ import {
 import {
   recordAuthenticatedCheckout,
   recordAuthenticatedTrialCheckout,
+  recordIncompleteSubscriptionExpired,
+  recordIncompleteSubscriptionPaid,
   recordPaidCheckout,
   recordReportedAuthenticationCheckout,
   recordTrialCheckout,
@@ -157,6 +159,8 @@ export const replayScenarios: Record<string, (client: Client) => Promise<string>
   'checkout-authenticated': recordAuthenticatedCheckout,
   'checkout-authenticated-trial': recordAuthenticatedTrialCheckout,
   'checkout-authentication-reported': recordReportedAuthenticationCheckout,
+  'checkout-incomplete-subscription-paid': recordIncompleteSubscriptionPaid,
+  'checkout-incomplete-subscription-expired': recordIncompleteSubscriptionExpired,
   'customer-sign-in': recordCustomerSignIn,
   'customer-reminders': recordCustomerReminders,
   'refund-succeeded': recordSucceededRefund,

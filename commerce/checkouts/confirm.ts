@@ -9,6 +9,7 @@ import type { ProductWire } from '../products/service.ts';
 import { assertMaySubscribe, assignCustomer } from './buyer.ts';
 import { attachedFieldRules, issue } from './changes.ts';
 import { redeemDiscount } from './discounts.ts';
+import { opensIncompleteSubscription } from './outcomes.ts';
 import { applyChanges, chosenAmountOf } from './pricing.ts';
 import { findCheckoutByClientSecret } from './reads.ts';
 import {
@@ -37,6 +38,11 @@ export interface ConfirmedCheckout {
   /** A recurring product that is not free: keep the payment method for renewals. */
   isPaymentSetupRequired: boolean;
   isRecurring: boolean;
+  /**
+   * A first payment not made at once leaves an `incomplete` subscription (see
+   * openIncompleteSubscription); absent from histories recorded before such subscriptions.
+   */
+  opensIncompleteSubscription?: boolean;
   confirmationTokenId: string | null;
 }
 
@@ -97,6 +103,7 @@ function confirmedResult(
     isPaymentRequired: flags.isPaymentRequired,
     isPaymentSetupRequired: flags.isPaymentSetupRequired,
     isRecurring: product.is_recurring,
+    opensIncompleteSubscription: product.is_recurring && opensIncompleteSubscription(checkout),
     confirmationTokenId: input.confirmation_token_id ?? null,
   };
 }

@@ -8,13 +8,16 @@ import {
   Order,
   OrderItem,
   Payment,
-  type Subscription,
+  Subscription,
 } from '../../db/entities/index.ts';
 import { recordCustomerStateChange } from '../customers/state.ts';
 import { orderWire } from '../orders/schemas.ts';
 import { nextInvoiceNumber } from '../orders/service.ts';
 import { appendEvent } from '../outbox.ts';
-import { startSubscriptionFromCheckout } from '../subscriptions/service.ts';
+import {
+  activateSubscriptionFromCheckout,
+  startSubscriptionFromCheckout,
+} from '../subscriptions/service.ts';
 import { releaseDiscountRedemption } from './discounts.ts';
 import { offeredProducts, recordChange, serializeCheckout } from './views.ts';
 
@@ -94,6 +97,22 @@ async function createOrderOf(
 }
 
 /**
+ * The subscription a paid checkout of a recurring product bills: the `incomplete` one its first
+ * payment left (see openIncompleteSubscription), started now, or a new one; null for a one-time
+ * product.
+ */
+async function subscriptionOnPayment(tx: EntityManager, checkout: Checkout, publicUrl: string) {
+  if (checkout.product.recurringInterval == null) return null;
+  const waiting = checkout.subscription
+    ? await tx.findOneOrFail(Subscription, checkout.subscription.id)
+    : null;
+  if (waiting?.status === 'incomplete') {
+    return activateSubscriptionFromCheckout(tx, waiting, checkout, publicUrl);
+  }
+  return startSubscriptionFromCheckout(tx, checkout, publicUrl);
+}
+
+/**
  * A confirmed checkout paid (or owing nothing), made an order in one transaction: the paid order
  * with its item and the checkout's amounts and billing details, its invoice number, the payment
  * linked to it; for a recurring product the subscription with its first period, charged on
@@ -126,10 +145,7 @@ export async function completeCheckout(
     await tx.populate(checkout, ['product', 'discount', 'customer', 'productPrice.meter']);
     const offer = await offeredProducts(tx, checkout.productIds, publicUrl);
     const organizationId = checkout.organization.id;
-    const recurring = checkout.product.recurringInterval != null;
-    const subscription = recurring
-      ? await startSubscriptionFromCheckout(tx, checkout, publicUrl)
-      : null;
+    const subscription = await subscriptionOnPayment(tx, checkout, publicUrl);
     if (subscription) subscription.stripePaymentMethodId = paymentMethodId;
     if (subscription && paymentMethodId) {
       // The card becomes the customer's default when they have none (a conditional write: a
@@ -166,6 +182,41 @@ export async function completeCheckout(
   if (completedNow) businessMetrics.checkoutsPaid.inc();
   return done;
 }
+
+/**
+ * The `incomplete` subscription of a checkout created through the API (not from a checkout link)
+ * for a recurring product whose first payment waits for its buyer's 3-D Secure step or was
+ * declined, as Stripe makes one: listed, in webhooks (subscription.created), not started, no
+ * benefits. Linked to the checkout, whose payment (within its life) starts it; its id. Run
+ * again, it answers the same one; null for a checkout that makes none (a checkout link's, a
+ * one-time product's, one no longer confirmed).
+ */
+export function openIncompleteSubscription(
+  em: EntityManager,
+  checkoutId: string,
+  publicUrl: string,
+): Promise<string | null> {
+  return em.transactional(async (tx) => {
+    const checkout = await lockedCheckout(tx, checkoutId);
+    if (checkout.subscription) return checkout.subscription.id;
+    if (checkout.status !== 'confirmed' || !opensIncompleteSubscription(checkout)) return null;
+    await tx.populate(checkout, ['product', 'discount', 'customer', 'productPrice']);
+    if (checkout.product.recurringInterval == null) return null;
+    const subscription = await startSubscriptionFromCheckout(tx, checkout, publicUrl, {
+      incomplete: true,
+    });
+    checkout.subscription = subscription;
+    await recordChange(tx, checkout, 'checkout.updated', publicUrl);
+    return subscription.id;
+  });
+}
+
+/**
+ * Whether the checkout's first payment, not made at once, leaves an `incomplete` subscription:
+ * only a checkout the seller created through the API (Stripe's subscriptions created by API);
+ * a checkout link's buyer has no subscription until they pay.
+ */
+export const opensIncompleteSubscription = (checkout: Checkout) => checkout.checkoutLink == null;
 
 /** The 3-D Secure step a confirmed checkout's payment (or card setup) waits for. */
 export interface CheckoutAuthentication {

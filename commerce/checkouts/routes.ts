@@ -78,6 +78,7 @@ export function checkoutRoutes(dependencies: AppDependencies): Router {
         checkoutId: id,
         expiresAt: expiresAt.toISOString(),
         authenticationTimeoutSeconds: config.checkouts.authenticationTimeoutSeconds,
+        incompleteSubscriptionSeconds: config.checkouts.incompleteSubscriptionSeconds,
       }),
   };
   router.get(

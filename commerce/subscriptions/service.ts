@@ -1,4 +1,4 @@
-import type { QueryOrderMap } from '@mikro-orm/core';
+import { LockMode, type QueryOrderMap } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import {
@@ -242,34 +242,19 @@ export function liveSubscriptionsOf(
   );
 }
 
-/**
- * The subscription a succeeded checkout of a recurring product starts, inside the checkout's
- * completion transaction: active from now for one interval of the price's product, or trialing
- * until the checkout's trial ends (its first period is the trial). Records subscription.created
- * and, once it bills, subscription.active. A customer on a test clock subscribes at the clock's
- * frozen time, and the subscription follows the clock.
- */
-export async function startSubscriptionFromCheckout(
-  tx: EntityManager,
-  checkout: Checkout,
-  publicUrl: string,
-): Promise<Subscription> {
+/** What a checkout of a recurring product makes its subscription bill, from `now`. */
+function termsFromCheckout(checkout: Checkout, now: Date) {
   const { product, customer } = checkout;
   const interval = product.recurringInterval;
   if (!interval) throw new Error(`product ${product.id} is not recurring`);
   if (!customer) throw new Error(`checkout ${checkout.id} has no customer`);
-  const testClock = customer.testClock
-    ? await tx.findOneOrFail(TestClock, customer.testClock.id)
-    : null;
-  const now = testClock?.frozenTime ?? new Date();
   const trialInterval = checkout.trialInterval ?? product.trialInterval;
   const trialCount = checkout.trialIntervalCount ?? product.trialIntervalCount;
   const trialEndsAt = trialInterval && trialCount ? trialEnd(now, trialInterval, trialCount) : null;
-  const subscription = tx.create(Subscription, {
-    organization: checkout.organization,
+  return {
     customer,
     product,
-    status: trialEndsAt ? 'trialing' : 'active',
+    status: trialEndsAt ? ('trialing' as const) : ('active' as const),
     amount: checkout.netAmount,
     currency: checkout.currency,
     recurringInterval: interval,
@@ -280,27 +265,124 @@ export async function startSubscriptionFromCheckout(
     startedAt: now,
     billingAnchor: trialEndsAt ?? now,
     discount: checkout.discount ?? null,
-    checkoutId: checkout.id,
     metadata: checkout.metadata,
     customFieldData: checkout.customFieldData,
-    testClock,
-    createdAt: now,
-  });
-  // The static price chosen, and every metered price of the product, bill each period.
+  };
+}
+
+/** The instant a checkout's subscription starts: now, or its customer's test clock's time. */
+async function checkoutClock(tx: EntityManager, checkout: Checkout) {
+  const clockId = checkout.customer?.testClock?.id;
+  const testClock = clockId ? await tx.findOneOrFail(TestClock, clockId) : null;
+  return { testClock, now: testClock?.frozenTime ?? new Date() };
+}
+
+/** The prices the subscription bills: the checkout's static price and the product's metered ones. */
+async function billPrices(tx: EntityManager, subscription: Subscription, checkout: Checkout) {
   const metered = await tx.find(ProductPrice, {
-    product: product.id,
+    product: checkout.product.id,
     amountType: 'metered_unit',
     isArchived: false,
   });
   for (const price of [checkout.productPrice, ...metered]) {
     tx.create(SubscriptionPrice, { subscription, productPrice: price });
   }
-  await tx.flush();
+}
+
+type CheckoutSubscriptionEvent =
+  | 'subscription.created'
+  | 'subscription.updated'
+  | 'subscription.active';
+
+async function recordSubscriptionEvents(
+  tx: EntityManager,
+  subscription: Subscription,
+  types: CheckoutSubscriptionEvent[],
+  publicUrl: string,
+) {
   const [wire] = await serializeSubscriptions(tx, [subscription], publicUrl);
-  const organizationId = checkout.organization.id;
-  appendEvent(tx, organizationId, 'subscription.created', wire as SubscriptionWire);
-  if (subscription.status === 'active') {
-    appendEvent(tx, organizationId, 'subscription.active', wire as SubscriptionWire);
+  for (const type of types) {
+    appendEvent(tx, subscription.organization.id, type, wire as SubscriptionWire);
   }
+}
+
+/**
+ * The subscription a succeeded checkout of a recurring product starts, inside the checkout's
+ * completion transaction: active from now for one interval of the price's product, or trialing
+ * until the checkout's trial ends (its first period is the trial). Records subscription.created
+ * and, once it bills, subscription.active. A customer on a test clock subscribes at the clock's
+ * frozen time, and the subscription follows the clock. With `incomplete` (a checkout created
+ * through the API whose first payment waits or was declined), the subscription is `incomplete`
+ * and not started yet (no `started_at`): activateSubscriptionFromCheckout starts it once paid.
+ */
+export async function startSubscriptionFromCheckout(
+  tx: EntityManager,
+  checkout: Checkout,
+  publicUrl: string,
+  { incomplete = false } = {},
+): Promise<Subscription> {
+  const { testClock, now } = await checkoutClock(tx, checkout);
+  const terms = termsFromCheckout(checkout, now);
+  const subscription = tx.create(Subscription, {
+    ...terms,
+    ...(incomplete ? { status: 'incomplete' as const, startedAt: null } : {}),
+    organization: checkout.organization,
+    checkoutId: checkout.id,
+    testClock,
+    createdAt: now,
+  });
+  await billPrices(tx, subscription, checkout);
+  await tx.flush();
+  const events: CheckoutSubscriptionEvent[] = ['subscription.created'];
+  if (subscription.status === 'active') events.push('subscription.active');
+  await recordSubscriptionEvents(tx, subscription, events, publicUrl);
   return subscription;
+}
+
+/**
+ * The checkout's `incomplete` subscription, paid at last (within the checkout's life): it starts
+ * now, active (or trialing), on the terms the checkout was paid with (the buyer may have changed
+ * them before confirming again). Records subscription.updated and, once it bills,
+ * subscription.active; the same subscription, never a second one.
+ */
+export async function activateSubscriptionFromCheckout(
+  tx: EntityManager,
+  subscription: Subscription,
+  checkout: Checkout,
+  publicUrl: string,
+): Promise<Subscription> {
+  const { now } = await checkoutClock(tx, checkout);
+  tx.assign(subscription, termsFromCheckout(checkout, now));
+  await tx.nativeDelete(SubscriptionPrice, { subscription: subscription.id });
+  await billPrices(tx, subscription, checkout);
+  await tx.flush();
+  const events: CheckoutSubscriptionEvent[] = ['subscription.updated'];
+  if (subscription.status === 'active') events.push('subscription.active');
+  await recordSubscriptionEvents(tx, subscription, events, publicUrl);
+  return subscription;
+}
+
+/**
+ * An `incomplete` subscription whose first payment never came (incompleteSubscriptionLifetimeMs
+ * after it was made): `incomplete_expired`, ended now (its test clock's now). It never started,
+ * so no benefit was granted and nothing is charged later. Records subscription.updated; one that
+ * was paid meanwhile (or expired already) is left as it is.
+ */
+export function expireIncompleteSubscription(
+  em: EntityManager,
+  subscriptionId: string,
+  publicUrl: string,
+): Promise<void> {
+  return em.transactional(async (tx) => {
+    const subscription = await tx.findOneOrFail(
+      Subscription,
+      { id: subscriptionId },
+      { lockMode: LockMode.PESSIMISTIC_WRITE, populate: ['testClock'] },
+    );
+    if (subscription.status !== 'incomplete') return;
+    subscription.status = 'incomplete_expired';
+    subscription.endedAt = subscription.testClock?.frozenTime ?? new Date();
+    await tx.flush();
+    await recordSubscriptionEvents(tx, subscription, ['subscription.updated'], publicUrl);
+  });
 }
