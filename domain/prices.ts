@@ -32,6 +32,16 @@ export const isStaticPrice = (amountType: string) => staticAmountTypes.includes(
 export const isMeteredPrice = (amountType: string) => amountType === 'metered_unit';
 
 /**
+ * The fewest seats a seat-based price sells: Polar's 0.35.x prices carry no seat limits, so
+ * one, and no most.
+ */
+export const minimumSeats = 1;
+
+/** What an invoice line calls a plan: its product's name, with the seats a seat-based price bills. */
+export const planLabel = (productName: string, seats: number | null) =>
+  seats === null ? productName : `${productName} (${seats} ${seats === 1 ? 'seat' : 'seats'})`;
+
+/**
  * A decimal string without trailing zero noise: the numeric column answers `0.500000000000`,
  * Polar answers `0.5` (and `12` for `12.000000000000`).
  */

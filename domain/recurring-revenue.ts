@@ -31,7 +31,7 @@ export interface RecurringCharge {
   interval: BillingInterval;
   /** Its static price; null when it bills metered prices only. */
   price: CheckoutPriceFields | null;
-  /** What the buyer chose for that price at checkout (a pay-what-you-want amount, seats). */
+  /** What that price bills: the amount chosen at checkout (pay what you want), the subscription's seats. */
   choice: { amount?: number | null; seats?: number | null };
   discount: (DiscountReduction & DiscountTerm) | null;
   /** The instant its periods count from. */

@@ -41,6 +41,13 @@ export type SubscriptionChange =
       /** Null: the organization's subscription_settings.proration_behavior. */
       prorationBehavior: ProrationBehavior | null;
     }
+  | {
+      kind: 'seats';
+      /** The seats a seat-based price bills from now on (at least `minimumSeats`). */
+      seats: number;
+      /** Null: the organization's subscription_settings.proration_behavior. */
+      prorationBehavior: ProrationBehavior | null;
+    }
   | { kind: 'discount'; discountId: string | null }
   | { kind: 'trial_end'; trialEnd: string }
   | {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { minimumSeats } from './prices.ts';
 
 /**
  * A subscription's vocabulary and the change inputs the API and the dashboard's forms check
@@ -41,5 +42,11 @@ export const cancellationFields = {
 /** A plan change (Polar's `SubscriptionUpdateProduct`). */
 export const productChangeInput = z.strictObject({
   product_id: z.uuid(),
+  proration_behavior: z.enum(prorationBehaviors).nullish(),
+});
+
+/** A change of the seats a seat-based subscription bills (Polar's `SubscriptionUpdateSeats`). */
+export const seatsChangeInput = z.strictObject({
+  seats: z.int().min(minimumSeats, `A subscription has at least ${minimumSeats} seat.`),
   proration_behavior: z.enum(prorationBehaviors).nullish(),
 });

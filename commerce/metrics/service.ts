@@ -278,7 +278,7 @@ function periodBoundsStatement(query: MetricsQuery): Statement {
 /**
  * What the MRR metrics read of each subscription live at some point of the range (those ended
  * before it add nothing): its static price (metered ones are left out), what the buyer chose
- * for it at checkout, and its discount's terms.
+ * for it at checkout (a pay-what-you-want amount), its seats, and its discount's terms.
  */
 function recurringChargesStatement(query: MetricsQuery, filter: MetricsFilter): Statement {
   const periods = periodsCtes(query);
@@ -291,7 +291,7 @@ function recurringChargesStatement(query: MetricsQuery, filter: MetricsFilter): 
              s.billing_anchor, coalesce(s.trial_end, s.started_at) as discount_applied_at,
              price.amount_type, price.price_amount, price.minimum_amount, price.maximum_amount,
              price.preset_amount, price.price_per_seat,
-             c.amount as chosen_amount, c.seats as chosen_seats,
+             c.amount as chosen_amount, s.seats as chosen_seats,
              d.type as discount_type, d.amount as discount_amount, d.basis_points,
              d.duration as discount_duration, d.duration_in_months
       from bounds, subscriptions s

@@ -151,7 +151,8 @@ async function invoiceSourceOf(
   return {
     order,
     items,
-    seats: checkout?.seats ?? null,
+    // A renewal has no checkout: it billed the subscription's seats (seat changes since aside).
+    seats: checkout ? (checkout.seats ?? null) : (subscription?.seats ?? null),
     subscription,
     organization: { name: organization.name, invoiceSettings: invoiceSettingsOf(organization) },
     buyerTaxId: customer?.taxId?.[0] ?? null,

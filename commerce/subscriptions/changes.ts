@@ -17,13 +17,14 @@ import type { PendingSubscriptionItem } from '../../db/entities/subscription.ts'
 import type { Orm } from '../../db/orm.ts';
 import { priceAmountOf } from '../../domain/checkout-amounts.ts';
 import { discountRefusal } from '../../domain/discounts.ts';
-import { isMeteredPrice, isStaticPrice } from '../../domain/prices.ts';
+import { isMeteredPrice, isStaticPrice, minimumSeats, planLabel } from '../../domain/prices.ts';
 import { prorate } from '../../domain/proration.ts';
 import type {
   SubscriptionChange,
   SubscriptionChangeResult,
   SubscriptionSchedule,
 } from '../../domain/subscription-schedule.ts';
+import type { ProrationBehavior } from '../../domain/subscriptions.ts';
 import type { StripeClient } from '../../integrations/stripe/client.ts';
 import { chargeSubscriptionCard } from '../../integrations/stripe/payments.ts';
 import { addBalanceEntry } from '../customers/balance.ts';
@@ -95,7 +96,17 @@ export async function applySubscriptionChange(
         changeDiscount(tx, subscription, change, now),
       );
     case 'product':
-      return changeProduct(deps, subscriptionId, update, change);
+      return changePlan(deps, subscriptionId, update, {
+        prorationBehavior: change.prorationBehavior,
+        isAsked: (subscription) => subscription.product.id === change.productId,
+        targetOf: (em, subscription) => targetPlanOf(em, subscription, change.productId),
+      });
+    case 'seats':
+      return changePlan(deps, subscriptionId, update, {
+        prorationBehavior: change.prorationBehavior,
+        isAsked: (subscription) => subscription.seats === change.seats,
+        targetOf: (em, subscription) => seatsPlanOf(em, subscription, change.seats),
+      });
   }
 }
 
@@ -272,13 +283,21 @@ async function changeDiscount(
   return ['subscription.updated'];
 }
 
-/** The plan a subscription may change to: the product, the price it bills, its metered prices. */
+/**
+ * The plan a subscription may change to: the product, the price it bills, its metered prices,
+ * and the seats a seat-based price bills (null for other prices).
+ */
 interface TargetPlan {
   product: Product;
   staticPrice: ProductPrice;
   meteredPrices: ProductPrice[];
   amount: number;
+  seats: number | null;
 }
+
+/** The seats `price` bills for a subscription now billing `seats`: kept, else the fewest. */
+const seatsOn = (price: ProductPrice, seats: number | null) =>
+  price.amountType === 'seat_based' ? (seats ?? minimumSeats) : null;
 
 /**
  * The organization's recurring, live product `productId` with a live static price in the
@@ -314,11 +333,37 @@ async function targetPlanOf(
   if (!staticPrice) {
     throw refused(`The product has no available price in ${subscription.currency.toUpperCase()}.`);
   }
+  const seats = seatsOn(staticPrice, subscription.seats ?? null);
   return {
     product,
     staticPrice,
     meteredPrices: prices.filter((price) => isMeteredPrice(price.amountType)),
-    amount: priceAmountOf(staticPrice),
+    amount: priceAmountOf(staticPrice, { seats }),
+    seats,
+  };
+}
+
+/**
+ * The subscription's own plan billing `seats` instead: its static price must be seat-based;
+ * any other answers 422 at seats.
+ */
+async function seatsPlanOf(
+  em: EntityManager,
+  subscription: Subscription,
+  seats: number,
+): Promise<TargetPlan> {
+  const billed = await em.find(SubscriptionPrice, { subscription }, { populate: ['productPrice'] });
+  const prices = billed.map((link) => link.productPrice);
+  const staticPrice = prices.find((price) => isStaticPrice(price.amountType));
+  if (staticPrice?.amountType !== 'seat_based') {
+    throw invalidField(['body', 'seats'], 'The subscription’s price is not seat-based.');
+  }
+  return {
+    product: subscription.product,
+    staticPrice,
+    meteredPrices: prices.filter((price) => isMeteredPrice(price.amountType)),
+    amount: priceAmountOf(staticPrice, { seats }),
+    seats,
   };
 }
 
@@ -344,12 +389,12 @@ async function prorationItemsOf(
   const oldPrice = billed.find((link) => isStaticPrice(link.productPrice.amountType));
   return [
     {
-      label: `Unused time on ${subscription.product.name}`,
+      label: `Unused time on ${planLabel(subscription.product.name, subscription.seats ?? null)}`,
       amount: unusedCredit,
       productPriceId: oldPrice?.productPrice.id ?? null,
     },
     {
-      label: `Remaining time on ${target.product.name}`,
+      label: `Remaining time on ${planLabel(target.product.name, target.seats)}`,
       amount: remainingCharge,
       productPriceId: target.staticPrice.id,
     },
@@ -398,19 +443,30 @@ async function chargeDifference(
 }
 
 /**
- * Change the plan: the product, its static price (and its metered prices) and amount from now
- * on, with the proration of the period left as `proration_behavior` (else the organization's
- * setting) says. `invoice` charges a positive difference now, FIRST, and then, in one
+ * A change of what a subscription bills (its product, or its seats): how its proration is
+ * billed (null: the organization's setting), when the subscription already bills what was asked,
+ * and what it bills from now on.
+ */
+interface PlanChange {
+  prorationBehavior: ProrationBehavior | null;
+  isAsked: (subscription: Subscription) => boolean;
+  targetOf: (em: EntityManager, subscription: Subscription) => Promise<TargetPlan>;
+}
+
+/**
+ * Change the plan: the product (or the seats), its static price (and its metered prices) and
+ * amount from now on, with the proration of the period left as `proration_behavior` (else the
+ * organization's setting) says. `invoice` charges a positive difference now, FIRST, and then, in one
  * transaction, switches the plan and writes the paid subscription_update order with the payment;
  * under `prorate` a positive difference becomes pending items of the next renewal. A negative
  * difference (a downgrade's credit, either way) goes to the customer's balance at once
  * (proration_credit, once per update), which the next order uses before the card.
  */
-async function changeProduct(
+async function changePlan(
   deps: SubscriptionChangeDependencies,
   subscriptionId: string,
   update: SubscriptionUpdate,
-  change: Change<'product'>,
+  change: PlanChange,
 ): Promise<SubscriptionChangeResult> {
   const em = deps.orm.em.fork();
   const subscription = await em.findOne(
@@ -420,7 +476,7 @@ async function changeProduct(
   );
   if (!subscription) throw resourceNotFound('Subscription not found');
   // Already on it: the same plan asked again, or this change retried after it committed.
-  if (subscription.product.id === change.productId) {
+  if (change.isAsked(subscription)) {
     return resultOf(em, subscription, deps.publicUrl);
   }
   if (hasEnded(subscription)) throw commerceError('AlreadyCanceledSubscription');
@@ -431,7 +487,7 @@ async function changeProduct(
         'until its renewal is paid.',
     );
   }
-  const target = await targetPlanOf(em, subscription, change.productId);
+  const target = await change.targetOf(em, subscription);
   const behavior =
     change.prorationBehavior ?? subscriptionSettingsOf(subscription.organization).prorationBehavior;
   const items = await prorationItemsOf(
@@ -453,15 +509,16 @@ async function changeProduct(
       { id: subscriptionId },
       { lockMode: LockMode.PESSIMISTIC_WRITE },
     );
-    if (locked.product.id === target.product.id) {
-      return resultOf(tx, locked, deps.publicUrl);
+    if (change.isAsked(locked)) return resultOf(tx, locked, deps.publicUrl);
+    if (locked.product.id !== target.product.id) {
+      await tx.nativeDelete(SubscriptionPrice, { subscription: locked.id });
+      for (const price of [target.staticPrice, ...target.meteredPrices]) {
+        tx.create(SubscriptionPrice, { subscription: locked, productPrice: price });
+      }
+      locked.product = tx.getReference(Product, target.product.id);
     }
-    await tx.nativeDelete(SubscriptionPrice, { subscription: locked.id });
-    for (const price of [target.staticPrice, ...target.meteredPrices]) {
-      tx.create(SubscriptionPrice, { subscription: locked, productPrice: price });
-    }
-    locked.product = tx.getReference(Product, target.product.id);
     locked.amount = target.amount;
+    locked.seats = target.seats;
     if (!invoiced && !credited) locked.pendingItems = [...locked.pendingItems, ...items];
     await tx.flush();
     if (paymentId) await recordPaidChange(tx, locked, items, paymentId);

@@ -101,10 +101,10 @@ export async function serializeCustomerSubscriptions(
 }
 
 /**
- * What a customer may ask of its subscription beyond what the seller may: a plan change only
- * where the organization lets customers change their subscriptions (`allow_customer_updates`);
- * the workflow then holds the target to the seller's rules (a live recurring product of the same
- * organization, interval and currency). Cancels are always the customer's to ask.
+ * What a customer may ask of its subscription beyond what the seller may: a plan or seats
+ * change only where the organization lets customers change their subscriptions
+ * (`allow_customer_updates`); the workflow then holds the target to the seller's rules (a live
+ * recurring product of the same organization, interval and currency; a seat-based price). Cancels are always the customer's to ask.
  */
 export async function assertCustomerMayChange(
   em: EntityManager,
@@ -112,9 +112,11 @@ export async function assertCustomerMayChange(
   change: SubscriptionChange,
 ): Promise<void> {
   // An ended subscription is refused as such (AlreadyCanceledSubscription) by the change itself.
-  if (change.kind !== 'product' || hasEnded(subscription)) return;
+  const planChange = change.kind === 'product' || change.kind === 'seats';
+  if (!planChange || hasEnded(subscription)) return;
   const organization = await em.findOneOrFail(Organization, subscription.organization.id);
   if (!subscriptionSettingsOf(organization).allowCustomerUpdates) {
-    throw invalidField(['body', 'product_id'], 'The seller does not let customers change plans.');
+    const field = change.kind === 'seats' ? 'seats' : 'product_id';
+    throw invalidField(['body', field], 'The seller does not let customers change plans.');
   }
 }

@@ -25,6 +25,7 @@ import {
   divideRoundingHalfAway,
 } from '../../domain/discounts.ts';
 import { formatMoney } from '../../domain/money.ts';
+import { planLabel } from '../../domain/prices.ts';
 import { billMeterUsage, meterUsageSql } from '../meters/billing.ts';
 
 /** A line of a renewal order; `proration` marks amounts left by a product change. */
@@ -59,8 +60,8 @@ export interface BilledPeriod {
 /**
  * The renewal order of a subscription whose period `closedPeriod` ended and `nextPeriod` starts:
  *
- * - its static price for the next period (a pay-what-you-want or seat-based price renews what
- *   the buyer chose at checkout);
+ * - its static price for the next period (a pay-what-you-want price renews what the buyer chose
+ *   at checkout, a seat-based price the subscription's seats, which its line names);
  * - each metered price's usage of the closed period, recorded as billed (`billMeterUsage`: a
  *   second call answers the same units), less the units meter credits gave in that period;
  * - its pending prorations;
@@ -87,7 +88,7 @@ export async function renewalBill(
   for (const { productPrice: price } of links) {
     if (price.amountType === 'metered_unit') continue;
     items.push({
-      label: subscription.product.name,
+      label: planLabel(subscription.product.name, subscription.seats ?? null),
       amount: await renewedAmountOf(tx, subscription, price),
       taxAmount: 0,
       productPriceId: price.id,
@@ -154,16 +155,17 @@ export async function renewalBill(
 }
 
 /**
- * What a static price bills per period: a pay-what-you-want or seat-based price what the buyer
- * chose at checkout (when it was this price), the others their amount.
+ * What a static price bills per period: a seat-based price the subscription's seats, a
+ * pay-what-you-want price what the buyer chose at checkout (when it was this price), the others
+ * their amount.
  */
 async function renewedAmountOf(tx: EntityManager, subscription: Subscription, price: ProductPrice) {
-  const chosen = price.amountType === 'custom' || price.amountType === 'seat_based';
+  if (price.amountType === 'seat_based') return priceAmountOf(price, { seats: subscription.seats });
   const checkout =
-    chosen && subscription.checkoutId
+    price.amountType === 'custom' && subscription.checkoutId
       ? await tx.findOne(Checkout, { id: subscription.checkoutId, productPrice: price.id })
       : null;
-  return priceAmountOf(price, { amount: checkout?.amount, seats: checkout?.seats });
+  return priceAmountOf(price, { amount: checkout?.amount });
 }
 
 /** What a discount's terms are made of (an entity, or a row read alongside a subscription). */

@@ -8,6 +8,7 @@ import {
   cancellationFields,
   cancellationReasons,
   productChangeInput,
+  seatsChangeInput,
   subscriptionStatuses,
 } from '../../domain/subscriptions.ts';
 import { customerWire, customerWireSchema } from '../customers/schemas.ts';
@@ -48,6 +49,8 @@ export const subscriptionCoreWireSchema = z
     modified_at: dateTimeWireSchema.nullable(),
     metadata: metadataWireSchema,
     amount: z.int(),
+    /** The seats a seat-based price bills (later Polar's `seats`); null for other prices. */
+    seats: z.int().nullable(),
     currency: z.string(),
     recurring_interval: z.enum(recurringIntervals),
     status: z.enum(subscriptionStatuses),
@@ -81,6 +84,7 @@ export function subscriptionCoreWire(subscription: Subscription): SubscriptionCo
     modified_at: isoDateTimeOrNull(subscription.modifiedAt),
     metadata: subscription.metadata,
     amount: subscription.amount,
+    seats: subscription.seats ?? null,
     currency: subscription.currency,
     recurring_interval: subscription.recurringInterval,
     status: subscription.status,
@@ -318,6 +322,7 @@ function oneVariantOf<Variants extends Record<string, z.ZodObject>>(variants: Va
 /** PATCH /v1/subscriptions/{id}'s body (Polar's `SubscriptionUpdate` variants) as the change the subscription workflow applies. */
 export const subscriptionUpdateInput = oneVariantOf({
   product_id: productChangeInput,
+  seats: seatsChangeInput,
   discount_id: z.strictObject({ discount_id: z.uuid().nullable() }),
   trial_end: z.strictObject({ trial_end: dateTimeInput }),
   cancel_at_period_end: z.strictObject({
@@ -337,6 +342,13 @@ export const subscriptionUpdateInput = oneVariantOf({
       prorationBehavior: body.proration_behavior ?? null,
     };
   }
+  if ('seats' in body) {
+    return {
+      kind: 'seats',
+      seats: body.seats,
+      prorationBehavior: body.proration_behavior ?? null,
+    };
+  }
   if ('discount_id' in body) return { kind: 'discount', discountId: body.discount_id };
   if ('trial_end' in body) return { kind: 'trial_end', trialEnd: body.trial_end.toISOString() };
   if ('revoke' in body) return { kind: 'revoke', reason, comment };
@@ -350,11 +362,12 @@ export const subscriptionUpdateInput = oneVariantOf({
 
 /**
  * PATCH /v1/customer-portal/subscriptions/{id}'s body (Polar's `CustomerSubscriptionUpdate`): a
- * plan change (billed as the organization's proration behaviour says: the customer does not
- * choose), or a cancel at period end with the customer's reason, or taking it back.
+ * plan or seats change (billed as the organization's proration behaviour says: the customer
+ * does not choose), or a cancel at period end with the customer's reason, or taking it back.
  */
 export const customerSubscriptionUpdateInput = oneVariantOf({
   product_id: z.strictObject({ product_id: z.uuid() }),
+  seats: seatsChangeInput.pick({ seats: true }),
   cancel_at_period_end: z.strictObject({
     cancel_at_period_end: z.boolean(),
     cancellation_reason: cancellationFields.customer_cancellation_reason,
@@ -364,6 +377,7 @@ export const customerSubscriptionUpdateInput = oneVariantOf({
   if ('product_id' in body) {
     return { kind: 'product', productId: body.product_id, prorationBehavior: null };
   }
+  if ('seats' in body) return { kind: 'seats', seats: body.seats, prorationBehavior: null };
   return {
     kind: 'cancel_at_period_end',
     cancelAtPeriodEnd: body.cancel_at_period_end,

@@ -12,6 +12,7 @@ import {
 import { findPage, inList, type ListQuery } from '../../db/listing.ts';
 import { metadataFilterConditions, placeholders } from '../../db/sql.ts';
 import { trialEnd } from '../../domain/checkout-amounts.ts';
+import { minimumSeats } from '../../domain/prices.ts';
 import { resourceNotFound } from '../errors.ts';
 import { appendEvent } from '../outbox.ts';
 import { priceWire } from '../products/schemas.ts';
@@ -256,6 +257,8 @@ function termsFromCheckout(checkout: Checkout, now: Date) {
     product,
     status: trialEndsAt ? ('trialing' as const) : ('active' as const),
     amount: checkout.netAmount,
+    seats:
+      checkout.productPrice.amountType === 'seat_based' ? (checkout.seats ?? minimumSeats) : null,
     currency: checkout.currency,
     recurringInterval: interval,
     currentPeriodStart: now,

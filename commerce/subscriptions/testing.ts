@@ -6,13 +6,14 @@ import { callV1, type Seller, type TestApi } from '../testing.ts';
 
 /**
  * A new customer on test clock `clockId` subscribes to `productId` through a checkout (card:
- * visa); answers the subscription's id and the customer's email.
+ * visa; `seats` for a seat-based price); answers the subscription's id and the customer's email.
  */
 export async function subscribeCustomerOnClock(
   api: TestApi,
   seller: Seller,
   productId: string,
   clockId: string,
+  seats?: number,
 ): Promise<{ subscriptionId: string; email: string }> {
   const details = buyerDetails();
   const customer = await callV1(api, seller.token, 'POST', '/v1/customers/', {
@@ -23,6 +24,7 @@ export async function subscribeCustomerOnClock(
   const checkout = await seller.polar.checkouts.create({
     products: [productId],
     customerId: customer.body.id,
+    seats,
   });
   await buyerClient(api).checkouts.clientConfirm({
     clientSecret: checkout.clientSecret,
@@ -41,20 +43,22 @@ export async function subscribeCustomerOnClock(
 
 /**
  * A new customer on a new test clock frozen at `startAt` subscribes to `productId` through a
- * checkout (card: visa); answers the subscription's id, the clock's and the customer's email.
+ * checkout (card: visa; `seats` for a seat-based price); answers the subscription's id, the
+ * clock's and the customer's email.
  */
 export async function subscribeOnTestClock(
   api: TestApi,
   seller: Seller,
   productId: string,
   startAt: string,
+  seats?: number,
 ): Promise<{ subscriptionId: string; clockId: string; email: string }> {
   const clock = await callV1(api, seller.token, 'POST', '/v1/test-clocks/', {
     frozen_time: startAt,
   });
   assert.equal(clock.status, 201, JSON.stringify(clock.body));
   const clockId = clock.body.id as string;
-  return { ...(await subscribeCustomerOnClock(api, seller, productId, clockId)), clockId };
+  return { ...(await subscribeCustomerOnClock(api, seller, productId, clockId, seats)), clockId };
 }
 
 /** Moves the seller's test clock to `frozenTime` and waits until every subscription on it was told. */

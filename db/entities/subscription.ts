@@ -53,6 +53,8 @@ const SubscriptionSchema = defineEntity({
     product: () => p.manyToOne(Product).deleteRule('restrict').index(),
     status: p.enum(subscriptionStatuses),
     amount: p.integer(),
+    /** The seats its seat-based price bills each period; null when its price is not seat-based. */
+    seats: p.integer().nullable(),
     currency: p.string(),
     recurringInterval: p.enum(recurringIntervals),
     currentPeriodStart: p.datetime(),
