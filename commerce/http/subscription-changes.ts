@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Client, UpdateDefinition } from '@temporalio/client';
-import { AppError } from '../../core/errors.ts';
+import { AppError, invalidField } from '../../core/errors.ts';
 import type { Subscription } from '../../db/entities/index.ts';
 import type {
   RenewalRetryOutcome,
@@ -44,7 +44,8 @@ export async function updateSubscriptionWorkflow<Arg>(
 
 /**
  * A change of a subscription its caller found (scoped to the caller: the seller's organization,
- * the portal's customer); an ended one is refused without Temporal.
+ * the portal's customer); an ended one is refused without Temporal, and so are the seats it
+ * already has (the change itself answers them unchanged: a retried activity finds them so).
  */
 export function changeSubscription(
   temporal: Client,
@@ -52,6 +53,9 @@ export function changeSubscription(
   change: SubscriptionChange,
 ): Promise<SubscriptionWire> {
   if (hasEnded(subscription)) throw commerceError('AlreadyCanceledSubscription');
+  if (change.kind === 'seats' && subscription.seats === change.seats) {
+    throw invalidField(['body', 'seats'], `The subscription already has ${change.seats} seats.`);
+  }
   return updateSubscriptionWorkflow(temporal, subscription.id, changeSubscriptionUpdate, change);
 }
 
