@@ -248,6 +248,15 @@ export const routeCases: Record<string, RouteCase> = {
   'GET /v1/customers/:id/balance': {
     request: ({ victim }) => ({ path: `/v1/customers/${victim.buyer.id}/balance` }),
   },
+  'GET /v1/customers/:id/balance/entries': {
+    request: ({ victim }) => ({ path: `/v1/customers/${victim.buyer.id}/balance/entries` }),
+  },
+  'POST /v1/customers/:id/balance/adjustments': {
+    request: ({ victim }) => ({
+      path: `/v1/customers/${victim.buyer.id}/balance/adjustments`,
+      body: { amount: 500, currency: 'usd', reason: 'Goodwill' },
+    }),
+  },
 
   // Customer sessions: a portal session for someone else's customer is a takeover.
   'POST /v1/customer-sessions': {

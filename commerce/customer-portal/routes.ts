@@ -4,6 +4,8 @@ import type { AppDependencies } from '../../api/dependencies.ts';
 import { parseBody, parseParams } from '../../api/validation.ts';
 import type { Customer } from '../../db/entities/index.ts';
 import { benefitTypes } from '../../domain/benefit-types.ts';
+import { balanceOf } from '../customers/balance.ts';
+import { defaultBalanceCurrency } from '../customers/schemas.ts';
 import { sessionCustomerOf } from '../http/customer-session.ts';
 import {
   idsParameter,
@@ -76,14 +78,23 @@ export function customerPortalRoutes(dependencies: AppDependencies): Router {
     return customerPortalCustomerWire(customer, await customerOAuthAccounts(orm.em, customer));
   }
 
+  /** The profile as /customers/me answers it: with the customer's balance (Tollgate's). */
+  async function portalProfile(customer: Customer) {
+    const balance = await balanceOf(orm.em, customer.id, defaultBalanceCurrency);
+    return {
+      ...(await portalCustomer(customer)),
+      balance: { balance, currency: defaultBalanceCurrency },
+    };
+  }
+
   router.get('/customers/me', limit('portalRead'), session, async (ctx) => {
-    ctx.body = await portalCustomer(sessionCustomerOf(ctx));
+    ctx.body = await portalProfile(sessionCustomerOf(ctx));
   });
 
   router.patch('/customers/me', limit('portalWrite'), session, async (ctx) => {
     const input = parseBody(ctx, portalCustomerUpdateInput);
     const customer = await updatePortalCustomer(orm.em, sessionCustomerOf(ctx), input);
-    ctx.body = await portalCustomer(customer);
+    ctx.body = await portalProfile(customer);
   });
 
   router.get(

@@ -14,7 +14,11 @@ import {
   benefitPublicWireSchema,
   benefitWire,
 } from '../benefits/schemas.ts';
-import { addressWire, customerWireSchema } from '../customers/schemas.ts';
+import {
+  addressWire,
+  customerBalanceWireSchema,
+  customerWireSchema,
+} from '../customers/schemas.ts';
 import { type OrderWire, orderWireSchema } from '../orders/schemas.ts';
 import {
   type OrganizationWire,
@@ -47,6 +51,8 @@ export const customerPortalCustomerWireSchema = customerWireSchema
         .meta({ id: 'CustomerPortalOAuthAccount' }),
     ),
     default_payment_method_id: z.string().nullable(),
+    /** Tollgate's: the customer's credit (CustomerBalance), on /customers/me's own answers. */
+    balance: customerBalanceWireSchema.optional(),
   })
   .meta({ id: 'CustomerPortalCustomer' });
 

@@ -1,7 +1,11 @@
 import { z } from 'zod';
 import { idPath, type Operation, pageOf } from '../http/openapi.ts';
-import { customerListParameters } from './routes.ts';
+import { balanceEntryListParameters, customerListParameters } from './routes.ts';
 import {
+  customerBalanceAdjustmentInput,
+  customerBalanceAdjustmentWireSchema,
+  customerBalanceEntryWireSchema,
+  customerBalanceQuery,
   customerBalanceWireSchema,
   customerCreateInput,
   customerExternalIdParams,
@@ -121,7 +125,32 @@ export const customerOperations: Operation[] = [
     tag,
     scopes: read,
     params: idPath,
+    query: customerBalanceQuery,
     response: { status: 200, schema: customerBalanceWireSchema },
+    errors: [404],
+  },
+  {
+    method: 'get',
+    path: '/v1/customers/:id/balance/entries',
+    operationId: 'customers:list_balance_entries',
+    summary: 'List the entries of a customer’s balance ledger, newest first (Tollgate’s)',
+    tag,
+    scopes: read,
+    params: idPath,
+    query: balanceEntryListParameters.schema,
+    response: { status: 200, schema: pageOf(customerBalanceEntryWireSchema) },
+    errors: [404],
+  },
+  {
+    method: 'post',
+    path: '/v1/customers/:id/balance/adjustments',
+    operationId: 'customers:adjust_balance',
+    summary: 'Credit (or debit) a customer’s balance with a reason (Tollgate’s)',
+    tag,
+    scopes: write,
+    params: idPath,
+    body: customerBalanceAdjustmentInput,
+    response: { status: 201, schema: customerBalanceAdjustmentWireSchema },
     errors: [404],
   },
 ];

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { AppDependencies } from '../../api/dependencies.ts';
-import { parseBody, parseParams } from '../../api/validation.ts';
+import { parseBody, parseParams, parseQuery } from '../../api/validation.ts';
 import type { Customer } from '../../db/entities/index.ts';
 import { revokeGrantsOfDeleted } from '../../processes/benefit-grant-requests.ts';
 import { commerceError } from '../errors.ts';
@@ -11,16 +11,22 @@ import {
   fieldParameter,
   idsParameter,
   listParameters,
+  listResource,
   listRoute,
   metadataParameter,
   organizationFilterMatches,
   pageParameters,
+  readsList,
   sortingParameter,
 } from '../http/listing.ts';
 import { ReadCache } from '../http/read-cache.ts';
 import { parseCreateBody, readIdParam } from '../http/request.ts';
 import { revokeSubscriptionsOf } from '../http/subscription-changes.ts';
+import { adjustCustomerBalance, getCustomerBalance, listBalanceEntries } from './balance.ts';
 import {
+  customerBalanceAdjustmentInput,
+  customerBalanceEntryWire,
+  customerBalanceQuery,
   customerCreateInput,
   customerExternalIdParams,
   customerListQuery,
@@ -58,6 +64,9 @@ async function* jsonArray(customers: AsyncIterable<Customer>) {
   }
   yield `${piece}]`;
 }
+
+/** The query of a customer's balance entries (Tollgate's list). */
+export const balanceEntryListParameters = listParameters({ page: pageParameters });
 
 /** The query of the customer list (documented by customers:list). */
 export const customerListParameters = listParameters({
@@ -170,10 +179,33 @@ export function customerRoutes({ orm, config, changes, temporal }: AppDependenci
     });
   }
 
-  // Customer balances (credit from refunds and adjustments) are not kept yet: always zero.
+  // The sum of the customer's ledger: credit positive (Polar's sign), in one currency.
   router.get('/:id/balance', scope('customers:read'), async (ctx) => {
-    await getCustomer(orm.em, callerOf(ctx).organizationId, byId(ctx));
-    ctx.body = { balance: 0, currency: 'usd' };
+    const { currency } = parseQuery(ctx, customerBalanceQuery);
+    ctx.body = await getCustomerBalance(orm.em, callerOf(ctx).organizationId, byId(ctx), currency);
+  });
+
+  // Tollgate's: the ledger itself, newest first, for the dashboard's customer page.
+  router.get(
+    '/:id/balance/entries',
+    scope('customers:read'),
+    readsList(balanceEntryListParameters, async (ctx, { page }) => {
+      const { organizationId } = callerOf(ctx);
+      const { entries, count } = await listBalanceEntries(orm.em, organizationId, byId(ctx), page);
+      ctx.body = listResource(entries.map(customerBalanceEntryWire), count, page);
+    }),
+  );
+
+  // Tollgate's: a seller credits (or debits) the customer's balance, saying why.
+  router.post('/:id/balance/adjustments', scope('customers:write'), async (ctx) => {
+    const caller = callerOf(ctx);
+    const input = parseBody(ctx, customerBalanceAdjustmentInput);
+    const { entry, balance } = await adjustCustomerBalance(orm.em, caller, byId(ctx), input);
+    ctx.status = 201;
+    ctx.body = {
+      entry: customerBalanceEntryWire(entry),
+      balance: { balance, currency: entry.currency },
+    };
   });
 
   return router;

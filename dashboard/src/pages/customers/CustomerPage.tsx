@@ -5,6 +5,7 @@ import { Link, type PageProps } from '../../router';
 import { OrdersTable } from '../orders/OrdersTable';
 import { RefundsTable } from '../refunds/RefundsTable';
 import { fetchCustomerState } from './api';
+import { CustomerBalanceSection } from './CustomerBalance';
 import { CustomerStateSections } from './CustomerState';
 
 export default function CustomerPage({ params }: PageProps) {
@@ -34,6 +35,7 @@ export default function CustomerPage({ params }: PageProps) {
         />
       </Section>
       <CustomerStateSections state={customer} />
+      <CustomerBalanceSection state={customer} />
       <Section
         title="Orders"
         actions={<Link to={`/orders?customer_id=${customer.id}`}>All in the orders list</Link>}

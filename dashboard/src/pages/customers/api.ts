@@ -2,7 +2,11 @@
  * The customer calls the dashboard makes, typed by the API's own wire functions (type-only
  * imports: nothing of the server is bundled).
  */
-import type { CustomerWire, customerStateWire } from '../../../../commerce/customers/schemas.ts';
+import type {
+  CustomerWire,
+  customerBalanceEntryWire,
+  customerStateWire,
+} from '../../../../commerce/customers/schemas.ts';
 import type { licenseKeyWire } from '../../../../commerce/license-keys/schemas.ts';
 import { api, type ListResource } from '../../api/client';
 
@@ -30,3 +34,23 @@ export const fetchLicenseKeys = (customerId: string, signal: AbortSignal) =>
     query: { customer_id: customerId, limit: 100 },
     signal,
   });
+
+/** One entry of the customer's balance ledger (credit positive). */
+export type BalanceEntry = ReturnType<typeof customerBalanceEntryWire>;
+
+/** The newest entries of the customer's balance ledger. */
+export const fetchBalanceEntries = (id: string, signal: AbortSignal) =>
+  api.get<ListResource<BalanceEntry>>(`${customerPath(id)}/balance/entries`, {
+    query: { limit: 100 },
+    signal,
+  });
+
+/** A seller's credit (or, negative, debit) of the customer's balance, with its reason. */
+export const adjustBalance = (id: string, adjustment: BalanceAdjustment) =>
+  api.post<{ entry: BalanceEntry }>(`${customerPath(id)}/balance/adjustments`, adjustment);
+
+export interface BalanceAdjustment {
+  amount: number;
+  currency: string;
+  reason: string;
+}
