@@ -8,6 +8,15 @@ import type { TestClockAdvance } from '../processes/test-clock-advance.ts';
 import { taskQueues } from '../temporal/task-queues.ts';
 
 /**
+ * The subscriptions an advance signals: those the clock drives, but an `incomplete` one, whose
+ * workflow its checkout starts once it is paid (one started before would never hear of it).
+ */
+const signalled = (testClockId: string) => ({
+  ...liveOnClock(testClockId),
+  status: { $nin: ['canceled', 'incomplete_expired', 'incomplete'] as Subscription['status'][] },
+});
+
+/**
  * Subscriptions read per page (one heartbeat each), and signals in flight at once: a signal
  * waits on Temporal's answer far longer than it costs, so many go at once (64 signalled a busy
  * worker's subscriptions slower than it renewed them).
@@ -67,7 +76,7 @@ export function createTestClockActivities(
           .fork()
           .find(
             Subscription,
-            after ? { ...liveOnClock(testClockId), id: { $gt: after } } : liveOnClock(testClockId),
+            after ? { ...signalled(testClockId), id: { $gt: after } } : signalled(testClockId),
             { fields: ['id'], orderBy: { id: 'asc' }, limit: pageSize, disableIdentityMap: true },
           );
         await eachWithConcurrency(page, signalsInFlight, ({ id }) =>

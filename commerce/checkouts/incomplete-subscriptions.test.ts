@@ -5,7 +5,7 @@ import { loadRuntimeConfig } from '../../config/env.ts';
 import { BenefitGrant, OutboxEvent, Payment, Subscription } from '../../db/entities/index.ts';
 import { eventually } from '../../devstack/eventually.ts';
 import { buyerClient, buyerDetails, settledCheckout, testCards } from '../orders/testing.ts';
-import { createSeller, type Seller, startCommerceApi, type TestApi } from '../testing.ts';
+import { callV1, createSeller, type Seller, startCommerceApi, type TestApi } from '../testing.ts';
 
 /** Stripe's test card that asks for 3-D Secure on every charge. */
 const threeDSecureCard = 'pm_card_threeDSecure2Required';
@@ -83,6 +83,27 @@ describe('incomplete subscriptions (a plan bought through a checkout created by 
     const state = await seller.polar.customers.getState({ id: listed.customerId });
     assert.deepEqual(state.activeSubscriptions, []);
     assert.deepEqual(state.grantedBenefits, []);
+    // Nothing a seller counts: not active, not new, no MRR (it never started).
+    const today = new Date().toISOString().slice(0, 10);
+    const metrics = await callV1(
+      api,
+      seller.token,
+      'GET',
+      `/v1/metrics/?start_date=${today}&end_date=${today}&interval=day&timezone=UTC`,
+    );
+    assert.equal(metrics.status, 200);
+    const { active_subscriptions, new_subscriptions, monthly_recurring_revenue } =
+      metrics.body.totals;
+    assert.deepEqual(
+      [active_subscriptions, new_subscriptions, monthly_recurring_revenue],
+      [0, 0, 0],
+    );
+    // Its checkout starts it once paid: a change other than a revoke is refused until then.
+    const cancel = await callV1(api, seller.token, 'PATCH', `/v1/subscriptions/${incomplete.id}`, {
+      cancel_at_period_end: true,
+    });
+    assert.equal(cancel.status, 403);
+    assert.equal(cancel.body.error, 'NotPermitted');
 
     const challengeUrl = waiting.paymentProcessorMetadata.intent_next_action_url ?? '';
     const returnUrl = `${api.url}/checkout/${created.clientSecret}`;

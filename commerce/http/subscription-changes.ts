@@ -13,7 +13,7 @@ import {
   changeSubscriptionUpdate,
   retryRenewalUpdate,
 } from '../../processes/subscription-messages.ts';
-import { commerceError } from '../errors.ts';
+import { commerceError, notPermitted } from '../errors.ts';
 import { hasEnded } from '../subscriptions/changes.ts';
 import { openRenewalOrdersOf } from '../subscriptions/recovery.ts';
 import type { SubscriptionWire } from '../subscriptions/schemas.ts';
@@ -42,6 +42,10 @@ export async function updateSubscriptionWorkflow<Arg>(
   }
 }
 
+/** Why an `incomplete` subscription is not changed (Stripe lets one be canceled, nothing else). */
+const awaitsFirstPayment =
+  'This subscription waits for its first payment: until it is paid it can only be revoked.';
+
 /**
  * A change of a subscription its caller found (scoped to the caller: the seller's organization,
  * the portal's customer); an ended one is refused without Temporal, and so are the seats it
@@ -53,6 +57,10 @@ export function changeSubscription(
   change: SubscriptionChange,
 ): Promise<SubscriptionWire> {
   if (hasEnded(subscription)) throw commerceError('AlreadyCanceledSubscription');
+  // Its checkout's workflow starts it once paid: until then only a revoke reaches its workflow.
+  if (subscription.status === 'incomplete' && change.kind !== 'revoke') {
+    throw notPermitted(awaitsFirstPayment);
+  }
   if (change.kind === 'seats' && subscription.seats === change.seats) {
     throw invalidField(['body', 'seats'], `The subscription already has ${change.seats} seats.`);
   }
