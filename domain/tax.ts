@@ -103,6 +103,14 @@ export interface TaxBuyer {
   taxId: readonly [value: string, format: string] | null;
 }
 
+/** `1900` → `19%`, `725` → `7.25%`: a rate in basis points as exact decimal text. */
+export function ratePercent(rateBps: number): string {
+  const hundredths = rateBps % 100;
+  const fraction =
+    hundredths === 0 ? '' : `.${String(hundredths).padStart(2, '0').replace(/0$/, '')}`;
+  return `${Math.trunc(rateBps / 100)}${fraction}%`;
+}
+
 /** One tax line of a checkout, order or invoice. */
 export interface TaxLine {
   /** `DE`, `US-CA`: the country, with the subdivision when the rate is a subdivision's. */

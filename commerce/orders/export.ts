@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { invalidField } from '../../core/errors.ts';
 import { Order } from '../../db/entities/index.ts';
 import { decimalAmount } from '../../domain/money.ts';
-import type { TaxLine } from '../../domain/tax.ts';
+import { ratePercent, type TaxLine } from '../../domain/tax.ts';
 import { isoDateTime } from '../wire.ts';
 
 /** GET /v1/orders/export's range: UTC days, both included; either end may be left open. */
@@ -39,14 +39,6 @@ export const orderExportHeader = [
   'Status',
   'Tax Lines',
 ] as const;
-
-/** `1900` → `19%`, `725` → `7.25%`: a rate in basis points as exact decimal text. */
-function ratePercent(rateBps: number): string {
-  const hundredths = rateBps % 100;
-  const fraction =
-    hundredths === 0 ? '' : `.${String(hundredths).padStart(2, '0').replace(/0$/, '')}`;
-  return `${Math.trunc(rateBps / 100)}${fraction}%`;
-}
 
 /** `VAT DE (DE) 19%: 3.61`, each tax line of the order, joined by `; `. */
 function taxLinesText(lines: readonly TaxLine[]): string {

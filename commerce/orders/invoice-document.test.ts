@@ -23,6 +23,17 @@ const renewal = (): InvoiceSource => ({
     fromBalanceAmount: 1000,
     currency: 'eur',
     createdAt: new Date('2026-03-31T00:00:05Z'),
+    taxLines: [
+      {
+        jurisdiction: 'FR',
+        displayName: 'VAT FR',
+        rateBps: 2000,
+        taxableAmount: 2700,
+        taxAmount: 540,
+        inclusive: false,
+        reverseCharge: false,
+      },
+    ],
   },
   items: [{ label: 'Team plan', amount: 3000, taxAmount: 540, proration: false }],
   seats: 3,
@@ -61,6 +72,37 @@ describe('the invoice template', () => {
     });
     // Without legal details the organization's name is the seller.
     assert.equal(view.seller.name, 'acme');
+    assert.deepEqual(view.taxLines, [
+      {
+        name: 'VAT FR (FR)',
+        rate: '20%',
+        taxableAmount: 2700,
+        taxAmount: 540,
+        reverseCharge: false,
+      },
+    ]);
+    assert.doesNotMatch(invoiceHtml(view), /Reverse charge/);
+  });
+
+  it('says the buyer accounts for the VAT when a tax line is reverse charged', () => {
+    const source = renewal();
+    source.order.taxLines = [
+      {
+        jurisdiction: 'DE',
+        displayName: 'Reverse charge',
+        rateBps: 0,
+        taxableAmount: 2700,
+        taxAmount: 0,
+        inclusive: false,
+        reverseCharge: true,
+      },
+    ];
+    const html = invoiceHtml(invoiceView(source));
+    assert.match(
+      html,
+      /<td>Reverse charge \(DE\)<\/td><td>0%<\/td><td>€27\.00<\/td><td>€0\.00<\/td>/,
+    );
+    assert.match(html, /Reverse charge — VAT to be accounted for by the recipient/);
   });
 
   it('prints no period for a one-time purchase and escapes what buyers typed', () => {

@@ -4,6 +4,7 @@ import { type BillingInterval, nextBillingPeriod } from '../../domain/billing-pe
 import { escapeHtml } from '../../domain/html.ts';
 import { formatMoney } from '../../domain/money.ts';
 import type { InvoiceSettings } from '../../domain/organization-settings.ts';
+import { ratePercent, type TaxLine } from '../../domain/tax.ts';
 
 /**
  * The one template of invoices and credit notes: a pure view built from the order (or refund)
@@ -25,6 +26,20 @@ export interface InvoiceLine {
   amount: number;
   taxAmount: number;
 }
+
+/** One of the order's tax lines as the invoice prints it. */
+export interface InvoiceTaxLine {
+  /** `VAT DE (DE)`: the rate's name and its jurisdiction. */
+  name: string;
+  /** `19%`, or `19% incl.` for a tax carved out of the price. */
+  rate: string;
+  taxableAmount: number;
+  taxAmount: number;
+  reverseCharge: boolean;
+}
+
+/** The standard wording an EU invoice carries when the buyer accounts for the VAT. */
+export const reverseChargeNotice = 'Reverse charge — VAT to be accounted for by the recipient';
 
 export interface InvoiceTotal {
   label: string;
@@ -50,6 +65,8 @@ export interface InvoiceView {
   seller: InvoiceParty;
   buyer: InvoiceParty;
   lines: InvoiceLine[];
+  /** The order's tax lines (none on a credit note, which credits an amount, not the lines). */
+  taxLines: InvoiceTaxLine[];
   totals: InvoiceTotal[];
   /** `Paid`, `Paid, partially refunded`, `Refunded`, …, with the card and the date. */
   status: { label: string; method: string | null; on: string | null };
@@ -71,6 +88,7 @@ export interface InvoiceSource {
     taxAmount: number;
     totalAmount: number;
     fromBalanceAmount: number;
+    taxLines: readonly TaxLine[];
     currency: string;
     createdAt: Date;
   };
@@ -143,6 +161,16 @@ const brandingOf = (settings: InvoiceSettings) => ({
   footer: settings.footer,
 });
 
+const invoiceTaxLine = (line: TaxLine): InvoiceTaxLine => ({
+  name: `${line.displayName} (${line.jurisdiction})`,
+  rate: `${ratePercent(line.rateBps)}${line.inclusive ? ' incl.' : ''}`,
+  taxableAmount: line.taxableAmount,
+  taxAmount: line.taxAmount,
+  reverseCharge: line.reverseCharge,
+});
+
+const reverseCharged = (view: InvoiceView) => view.taxLines.some((line) => line.reverseCharge);
+
 /** The invoice of an order: its lines, discount, tax, balance used, total, and how it was paid. */
 export function invoiceView(source: InvoiceSource): InvoiceView {
   const { order, payment } = source;
@@ -177,6 +205,7 @@ export function invoiceView(source: InvoiceSource): InvoiceView {
       amount: item.amount,
       taxAmount: item.taxAmount,
     })),
+    taxLines: order.taxLines.map(invoiceTaxLine),
     totals,
     status: {
       label: paidLabels[order.status] ?? 'Unpaid',
@@ -217,6 +246,7 @@ export function creditNoteView(source: CreditNoteSource): InvoiceView {
         taxAmount: refund.taxAmount,
       },
     ],
+    taxLines: [],
     totals: [
       { label: 'Subtotal', amount: refund.amount },
       { label: 'Tax', amount: refund.taxAmount },
@@ -281,6 +311,15 @@ export function invoiceHtml(view: InvoiceView): string {
         `<tr${total.grand ? ` style="color:${color};font-weight:bold"` : ''}><th colspan="3">${escapeHtml(total.label)}</th><td>${money(view, total.amount)}</td></tr>`,
     )
     .join('');
+  const taxRows = view.taxLines
+    .map(
+      (line) =>
+        `<tr><td>${escapeHtml(line.name)}</td><td>${escapeHtml(line.rate)}</td><td>${money(view, line.taxableAmount)}</td><td>${money(view, line.taxAmount)}</td></tr>`,
+    )
+    .join('');
+  const taxTable = taxRows
+    ? `<table><thead><tr><th>Tax</th><th>Rate</th><th>Taxable amount</th><th>Tax amount</th></tr></thead><tbody>${taxRows}</tbody></table>`
+    : '';
   const title = `${view.title} ${escapeHtml(view.number)}`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${title}</title></head>
@@ -294,6 +333,8 @@ ${party('From', partyLines(view.seller))}
 ${party('Billed to', partyLines(view.buyer))}
 <table><thead><tr><th>Description</th><th>Quantity</th><th>Tax</th><th>Amount</th></tr></thead>
 <tbody>${rows}</tbody><tfoot>${totals}</tfoot></table>
+${taxTable}
+${reverseCharged(view) ? `<p><strong>${reverseChargeNotice}</strong></p>` : ''}
 <p><strong>${escapeHtml(statusLine(view))}</strong></p>
 ${view.footer ? `<footer>${escapeHtml(view.footer)}</footer>` : ''}
 </body></html>
@@ -376,6 +417,24 @@ function drawPdf(document: PDFKit.PDFDocument, view: InvoiceView) {
       { description: '', quantity: '', tax: total.label, amount: money(view, total.amount) },
       total.grand,
     );
+  }
+  if (view.taxLines.length) {
+    y += 14;
+    document.fillColor(view.brandColor);
+    row({ description: 'Tax', quantity: 'Rate', tax: 'Taxable', amount: 'Tax amount' }, true);
+    document.fillColor('black');
+    for (const line of view.taxLines) {
+      row({
+        description: line.name,
+        quantity: line.rate,
+        tax: money(view, line.taxableAmount),
+        amount: money(view, line.taxAmount),
+      });
+    }
+  }
+  if (reverseCharged(view)) {
+    document.font('Helvetica-Bold').text(reverseChargeNotice, 50, y + 6, { width: 495 });
+    y = document.y;
   }
   document
     .fillColor('black')

@@ -14,16 +14,26 @@ const standardFontDataUrl = `${join(
   'standard_fonts',
 )}/`;
 
-/** The text of every page of a PDF, each text run on its own line. */
+/** The text of every page of a PDF, each text run on its own line (blank runs left out). */
 async function pdfText(bytes: ArrayBuffer): Promise<string> {
   const pdf = await getDocument({ data: new Uint8Array(bytes), standardFontDataUrl }).promise;
   const pages: string[] = [];
   for (let number = 1; number <= pdf.numPages; number += 1) {
     const content = await (await pdf.getPage(number)).getTextContent();
-    pages.push(content.items.map((item) => ('str' in item ? item.str : '')).join('\n'));
+    const runs = content.items.map((item) => ('str' in item ? item.str : ''));
+    pages.push(runs.filter((run) => run.trim()).join('\n'));
   }
   return pages.join('\n');
 }
+
+/** A tax line of 20 % French VAT, its amounts left to each order. */
+const frenchVat = {
+  jurisdiction: 'FR',
+  displayName: 'VAT FR',
+  rateBps: 2000,
+  inclusive: false,
+  reverseCharge: false,
+};
 
 describe('invoice and credit note documents', () => {
   let api: TestApi;
@@ -75,7 +85,11 @@ describe('invoice and credit note documents', () => {
     // Checkouts here charge no tax: 240 of tax is put on the line and the order by hand.
     const em = api.orm.em.fork();
     await em.nativeUpdate(OrderItem, { order: orderId }, { taxAmount: 240 });
-    await em.nativeUpdate(OrderRow, orderId, { taxAmount: 240, totalAmount: 1440 });
+    await em.nativeUpdate(OrderRow, orderId, {
+      taxAmount: 240,
+      totalAmount: 1440,
+      taxLines: [{ ...frenchVat, taxableAmount: 1200, taxAmount: 240 }],
+    });
     const taxId = await callV1(api, seller.token, 'PATCH', `/v1/customers/${order.customerId}`, {
       tax_id: ['FR61954506077', 'eu_vat'],
     });
@@ -142,6 +156,42 @@ describe('invoice and credit note documents', () => {
       assert.ok(text.includes(expected), `the PDF shows ${expected}:\n${text}`);
     }
     assert.match(text, /Paid by Visa •••• 4242 on \d{4}-\d{2}-\d{2}/);
+    // The tax line: its name and jurisdiction, rate, taxable amount and tax, one cell a run.
+    assert.ok(
+      text.includes('Tax amount\nVAT FR (FR)\n20%\n$12.00\n$2.40'),
+      `the PDF shows the tax line:\n${text}`,
+    );
+    assert.ok(!text.includes('Reverse charge'), 'no reverse charge on a taxed sale');
+  });
+
+  it('prints a reverse-charged tax line and says the buyer accounts for the VAT', async () => {
+    const product = await seller.polar.products.create({
+      name: 'Consulting day',
+      prices: [{ amountType: 'fixed', priceAmount: 4900 }],
+    });
+    const { order } = await buy(api, seller, product.id);
+    assert.ok(order);
+    const reverseCharge = {
+      ...frenchVat,
+      jurisdiction: 'DE',
+      displayName: 'Reverse charge',
+      rateBps: 0,
+      reverseCharge: true,
+    };
+    await api.orm.em.fork().nativeUpdate(OrderRow, order.id, {
+      taxLines: [{ ...reverseCharge, taxableAmount: 4900, taxAmount: 0 }],
+    });
+    await seller.polar.orders.generateInvoice({ id: order.id });
+    const { url } = await seller.polar.orders.invoice({ id: order.id });
+    const text = await pdfText(await (await fetch(`${onTestApi(url)}&format=pdf`)).arrayBuffer());
+    assert.ok(
+      text.includes('Reverse charge (DE)\n0%\n$49.00\n$0.00'),
+      `the PDF shows the reverse-charged line:\n${text}`,
+    );
+    assert.ok(text.includes('Reverse charge — VAT to be accounted for by the recipient'), text);
+    assert.ok(text.includes('Tax ID: FR40303265045'), "the seller's tax id");
+    const page = await (await fetch(onTestApi(url))).text();
+    assert.match(page, /Reverse charge — VAT to be accounted for by the recipient/);
   });
 
   it('answers the PDF to Accept: application/pdf, and HTML by default', async () => {
