@@ -50,7 +50,8 @@ export async function failedRenewalNotice(
     to: subscription.customer.email,
     organizationName: subscription.organization.name,
     productName: subscription.product.name,
-    amount: formatMoney(order.totalAmount, order.currency),
+    // What the card owes: the total less what the customer's balance paid of it.
+    amount: formatMoney(order.totalAmount - order.fromBalanceAmount, order.currency),
     reason: declineReasonOf(code) ?? 'The payment failed.',
     authenticationRequired: needsAuthentication(code),
     nextAttemptAt: subscription.nextPaymentAttemptAt ?? null,
