@@ -17,6 +17,7 @@ import {
 import { loadRuntimeConfig } from '../config/env.ts';
 import { Checkout } from '../db/entities/index.ts';
 import { buildDashboardIfStale } from '../devstack/dashboard.ts';
+import { eventually } from '../devstack/eventually.ts';
 import { launchTestBrowser, screenshotsDir } from './browser-testing.ts';
 import { checkoutPageRoutes } from './checkout-page.ts';
 
@@ -262,6 +263,56 @@ describe('hosted checkout page (browser)', () => {
     assert.equal(order?.totalAmount, 2550);
     assert.equal(order?.billingName, 'Torvalds Oy');
     assert.equal(order?.billingAddress?.city, 'Helsinki');
+    await page.close();
+  });
+
+  it('picks seats of a seat-based plan, priced as typed, and the customer adds seats in the portal', async () => {
+    await seller.polar.organizations.update({
+      id: seller.organizationId,
+      organizationUpdate: { featureSettings: { seatBasedPricingEnabled: true } },
+    });
+    const product = await seller.polar.products.create({
+      name: 'Team plan',
+      recurringInterval: 'month',
+      prices: [{ amountType: 'seat_based', pricePerSeat: 1200 }],
+    });
+    const page = await openCheckout([product.id]);
+    const seats = page.getByLabel('Seats');
+    assert.equal(await seats.inputValue(), '1');
+    await seats.fill('3');
+    await seats.press('Tab');
+    await page.getByRole('button', { name: /^Pay \$36\.00/ }).waitFor();
+    assert.equal(await page.getByTestId('total-amount').textContent(), '$36.00 / month');
+
+    await page.getByLabel('Email').fill('ada@example.com');
+    await page.getByLabel('Name').fill('Ada Lovelace');
+    await page.getByLabel('Country').selectOption('GB');
+    await page.getByRole('radio', { name: /4242/ }).check();
+    await page.getByRole('button', { name: /^Pay \$36\.00/ }).click();
+    await page.waitForURL(/\/confirmation$/, { timeout: 30_000 });
+    const [subscription] = await eventually(
+      async () => (await seller.polar.subscriptions.list({ productId: product.id })).result.items,
+      (found) => found.length === 1,
+      { what: 'the team plan subscription' },
+    );
+    assert.ok(subscription);
+    assert.equal(subscription.amount, 3600);
+
+    const session = await seller.polar.customerSessions.create({
+      customerId: subscription.customerId,
+    });
+    const portalLink = new URL(session.customerPortalUrl);
+    await page.goto(`${api.url}${portalLink.pathname}${portalLink.search}`);
+    await page.getByRole('link', { name: 'Subscriptions', exact: true }).click();
+    assert.equal(await page.getByTestId('seats').textContent(), ' · 3 seats');
+    await page.getByRole('button', { name: 'Change seats' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Change seats' });
+    await dialog.getByLabel('Seats').fill('4');
+    await dialog.getByText('With 4 seats: $48.00 / month.').waitFor();
+    await dialog.getByRole('button', { name: 'Change seats' }).click();
+    await page.getByText('You now have 4 seats.').waitFor({ timeout: 30_000 });
+    const changed = await callV1(api, seller.token, 'GET', `/v1/subscriptions/${subscription.id}`);
+    assert.deepEqual([changed.body.seats, changed.body.amount], [4, 4800]);
     await page.close();
   });
 

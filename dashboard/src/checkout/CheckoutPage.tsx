@@ -9,6 +9,7 @@ import { DiscountBox } from './DiscountBox';
 import { type CheckoutForm, expiredMessage } from './form';
 import { PaymentSection } from './PaymentSection';
 import { ProductPicker } from './ProductPicker';
+import { SeatsField } from './SeatsField';
 import { useCheckoutForm } from './useCheckoutForm';
 import { useConfirm } from './useConfirm';
 
@@ -72,6 +73,7 @@ export function CheckoutPage({
         )}
         <ProductPicker form={form} />
         <AmountField form={form} />
+        <SeatsField form={form} />
         <CustomerFields form={form} />
         <BillingAddress form={form} />
         <CustomFields form={form} />

@@ -33,7 +33,8 @@ export type Price =
       preset_amount: number | null;
     })
   | (PriceBase & { amount_type: 'free' })
-  | (PriceBase & { amount_type: 'metered_unit' | 'seat_based' });
+  | (PriceBase & { amount_type: 'seat_based'; price_per_seat: number })
+  | (PriceBase & { amount_type: 'metered_unit' });
 
 export interface CheckoutProduct {
   id: string;
@@ -95,6 +96,8 @@ export interface CheckoutPublic {
   success_url: string;
   expires_at: string;
   amount: number;
+  /** The seats bought of a seat-based price; null for other prices. */
+  seats?: number | null;
   discount_amount: number;
   net_amount: number;
   tax_amount: number | null;
@@ -144,6 +147,7 @@ export interface CheckoutUpdate {
   product_id?: string;
   product_price_id?: string;
   amount?: number | null;
+  seats?: number | null;
   is_business_customer?: boolean;
   customer_name?: string | null;
   customer_email?: string | null;

@@ -10,7 +10,8 @@ export const staticPrices = (prices: Price[]) =>
       !price.is_archived &&
       (price.amount_type === 'fixed' ||
         price.amount_type === 'custom' ||
-        price.amount_type === 'free'),
+        price.amount_type === 'free' ||
+        price.amount_type === 'seat_based'),
   );
 
 export function intervalText(price: Price) {
@@ -27,6 +28,8 @@ export function priceText(price: Price): string {
       return 'Pay what you want';
     case 'free':
       return 'Free';
+    case 'seat_based':
+      return `${formatMoney(price.price_per_seat, price.price_currency)} per seat${intervalText(price)}`;
     default:
       return 'Usage-based';
   }

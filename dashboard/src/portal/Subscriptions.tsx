@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import { minimumSeats } from '../../../domain/prices.ts';
 import { formatMoney } from '../checkout/money';
 import {
   type CancellationReason,
@@ -124,7 +125,7 @@ interface SubscriptionCardProps {
   onChanged: () => Promise<void>;
 }
 
-type Opened = 'cancel' | 'plan' | 'card' | null;
+type Opened = 'cancel' | 'plan' | 'seats' | 'card' | null;
 
 function SubscriptionCard({
   subscription,
@@ -169,6 +170,12 @@ function SubscriptionCard({
         <p className="portal-price">
           {formatMoney(subscription.amount, subscription.currency)}
           <span className="muted">{perInterval(subscription)}</span>
+          {subscription.seats != null && (
+            <span className="muted" data-testid="seats">
+              {' '}
+              · {subscription.seats} {subscription.seats === 1 ? 'seat' : 'seats'}
+            </span>
+          )}
         </p>
         <p data-testid="next-charge">{nextCharge(subscription)}</p>
 
@@ -260,6 +267,11 @@ function SubscriptionCard({
             <button type="button" className="secondary" onClick={() => setOpened('plan')}>
               Change plan
             </button>
+            {subscription.seats != null && (
+              <button type="button" className="secondary" onClick={() => setOpened('seats')}>
+                Change seats
+              </button>
+            )}
             <button type="button" className="secondary" onClick={() => setOpened('card')}>
               Update card
             </button>
@@ -286,6 +298,13 @@ function SubscriptionCard({
           subscription={subscription}
           onClose={() => setOpened(null)}
           onChanged={(name) => done(`Your plan is now ${name}.`)}
+        />
+      )}
+      {opened === 'seats' && (
+        <ChangeSeatsDialog
+          subscription={subscription}
+          onClose={() => setOpened(null)}
+          onChanged={(seats) => done(`You now have ${seats} seats.`)}
         />
       )}
       {opened === 'card' && (
@@ -522,6 +541,72 @@ function ChangePlanDialog({ subscription, onClose, onChanged }: ChangePlanDialog
           </div>
         </form>
       )}
+    </Dialog>
+  );
+}
+
+interface ChangeSeatsDialogProps {
+  subscription: CustomerSubscription;
+  onClose: () => void;
+  onChanged: (seats: number) => void;
+}
+
+/** Adding or removing seats of a seat-based plan, with what the plan then costs per period. */
+function ChangeSeatsDialog({ subscription, onClose, onChanged }: ChangeSeatsDialogProps) {
+  const { api } = usePortal();
+  const { busy, problem, run } = useAction();
+  const current = subscription.seats ?? minimumSeats;
+  const [text, setText] = useState(String(current));
+  const seats = Number(text);
+  const valid = Number.isInteger(seats) && seats >= minimumSeats && seats !== current;
+  const price = subscription.prices?.find((each) => each.amount_type === 'seat_based');
+  const perSeat = price?.amount_type === 'seat_based' ? price.price_per_seat : null;
+  return (
+    <Dialog title="Change seats" onClose={onClose}>
+      <form
+        className="portal-stack"
+        onSubmit={async (event) => {
+          event.preventDefault();
+          if (!valid) return;
+          const changed = await run(() => api.updateSubscription(subscription.id, { seats }));
+          if (changed) onChanged(seats);
+        }}
+      >
+        <div className="field">
+          <label htmlFor="new-seats">Seats</label>
+          <input
+            id="new-seats"
+            type="number"
+            inputMode="numeric"
+            min={minimumSeats}
+            step={1}
+            required
+            value={text}
+            onChange={(event) => setText(event.target.value)}
+          />
+        </div>
+        <p className="muted" data-testid="seats-price">
+          Currently {current} seats, {formatMoney(subscription.amount, subscription.currency)}
+          {perInterval(subscription)}.
+          {perSeat !== null && valid
+            ? ` With ${seats} seats: ${formatMoney(perSeat * seats, subscription.currency)}${perInterval(subscription)}.`
+            : ''}{' '}
+          The difference for the rest of this period is settled as the seller’s billing terms say.
+        </p>
+        {problem && (
+          <p className="field-error" role="alert">
+            {problem}
+          </p>
+        )}
+        <div className="portal-actions">
+          <button type="submit" className="primary" disabled={busy || !valid}>
+            {busy ? 'Changing…' : 'Change seats'}
+          </button>
+          <button type="button" className="secondary" onClick={onClose} disabled={busy}>
+            Cancel
+          </button>
+        </div>
+      </form>
     </Dialog>
   );
 }

@@ -60,6 +60,9 @@ export type SubscriptionStatus =
 export interface CustomerSubscription {
   id: string;
   amount: number;
+  /** The seats a seat-based plan bills; null for other plans. */
+  seats?: number | null;
+  prices?: Price[];
   currency: string;
   recurring_interval: Interval;
   status: SubscriptionStatus;
@@ -240,6 +243,7 @@ export function portalApi(token: string) {
       subscriptionId: string,
       update:
         | { product_id: string }
+        | { seats: number }
         | {
             cancel_at_period_end: boolean;
             cancellation_reason?: CancellationReason | null;
