@@ -1,10 +1,14 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
-import { OrderItem, Order as OrderRow } from '../../db/entities/index.ts';
+import { getDocument, OPS } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { OrderItem, Order as OrderRow, StoredFile } from '../../db/entities/index.ts';
 import { eventually } from '../../devstack/eventually.ts';
+import { filePublicUrl } from '../files/schemas.ts';
+import { fileStorage } from '../files/service.ts';
 import { callV1, createSeller, type Seller, startCommerceApi, type TestApi } from '../testing.ts';
 import { buy } from './testing.ts';
 
@@ -34,6 +38,19 @@ const frenchVat = {
   inclusive: false,
   reverseCharge: false,
 };
+
+/** How many images the PDF's first page paints. */
+async function pdfImages(bytes: ArrayBuffer): Promise<number> {
+  const pdf = await getDocument({ data: new Uint8Array(bytes), standardFontDataUrl }).promise;
+  const operators = await (await pdf.getPage(1)).getOperatorList();
+  return operators.fnArray.filter((op) => op === OPS.paintImageXObject).length;
+}
+
+/** A 1×1 PNG (a red dot). */
+const dotPng = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==',
+  'base64',
+);
 
 describe('invoice and credit note documents', () => {
   let api: TestApi;
@@ -192,6 +209,44 @@ describe('invoice and credit note documents', () => {
     assert.ok(text.includes('Tax ID: FR40303265045'), "the seller's tax id");
     const page = await (await fetch(onTestApi(url))).text();
     assert.match(page, /Reverse charge — VAT to be accounted for by the recipient/);
+  });
+
+  it('prints a logo the organization uploaded, and never fetches one from elsewhere', async () => {
+    const invoicePdf = async () => {
+      const { url } = await seller.polar.orders.invoice({ id: orderId });
+      return (await fetch(`${onTestApi(url)}&format=pdf`)).arrayBuffer();
+    };
+    const setLogo = (logo_url: string) =>
+      callV1(api, seller.token, 'PATCH', `/v1/organizations/${seller.organizationId}`, {
+        invoice_settings: { logo_url },
+      });
+    // A URL elsewhere is left off (this host does not exist: a fetch would fail the render).
+    assert.equal((await setLogo('https://logo.invalid/logo.png')).status, 200);
+    assert.equal(await pdfImages(await invoicePdf()), 0);
+
+    // The organization's own avatar file, stored as an upload leaves it.
+    const path = `${seller.organizationId}/${randomUUID()}/logo.png`;
+    const storage = fileStorage(api.config.files);
+    const part = { number: 1, chunkStart: 0, chunkEnd: dotPng.length, sha256Base64: null };
+    await storage.startUpload(path, [part]);
+    const { etag } = await storage.writePart(path, part, Readable.from([dotPng]));
+    await storage.completeUpload(path, [{ number: 1, etag, sha256Base64: null }], {
+      size: dotPng.length,
+      sha256Base64: null,
+    });
+    const em = api.orm.em.fork();
+    const file = em.create(StoredFile, {
+      organization: seller.organizationId,
+      name: 'logo.png',
+      path,
+      mimeType: 'image/png',
+      size: dotPng.length,
+      service: 'organization_avatar',
+      isUploaded: true,
+    });
+    await em.flush();
+    assert.equal((await setLogo(filePublicUrl(file, api.config.api.publicUrl))).status, 200);
+    assert.equal(await pdfImages(await invoicePdf()), 1);
   });
 
   it('answers the PDF to Accept: application/pdf, and HTML by default', async () => {
