@@ -1132,6 +1132,11 @@ export const routeCases: Record<string, RouteCase> = {
   'DELETE /v1/tax-rates/:id': {
     request: ({ victim }) => ({ path: `/v1/tax-rates/${victim.taxRateId}` }),
   },
+  'GET /v1/tax-report': {
+    request: () => ({ path: '/v1/tax-report?start_date=2020-01-01&end_date=2099-12-31' }),
+    stranger: 'own',
+    list: { params: ['start_date', 'end_date', 'currency', 'format'] },
+  },
 
   // Discounts
   'GET /v1/discounts': {

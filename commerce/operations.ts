@@ -35,6 +35,7 @@ import {
   subscriptionOperations,
 } from './subscriptions/operations.ts';
 import { taxRateOperations } from './tax-rates/operations.ts';
+import { taxReportOperations } from './tax-report/operations.ts';
 import { testClockOperations } from './test-clocks/operations.ts';
 import { webhookOperations } from './webhooks/operations.ts';
 import { workflowOperations } from './workflows/operations.ts';
@@ -54,6 +55,7 @@ export const commerceOperations: readonly Operation[] = [
   ...benefitOperations,
   ...customFieldOperations,
   ...taxRateOperations,
+  ...taxReportOperations,
   ...discountOperations,
   ...checkoutLinkOperations,
   ...checkoutOperations,

@@ -25,6 +25,7 @@ import { productRoutes } from './products/routes.ts';
 import { refundRoutes } from './refunds/routes.ts';
 import { customerPortalSubscriptionRoutes, subscriptionRoutes } from './subscriptions/routes.ts';
 import { taxRateRoutes } from './tax-rates/routes.ts';
+import { taxReportRoutes } from './tax-report/routes.ts';
 import { testClockRoutes } from './test-clocks/routes.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
 import { workflowRoutes } from './workflows/routes.ts';
@@ -68,6 +69,7 @@ export function commerceRoutes(dependencies: AppDependencies): Router {
     customerPortalLicenseKeyRoutes,
     customFieldRoutes,
     taxRateRoutes,
+    taxReportRoutes,
     discountRoutes,
     webhookRoutes,
     metricRoutes,
