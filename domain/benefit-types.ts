@@ -8,3 +8,6 @@ export const benefitTypes = [
   'meter_credit',
 ] as const;
 export type BenefitType = (typeof benefitTypes)[number];
+
+/** The access a github_repository benefit gives to its repository. */
+export const githubPermissions = ['pull', 'triage', 'push', 'maintain', 'admin'] as const;

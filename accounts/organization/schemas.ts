@@ -20,6 +20,8 @@ import type { teamMemberJson } from './teams.ts';
 
 const permissions = z.record(z.string(), z.array(z.string()));
 
+// Not 'Organization': that is Polar's seller organization, which /api/auth answers inside a
+// restored subscription.
 export const organizationWireSchema = z
   .strictObject({
     id: z.string(),
@@ -29,7 +31,7 @@ export const organizationWireSchema = z
     metadata: z.record(z.string(), z.unknown()).nullable(),
     createdAt: dateTimeWireSchema,
   })
-  .meta({ id: 'Organization' });
+  .meta({ id: 'AuthOrganization' });
 
 /** A member names its organization and user by id; `role` is a comma-separated list. */
 export const memberWireSchema = z

@@ -15,6 +15,7 @@ import {
   tokenAndUserWireSchema,
 } from '../../accounts/schemas.ts';
 import type { Operation } from '../../commerce/http/openapi.ts';
+import { customerSubscriptionWireSchema } from '../../commerce/subscriptions/schemas.ts';
 import { changeEmailBody, sendVerificationBody, verifyEmailQuery } from './account-email-routes.ts';
 import {
   changePasswordBody,
@@ -505,8 +506,9 @@ const subscriptionOperations: Operation[] = [
     auth: 'session',
     body: restoreBody,
     // Polar's CustomerSubscription, as the customer portal answers it.
-    response: { status: 200, schema: z.looseObject({ id: z.string(), status: z.string() }) },
-    errors: [404],
+    response: { status: 200, schema: customerSubscriptionWireSchema },
+    // 400 also when the subscription has ended, is not set to cancel, or is not named among several.
+    errors: [400, 404],
   },
 ];
 

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Product } from '@polar-sh/sdk/models/components/product.js';
+import { answerProblem } from '../../commerce/http/openapi.ts';
 import { buyerClient, buyerDetails } from '../../commerce/orders/testing.ts';
 import {
   callV1,
@@ -12,6 +13,7 @@ import {
 } from '../../commerce/testing.ts';
 import { User } from '../../db/entities/index.ts';
 import { eventually } from '../../devstack/eventually.ts';
+import { authOperations } from './operations.ts';
 import { browserAuthClient } from './testing.ts';
 
 const password = 'correct horse battery';
@@ -135,6 +137,16 @@ describe('subscription/restore through the Better Auth client', () => {
     assert.equal(data?.ends_at, null);
     assert.equal(data?.product.organization.id, seller.organizationId);
     assert.ok(!('metadata' in (data ?? {})), 'the subscription as its customer sees it');
+    const documented = { operations: authOperations, envelope: 'auth' } as const;
+    const path = '/api/auth/subscription/restore';
+    // The client turned the wire's date strings into Dates: JSON gives the strings back.
+    const body = JSON.parse(JSON.stringify(data));
+    assert.equal(answerProblem(documented, { method: 'POST', path, status: 200, body }), null);
+    const refusal = { code: unverified.error?.code, message: unverified.error?.message };
+    assert.equal(
+      answerProblem(documented, { method: 'POST', path, status: 404, body: refusal }),
+      null,
+    );
 
     const seen = await seller.polar.subscriptions.get({ id: subscriptionId });
     assert.equal(seen.cancelAtPeriodEnd, false);

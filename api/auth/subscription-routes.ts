@@ -10,9 +10,16 @@ import type { AppDependencies } from '../dependencies.ts';
 import { parseBody } from '../validation.ts';
 import { requireSignedIn } from './session-context.ts';
 
+/** Better Auth's Stripe plugin `restoreSubscription` body: both optional, as its client sends them. */
 export const restoreBody = z.object({
-  subscriptionId: z.string().optional(),
-  referenceId: z.string().optional(),
+  subscriptionId: z
+    .string()
+    .optional()
+    .meta({ description: 'Which subscription; optional when the user has only one to restore.' }),
+  referenceId: z
+    .string()
+    .optional()
+    .meta({ description: "Whose subscription: only the signed-in user's own id is accepted." }),
 });
 
 /**

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { customerOAuthPlatforms } from '../../db/entities/customer-access.ts';
 import type { Downloadable } from '../../db/entities/index.ts';
+import { githubPermissions } from '../../domain/benefit-types.ts';
 import { downloadableWire, downloadableWireSchema } from '../files/schemas.ts';
 import { dateTimeWireSchema, isoDateTime } from '../wire.ts';
 
@@ -20,6 +21,45 @@ export type CustomerBenefitGrantUpdateInput = z.infer<typeof customerBenefitGran
 export const oauthAuthorizeQuery = z
   .object({ platform: z.enum(customerOAuthPlatforms), return_to: z.string().min(1).optional() })
   .loose();
+
+/**
+ * A grant's `properties` (Polar's `BenefitGrant*Properties`): what granting made, each key
+ * present once known (domain/benefit-properties.ts picks them). The benefit's type, which
+ * tells the shapes apart, lives on the benefit, so each shape is closed to the others' keys.
+ */
+export const grantPropertiesWireSchema = z.union([
+  z.strictObject({}).meta({ id: 'BenefitGrantCustomProperties' }),
+  z
+    .strictObject({
+      account_id: z.string().nullable().optional(),
+      guild_id: z.string().optional(),
+      role_id: z.string().optional(),
+      granted_account_id: z.string().optional(),
+    })
+    .meta({ id: 'BenefitGrantDiscordProperties' }),
+  z
+    .strictObject({
+      account_id: z.string().nullable().optional(),
+      repository_owner: z.string().optional(),
+      repository_name: z.string().optional(),
+      permission: z.enum(githubPermissions).optional(),
+      granted_account_id: z.string().optional(),
+    })
+    .meta({ id: 'BenefitGrantGitHubRepositoryProperties' }),
+  z
+    .strictObject({ files: z.array(z.uuid()).optional() })
+    .meta({ id: 'BenefitGrantDownloadablesProperties' }),
+  z
+    .strictObject({ license_key_id: z.uuid().optional(), display_key: z.string().optional() })
+    .meta({ id: 'BenefitGrantLicenseKeysProperties' }),
+  z
+    .strictObject({
+      last_credited_meter_id: z.uuid().optional(),
+      last_credited_units: z.int().optional(),
+      last_credited_at: dateTimeWireSchema.optional(),
+    })
+    .meta({ id: 'BenefitGrantMeterCreditProperties' }),
+]);
 
 /** Where to send the customer to consent to the link (Polar's `AuthorizeResponse`). */
 export const oauthAuthorizeWireSchema = z

@@ -5,12 +5,12 @@ import {
   licenseKeyLimits,
   visibleGrantProperties,
 } from '../../domain/benefit-properties.ts';
-import { type BenefitType, benefitTypes } from '../../domain/benefit-types.ts';
+import { type BenefitType, benefitTypes, githubPermissions } from '../../domain/benefit-types.ts';
 import { metadataInput } from '../../domain/metadata.ts';
+import { grantPropertiesWireSchema } from '../benefit-grants/schemas.ts';
 import { customerWire, customerWireSchema } from '../customers/schemas.ts';
 import { dateTimeWireSchema, isoDateTime, isoDateTimeOrNull, metadataWireSchema } from '../wire.ts';
 
-const githubPermissions = ['pull', 'triage', 'push', 'maintain', 'admin'] as const;
 const licenseKeyTimeframes = ['year', 'month', 'day'] as const;
 
 /** Each type's `properties` as create and update bodies carry them (Polar's `*CreateProperties`). */
@@ -180,7 +180,7 @@ export const benefitGrantWireSchema = z
     error: z.object({ message: z.string(), type: z.string(), timestamp: z.string() }).nullable(),
     customer: customerWireSchema,
     benefit: benefitWireSchema,
-    properties: z.record(z.string(), z.unknown()),
+    properties: grantPropertiesWireSchema,
   })
   .meta({ id: 'BenefitGrant' });
 

@@ -58,6 +58,8 @@ export const customerPortalOperations: Operation[] = [
     ...portal,
     body: paymentMethodConfirmInput,
     response: { status: 201, schema: paymentMethodSetupWireSchema },
+    // 400 CustomerNotReady before any card was added; 404 for a setup intent not the customer's.
+    errors: [400, 404],
   },
   {
     method: 'delete',
@@ -67,7 +69,8 @@ export const customerPortalOperations: Operation[] = [
     ...portal,
     params: paymentMethodParams,
     response: { status: 204 },
-    errors: [404],
+    // 400 PaymentMethodInUseByActiveSubscription for the card an active subscription pays with.
+    errors: [400, 404],
   },
   {
     method: 'get',

@@ -5,11 +5,13 @@ import type { Address } from '../../db/entities/customer.ts';
 import type { Customer, CustomerBalanceEntry } from '../../db/entities/index.ts';
 import type { RecurringInterval } from '../../db/entities/product.ts';
 import { addressInput } from '../../domain/addresses.ts';
+import { visibleGrantProperties } from '../../domain/benefit-properties.ts';
 import { type BenefitType, benefitTypes } from '../../domain/benefit-types.ts';
 import { customerBalanceEntryKinds } from '../../domain/customer-balance.ts';
 import { metadataInput } from '../../domain/metadata.ts';
 import { priceCurrencies, recurringIntervals } from '../../domain/prices.ts';
 import { taxIdFormats } from '../../domain/tax-ids.ts';
+import { grantPropertiesWireSchema } from '../benefit-grants/schemas.ts';
 import { dateTimeWireSchema, isoDateTime, isoDateTimeOrNull, metadataWireSchema } from '../wire.ts';
 
 // The columns are varchar(255): longer text is refused at its field, not by the database.
@@ -108,7 +110,7 @@ export const customerStateGrantWireSchema = z
     benefit_id: z.uuid(),
     benefit_type: z.enum(benefitTypes),
     benefit_metadata: metadataWireSchema,
-    properties: z.record(z.string(), z.unknown()),
+    properties: grantPropertiesWireSchema,
   })
   .meta({ id: 'CustomerStateBenefitGrant' });
 
@@ -339,7 +341,7 @@ export function customerStateGrantWire(
     benefit_id: grant.benefit_id,
     benefit_type: grant.benefit_type,
     benefit_metadata: grant.benefit_metadata,
-    properties: grant.properties,
+    properties: visibleGrantProperties(grant.benefit_type, grant.properties),
   };
 }
 
