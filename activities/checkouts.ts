@@ -15,6 +15,7 @@ import { expireIncompleteSubscription } from '../commerce/subscriptions/service.
 import { Checkout, type CheckoutPaymentError } from '../db/entities/checkout.ts';
 import type { Orm } from '../db/orm.ts';
 import type { StripeClient } from '../integrations/stripe/client.ts';
+import { recordOrderTaxTransaction } from '../integrations/stripe/tax-transactions.ts';
 import { toActivityFailure } from '../processes/activity-errors.ts';
 import { startSubscription } from '../processes/starters.ts';
 
@@ -87,7 +88,14 @@ export function createCheckoutActivities(
       confirmation,
     }: ConfirmCheckoutInput): Promise<ConfirmedCheckout> {
       try {
-        return await confirmCheckout(orm.em.fork(), checkoutId, confirmation, confirmId, publicUrl);
+        return await confirmCheckout(
+          orm.em.fork(),
+          checkoutId,
+          confirmation,
+          confirmId,
+          publicUrl,
+          stripe,
+        );
       } catch (error) {
         return toActivityFailure(error);
       }
@@ -123,7 +131,8 @@ export function createCheckoutActivities(
         paymentMethodId,
       );
       // After the commit (no Stripe call in a transaction); a retry finds the order and tells
-      // Stripe again.
+      // Stripe again. Stripe Tax records the tax the order collected (once, by the order's id).
+      await recordOrderTaxTransaction({ orm, stripe }, done.orderId);
       if (done.subscriptionId && paymentMethodId) {
         await sendDefaultCardToStripe(
           { em: orm.em.fork(), stripe },

@@ -4,6 +4,7 @@ import type { Orm } from '../db/orm.ts';
 import type { RefundOutcome } from '../domain/refunds.ts';
 import type { StripeClient } from '../integrations/stripe/client.ts';
 import { readStripeRefund, requestStripeRefund } from '../integrations/stripe/refunds.ts';
+import { reverseRefundTax } from '../integrations/stripe/tax-transactions.ts';
 import { workflowIds } from '../processes/workflow-ids.ts';
 
 export type { SettledRefund };
@@ -28,8 +29,12 @@ export function createRefundActivities({ orm, stripe }: { orm: Orm; stripe: Stri
       return readStripeRefund(stripe, processorId);
     },
 
-    /** Applies Stripe's final word to the refund and its order (see settleRefund). */
-    settleRefund({
+    /**
+     * Applies Stripe's final word to the refund and its order (see settleRefund); a succeeded
+     * refund then reverses its share of the order's Stripe Tax transaction (a retry settles
+     * nothing twice and Stripe answers the same reversal).
+     */
+    async settleRefund({
       refundId,
       status,
       failureReason,
@@ -38,7 +43,9 @@ export function createRefundActivities({ orm, stripe }: { orm: Orm; stripe: Stri
       status: 'succeeded' | 'failed' | 'canceled';
       failureReason: string | null;
     }): Promise<SettledRefund> {
-      return settleRefund(orm.em.fork(), refundId, { status, failureReason });
+      const settled = await settleRefund(orm.em.fork(), refundId, { status, failureReason });
+      if (settled.status === 'succeeded') await reverseRefundTax({ orm, stripe }, refundId);
+      return settled;
     },
   };
 }

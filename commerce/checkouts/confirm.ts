@@ -4,6 +4,7 @@ import { RequestValidationError, type ValidationIssue } from '../../core/errors.
 import { Checkout, type Customer, Organization } from '../../db/entities/index.ts';
 import { missingAddressFields } from '../../domain/checkout-amounts.ts';
 import { checkCustomFieldData } from '../../domain/custom-field-values.ts';
+import type { StripeClient } from '../../integrations/stripe/client.ts';
 import { commerceError, invalidFields, resourceNotFound } from '../errors.ts';
 import type { ProductWire } from '../products/service.ts';
 import { assertMaySubscribe, assignCustomer } from './buyer.ts';
@@ -163,6 +164,7 @@ export function confirmCheckout(
   confirmation: CheckoutConfirmation,
   confirmId: string,
   publicUrl: string,
+  stripe?: StripeClient,
 ): Promise<ConfirmedCheckout> {
   const input = parseConfirmation(confirmation);
   return em.transactional(async (tx) => {
@@ -183,6 +185,7 @@ export function confirmCheckout(
     await applyChanges(tx, checkout, changes, offer, {
       chosenAmount: await chosenAmountOf(tx, checkout),
       confirming: true,
+      stripe,
     });
     const product = offer.get(checkout.product.id) as ProductWire;
     const issues = confirmIssues(checkout, product, input);

@@ -13,6 +13,7 @@ import {
   ProductPrice,
   Subscription,
 } from '../../db/entities/index.ts';
+import type { StripeClient } from '../../integrations/stripe/client.ts';
 import { invalidFields, resourceNotFound } from '../errors.ts';
 import type { ProductWire } from '../products/service.ts';
 import { assertMaySubscribe } from './buyer.ts';
@@ -36,6 +37,8 @@ export interface CheckoutSettings {
    * so a checkout whose workflow could not start is never written.
    */
   startWorkflow: (checkout: { id: string; expiresAt: Date }) => Promise<unknown>;
+  /** For an organization that taxes with Stripe Tax (docs/tax.md). */
+  stripe?: StripeClient;
 }
 
 type Loc = (string | number)[];
@@ -198,7 +201,7 @@ export async function createCheckout(
         custom_field_data: input.custom_field_data ?? {},
       },
       offer,
-      { chosenAmount: null },
+      { chosenAmount: null, stripe: settings.stripe },
     );
     await assertMaySubscribe(tx, checkout, first);
     const wire = await recordChange(tx, checkout, 'checkout.created', settings.publicUrl, offer);
@@ -271,6 +274,7 @@ export async function createCheckoutFromLink(
       wire.client_secret,
       { discount_code: visit.discount_code },
       settings.publicUrl,
+      settings.stripe,
     );
   } catch (error) {
     if (!(error instanceof RequestValidationError)) throw error;

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import Stripe from 'stripe';
 import type { ValidationIssue } from '../../core/errors.ts';
 import {
   type Checkout,
@@ -9,7 +10,16 @@ import {
 } from '../../db/entities/index.ts';
 import { checkoutAmounts, priceAmountOf } from '../../domain/checkout-amounts.ts';
 import { checkoutPrice, customAmountProblem } from '../../domain/prices.ts';
-import { computeTax, type TaxResult, taxSettingsOf } from '../../domain/tax.ts';
+import {
+  computeTax,
+  isReverseCharge,
+  type TaxBuyer,
+  type TaxResult,
+  type TaxSettings,
+  taxSettingsOf,
+} from '../../domain/tax.ts';
+import type { StripeClient } from '../../integrations/stripe/client.ts';
+import { calculateStripeTax } from '../../integrations/stripe/tax.ts';
 import { invalidFields } from '../errors.ts';
 import type { ProductWire } from '../products/service.ts';
 import { sellerTaxRates } from '../tax-rates/service.ts';
@@ -47,14 +57,19 @@ export async function chosenAmountOf(
  * Applies `changes` to the checkout (new or open), refusing every bad value together with a 422
  * located at its field; then recomputes the price, discount and amounts. `offer` holds the
  * products the checkout offers, serialized; `chosenAmount` the pay-what-you-want amount kept
- * while the price stays; `confirming` refuses a discount that can no longer be redeemed.
+ * while the price stays; `confirming` refuses a discount that can no longer be redeemed;
+ * `stripe` asks Stripe Tax, for an organization that taxes with it.
  */
 export async function applyChanges(
   em: EntityManager,
   checkout: Checkout,
   changes: CheckoutChanges,
   offer: Map<string, ProductWire>,
-  { chosenAmount, confirming = false }: { chosenAmount: number | null; confirming?: boolean },
+  {
+    chosenAmount,
+    confirming = false,
+    stripe,
+  }: { chosenAmount: number | null; confirming?: boolean; stripe?: StripeClient },
 ): Promise<void> {
   const priceBefore = checkout.productPrice.id;
   const issues = await applyProductChoice(em, checkout, changes, offer);
@@ -74,7 +89,7 @@ export async function applyChanges(
     ...(await applyDiscountChanges(em, checkout, changes, product.id, confirming)),
   );
   if (issues.length) throw invalidFields(issues);
-  await setAmounts(em, checkout, price, amount);
+  await setAmounts(em, checkout, price, amount, stripe);
 }
 
 /** The product and price: a price of another offered product selects that product. */
@@ -128,18 +143,23 @@ async function setAmounts(
   checkout: Checkout,
   price: ProductPrice,
   amount: number | null,
+  stripe: StripeClient | undefined,
 ) {
   const discount = checkout.discount
     ? await em.findOneOrFail(Discount, checkout.discount.id)
     : null;
   const priceAmount = priceAmountOf(price, { amount, seats: checkout.seats });
+  const reduction =
+    discount &&
+    (discount.type === 'fixed'
+      ? ({ type: 'fixed', amount: discount.amount ?? 0 } as const)
+      : ({ type: 'percentage', basisPoints: discount.basisPoints ?? 0 } as const));
+  checkout.currency = price.priceCurrency ?? 'usd';
+  const { netAmount } = checkoutAmounts(priceAmount, reduction);
   const amounts = checkoutAmounts(
     priceAmount,
-    discount &&
-      (discount.type === 'fixed'
-        ? { type: 'fixed', amount: discount.amount ?? 0 }
-        : { type: 'percentage', basisPoints: discount.basisPoints ?? 0 }),
-    await taxOf(em, checkout),
+    reduction,
+    await taxOf(em, checkout, netAmount, stripe),
   );
   checkout.amount = amounts.amount;
   checkout.discountAmount = amounts.discountAmount;
@@ -147,29 +167,41 @@ async function setAmounts(
   checkout.taxAmount = amounts.taxAmount;
   checkout.taxLines = amounts.taxLines;
   checkout.totalAmount = amounts.totalAmount;
-  checkout.currency = price.priceCurrency ?? 'usd';
 }
 
 /**
- * How the checkout's net amount is taxed, once it can be: the organization taxes with its own
- * rates (docs/tax.md) and the buyer's billing country is known; else null (tax_amount null).
+ * How the checkout's net amount is taxed, once it can be: the buyer's billing country is known
+ * and the organization taxes with its own rates or with Stripe Tax (docs/tax.md); else null
+ * (tax_amount null). Sets the checkout's Stripe Tax calculation, or clears it.
  */
 async function taxOf(
   em: EntityManager,
   checkout: Checkout,
+  netAmount: number,
+  stripe: StripeClient | undefined,
 ): Promise<((netAmount: number) => TaxResult) | null> {
+  checkout.stripeTaxCalculationId = null;
   const address = checkout.customerBillingAddress;
   if (!address?.country) return null;
   const organization = await em.findOneOrFail(Organization, checkout.organization.id);
   const settings = taxSettingsOf(organization);
-  if (settings.mode !== 'seller_rates') return null;
+  if (settings.mode === 'none') return null;
   const product = await em.findOneOrFail(Product, checkout.product.id);
-  const rates = await sellerTaxRates(em, organization.id);
   const buyer = {
     country: address.country,
     state: address.state ?? null,
     taxId: checkout.customerTaxId ?? null,
   };
+  if (settings.mode === 'stripe_tax') {
+    if (!stripe) throw new Error('Stripe Tax needs the Stripe client to price a checkout');
+    const postalCode = address.postalCode ?? null;
+    const result = await stripeTaxOf(stripe, checkout, settings, product, netAmount, {
+      ...buyer,
+      postalCode,
+    });
+    return result && (() => result);
+  }
+  const rates = await sellerTaxRates(em, organization.id);
   return (amount) =>
     computeTax({
       rates,
@@ -178,4 +210,58 @@ async function taxOf(
       buyer,
       amount,
     });
+}
+
+/** Stripe needs a US or Canadian buyer's state or postal code besides the country. */
+const placeKnown = (buyer: TaxBuyer & { postalCode: string | null }) =>
+  !['US', 'CA'].includes(buyer.country.toUpperCase()) || Boolean(buyer.state || buyer.postalCode);
+
+/**
+ * Stripe Tax's answer for the net amount, its calculation kept on the checkout (the paid order
+ * records a transaction from it); null until Stripe can place the buyer. A calculation records
+ * nothing at Stripe, so asking under the checkout's lock is safe. When Stripe cannot answer, the
+ * change is refused (422 at the billing address) and rolled back: the checkout never holds a tax
+ * it did not get from Stripe, and cannot be confirmed without one.
+ */
+async function stripeTaxOf(
+  stripe: StripeClient,
+  checkout: Checkout,
+  settings: TaxSettings,
+  product: Product,
+  netAmount: number,
+  buyer: TaxBuyer & { postalCode: string | null },
+): Promise<TaxResult | null> {
+  if (!placeKnown(buyer)) return null;
+  if (netAmount <= 0) {
+    return { lines: [], taxAmount: 0, amountExcludingTax: netAmount, totalAmount: netAmount };
+  }
+  try {
+    const calculation = await calculateStripeTax(stripe, {
+      currency: checkout.currency,
+      amount: netAmount,
+      inclusive: settings.pricesIncludeTax,
+      behavior: product.taxBehavior,
+      buyer,
+      reverseCharge: isReverseCharge(settings.homeCountry, buyer),
+      reference: checkout.id,
+    });
+    checkout.stripeTaxCalculationId = calculation.calculationId;
+    const inclusiveTax = calculation.lines
+      .filter((line) => line.inclusive)
+      .reduce((sum, line) => sum + line.taxAmount, 0);
+    return {
+      lines: calculation.lines,
+      taxAmount: calculation.taxAmount,
+      amountExcludingTax: netAmount - inclusiveTax,
+      totalAmount: calculation.totalAmount,
+    };
+  } catch (error) {
+    if (!(error instanceof Stripe.errors.StripeError)) throw error;
+    throw invalidFields([
+      issue(
+        ['body', 'customer_billing_address'],
+        `The tax for this address could not be calculated (Stripe Tax: ${error.message}); try again.`,
+      ),
+    ]);
+  }
 }

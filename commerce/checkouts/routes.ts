@@ -66,12 +66,13 @@ export const checkoutListParameters = listParameters({
  * SDK attaches anyway is ignored). Also the redirect of checkout links, which opens a checkout.
  */
 export function checkoutRoutes(dependencies: AppDependencies): Router {
-  const { orm, config, temporal } = dependencies;
+  const { orm, config, temporal, stripe } = dependencies;
   const router = new Router();
   const limit = publicRateLimit(dependencies);
   const { publicUrl } = config.api;
   const settings: CheckoutSettings = {
     publicUrl,
+    stripe,
     ttlSeconds: config.checkouts.ttlSeconds,
     startWorkflow: ({ id, expiresAt }) =>
       startCheckout(temporal, {
@@ -107,7 +108,8 @@ export function checkoutRoutes(dependencies: AppDependencies): Router {
   router.patch('/v1/checkouts/:id', scope('checkouts:write'), async (ctx) => {
     const id = readIdParam(ctx);
     const input = parseBody(ctx, checkoutUpdateInput);
-    ctx.body = await updateCheckout(orm.em, callerOf(ctx).organizationId, id, input, publicUrl);
+    const { organizationId } = callerOf(ctx);
+    ctx.body = await updateCheckout(orm.em, organizationId, id, input, publicUrl, stripe);
   });
 
   router.get('/v1/checkouts/client/:client_secret', limit('checkoutRead'), async (ctx) => {
@@ -117,7 +119,7 @@ export function checkoutRoutes(dependencies: AppDependencies): Router {
 
   router.patch('/v1/checkouts/client/:client_secret', limit('checkoutUpdate'), async (ctx) => {
     const input = parseBody(ctx, checkoutUpdatePublicInput);
-    ctx.body = await updateCheckoutPublic(orm.em, clientSecretOf(ctx), input, publicUrl);
+    ctx.body = await updateCheckoutPublic(orm.em, clientSecretOf(ctx), input, publicUrl, stripe);
   });
 
   /**

@@ -1,6 +1,7 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Checkout } from '../../db/entities/index.ts';
+import type { StripeClient } from '../../integrations/stripe/client.ts';
 import { resourceNotFound } from '../errors.ts';
 import type { CheckoutChanges } from './changes.ts';
 import { applyChanges, chosenAmountOf } from './pricing.ts';
@@ -14,16 +15,21 @@ import type {
 import { assertOpen } from './status.ts';
 import { offeredProducts, publicWireOf, recordChange } from './views.ts';
 
-/** Applies an update to a checkout locked by the caller's transaction; records `checkout.updated`. */
+/**
+ * Applies an update to a checkout locked by the caller's transaction; records `checkout.updated`.
+ * `stripe`: for an organization that taxes with Stripe Tax.
+ */
 async function updateLocked(
   tx: EntityManager,
   checkout: Checkout,
   changes: CheckoutChanges,
   publicUrl: string,
+  stripe: StripeClient | undefined,
 ): Promise<CheckoutWire> {
   const offer = await offeredProducts(tx, checkout.productIds, publicUrl);
   await applyChanges(tx, checkout, changes, offer, {
     chosenAmount: await chosenAmountOf(tx, checkout),
+    stripe,
   });
   return recordChange(tx, checkout, 'checkout.updated', publicUrl, offer);
 }
@@ -35,6 +41,7 @@ export function updateCheckout(
   id: string,
   input: CheckoutUpdateInput,
   publicUrl: string,
+  stripe?: StripeClient,
 ): Promise<CheckoutWire> {
   return em.transactional(async (tx) => {
     const checkout = await tx.findOne(
@@ -44,7 +51,7 @@ export function updateCheckout(
     );
     if (!checkout) throw resourceNotFound('Checkout not found');
     assertOpen(checkout);
-    return updateLocked(tx, checkout, input, publicUrl);
+    return updateLocked(tx, checkout, input, publicUrl, stripe);
   });
 }
 
@@ -54,10 +61,11 @@ export function updateCheckoutPublic(
   clientSecret: string,
   input: CheckoutUpdatePublicInput,
   publicUrl: string,
+  stripe?: StripeClient,
 ): Promise<CheckoutPublicWire> {
   return em.transactional(async (tx) => {
     const checkout = await getCheckoutByClientSecret(tx, clientSecret, LockMode.PESSIMISTIC_WRITE);
     assertOpen(checkout);
-    return publicWireOf(tx, checkout, await updateLocked(tx, checkout, input, publicUrl));
+    return publicWireOf(tx, checkout, await updateLocked(tx, checkout, input, publicUrl, stripe));
   });
 }

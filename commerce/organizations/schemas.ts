@@ -77,11 +77,7 @@ export const organizationUpdateInput = z.object({
   // Tollgate's own: how the organization taxes its sales (docs/tax.md); keys left out keep their value.
   tax_settings: z
     .strictObject({
-      // Stripe Tax (issue 22, option 1) is not built yet: only seller-defined rates or none.
-      mode: z
-        .enum(taxModes)
-        .refine((mode) => mode !== 'stripe_tax', { message: 'Stripe Tax is not available yet.' })
-        .optional(),
+      mode: z.enum(taxModes).optional(),
       home_country: z
         .string()
         .trim()

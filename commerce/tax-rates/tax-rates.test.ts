@@ -101,7 +101,12 @@ describe('seller-defined tax rates (/v1/tax-rates) at checkout', () => {
     const stripeTax = await v1('PATCH', `/v1/organizations/${seller.organizationId}`, {
       tax_settings: { mode: 'stripe_tax' },
     });
-    assert.equal(stripeTax.status, 422, 'Stripe Tax is not built yet');
+    assert.equal(stripeTax.status, 200);
+    assert.equal(stripeTax.body.tax_settings.mode, 'stripe_tax');
+    const back = await v1('PATCH', `/v1/organizations/${seller.organizationId}`, {
+      tax_settings: { mode: 'seller_rates' },
+    });
+    assert.equal(back.body.tax_settings.mode, 'seller_rates');
 
     const stranger = await createSeller(api);
     const theirs = await callV1(api, stranger.token, 'GET', '/v1/tax-rates');

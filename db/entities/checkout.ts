@@ -54,6 +54,8 @@ const CheckoutSchema = defineEntity({
     taxAmount: p.integer().nullable(),
     /** The tax lines behind `taxAmount` (domain/tax.ts); empty while it is null. */
     taxLines: p.json<TaxLine[]>().onCreate(() => []),
+    /** The Stripe Tax calculation behind the tax lines, when the organization uses Stripe Tax. */
+    stripeTaxCalculationId: p.string().nullable(),
     totalAmount: p.integer(),
     currency: p.string(),
     seats: p.integer().nullable(),

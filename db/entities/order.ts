@@ -44,6 +44,8 @@ const OrderSchema = defineEntity({
     taxAmount: p.integer(),
     /** The tax lines behind `taxAmount` (domain/tax.ts), for invoices and exports. */
     taxLines: p.json<TaxLine[]>().onCreate(() => []),
+    /** The Stripe Tax transaction recorded from the checkout's calculation once paid (refunds reverse it). */
+    stripeTaxTransactionId: p.string().nullable(),
     totalAmount: p.integer(),
     fromBalanceAmount: p.integer().default(0),
     refundedAmount: p.integer().default(0),

@@ -106,6 +106,12 @@ export function stripeSimulatorControl(simulatorUrl: string) {
         exp_month: expMonth,
         exp_year: expYear,
       }).then(() => undefined),
+    /** The Stripe Tax transactions and reversals recorded, oldest first (stripe-simulator/tax.ts). */
+    taxTransactions: () =>
+      call('GET', '/_simulator/tax/transactions').then(
+        (answer) =>
+          answer.data as { id: string; type: string; reference: string; flat_amount?: number }[],
+      ),
     /** Delivers an event again, same id and payload (a redelivery, as Stripe does). */
     resendEvent: (eventId: string) =>
       call('POST', `/_simulator/events/${encodeURIComponent(eventId)}/resend`).then(

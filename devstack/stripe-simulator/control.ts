@@ -49,6 +49,9 @@ export async function control(state: SimulatorState, request: Request): Promise<
     return { status: 200, body: { id: known.id } };
   }
   if (path === '/_simulator/events' && method === 'GET') return eventsOf(state, request);
+  if (path === '/_simulator/tax/transactions' && method === 'GET') {
+    return { status: 200, body: { data: state.taxTransactions } };
+  }
   return stripeError(404, { type: 'invalid_request_error', message: `No control ${path}` });
 }
 

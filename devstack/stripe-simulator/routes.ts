@@ -5,12 +5,15 @@ import { routePaymentMethods } from './payment-methods.ts';
 import { routeRefund } from './refunds.ts';
 import { confirmSetup, createSetupIntent } from './setup-intents.ts';
 import { forward, type SimulatorState } from './state.ts';
+import { routeTax } from './tax.ts';
 import type { Answer, Request } from './wire.ts';
 
 /** The stateful calls; everything else is stripe-mock's answer. */
 export async function route(state: SimulatorState, request: Request): Promise<Answer> {
   const { method, path } = request;
   if (path.startsWith('/v1/refunds')) return routeRefund(state, request);
+  if (path.startsWith('/v1/tax/'))
+    return (await routeTax(state, request)) ?? forward(state, request);
   const saved =
     (await routePaymentMethods(state, request)) ?? (await routeConfirmationTokens(state, request));
   if (saved) return saved;

@@ -41,6 +41,9 @@ export interface SimulatorState {
   /** stripe-mock's card payment method, asked for once: the shape of every one made here. */
   paymentMethodFixture: Promise<Answer> | undefined;
   refunds: Map<string, Json>;
+  /** Stripe Tax calculations by id, and the transactions and reversals made of them (tax.ts). */
+  taxCalculations: Map<string, Json>;
+  taxTransactions: Json[];
   /** By Idempotency-Key, oldest first. */
   idempotent: Map<string, StoredAnswer>;
   /** By id, oldest first. */
@@ -64,6 +67,8 @@ export function newSimulatorState(options: SimulatorOptions): SimulatorState {
     confirmationTokens: new Map(),
     paymentMethodFixture: undefined,
     refunds: new Map(),
+    taxCalculations: new Map(),
+    taxTransactions: [],
     idempotent: new Map(),
     events: new Map(),
     faults: [],
