@@ -33,7 +33,8 @@ export { parseStripeForm } from './stripe-simulator/wire.ts';
  *
  * This file is the HTTP server; stripe-simulator/ holds the rest: routes.ts dispatches the
  * stateful calls to payment-intents.ts, setup-intents.ts (their shared steps in intents.ts),
- * refunds.ts, payment-methods.ts (customers' saved cards) and confirmation-tokens.ts; events.ts
+ * refunds.ts, payment-methods.ts (customers' saved cards), confirmation-tokens.ts and tax.ts
+ * (Stripe Tax calculations and transactions, from a table of its own); events.ts
  * signs and delivers webhooks; idempotency.ts and faults.ts wrap every
  * call; control.ts and control-client.ts are the two ends of the control API.
  */

@@ -14,7 +14,7 @@
  * inclusive tax (as Stripe does).
  */
 
-/** How an organization taxes its sales (Stripe Tax is option 1 of issue 22, not built yet). */
+/** How an organization taxes its sales: not at all, with its own rates, or with Stripe Tax. */
 export const taxModes = ['none', 'seller_rates', 'stripe_tax'] as const;
 export type TaxMode = (typeof taxModes)[number];
 
