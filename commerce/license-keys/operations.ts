@@ -29,7 +29,8 @@ const keyChecks = (
     summary: 'Validate a license key (and count its usage)',
     body: licenseKeyValidateInput,
     response: { status: 200, schema: validatedLicenseKeyWireSchema },
-    errors: [404],
+    // 400 when the usage asked for would pass the key's usage limit.
+    errors: [400, 404],
     ...caller,
   },
   {
@@ -39,7 +40,8 @@ const keyChecks = (
     summary: 'Activate a license key on a device or instance',
     body: licenseKeyActivateInput,
     response: { status: 200, schema: licenseKeyActivationWireSchema },
-    errors: [404],
+    // 403 NotPermitted: the activation limit is reached, or the key takes no activations.
+    errors: [403, 404],
     ...caller,
   },
   {
@@ -49,7 +51,8 @@ const keyChecks = (
     summary: 'Deactivate one activation of a license key',
     body: licenseKeyDeactivateInput,
     response: { status: 204 },
-    errors: [404],
+    // 403 NotPermitted from the portal when the seller manages the key's activations.
+    errors: [403, 404],
     ...caller,
   },
 ];

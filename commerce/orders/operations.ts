@@ -70,7 +70,8 @@ export const orderOperations: Operation[] = [
     scopes: write,
     params: idPath,
     response: { status: 202, schema: z.null() },
-    errors: [404, 409],
+    // 422 MissingInvoiceBillingDetails or NotPaidOrder.
+    errors: [404, 409, 422],
   },
   {
     method: 'get',
@@ -142,7 +143,8 @@ export const customerPortalOrderOperations: Operation[] = [
     auth: 'customer',
     params: idPath,
     response: { status: 202, schema: z.null() },
-    errors: [404, 409],
+    // 422 MissingInvoiceBillingDetails or NotPaidOrder.
+    errors: [404, 409, 422],
   },
   {
     method: 'get',
