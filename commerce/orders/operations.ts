@@ -178,6 +178,7 @@ export const customerPortalOrderOperations: Operation[] = [
     params: idPath,
     body: confirmRetryPaymentInput,
     response: { status: 200, schema: paymentConfirmationWireSchema },
-    errors: [404, 409],
+    // 409 PaymentAlreadyInProgress, 422 OrderNotEligibleForRetry.
+    errors: [404, 409, 422],
   },
 ];
