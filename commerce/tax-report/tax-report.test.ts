@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { AddressInput } from '@polar-sh/sdk/models/components/addressinput.js';
-import type { Order } from '@polar-sh/sdk/models/components/order.js';
 import { eventually } from '../../devstack/eventually.ts';
-import { buyerClient, ordersOfCheckout, settledCheckout, testCards } from '../orders/testing.ts';
 import { callV1, createSeller, type Seller, startCommerceApi, type TestApi } from '../testing.ts';
+import { taxedOrder } from './testing.ts';
 
 const berlin: AddressInput = { country: 'DE', city: 'Berlin', line1: 'Unter den Linden 1' };
 const sanFrancisco: AddressInput = {
@@ -55,37 +54,6 @@ describe('the tax report (GET /v1/tax-report)', () => {
     return { seller: created, productId: product.id };
   }
 
-  /** A paid order of the product, billed to `address` (a business when it gives a tax id). */
-  async function taxedOrder(
-    who: Seller,
-    productId: string,
-    address: AddressInput,
-    taxId?: string,
-  ): Promise<Order> {
-    const buyer = buyerClient(api);
-    const created = await who.polar.checkouts.create({ products: [productId] });
-    await buyer.checkouts.clientUpdate({
-      clientSecret: created.clientSecret,
-      checkoutUpdatePublic: {
-        customerBillingAddress: address,
-        ...(taxId && { customerTaxId: taxId, isBusinessCustomer: true }),
-      },
-    });
-    await buyer.checkouts.clientConfirm({
-      clientSecret: created.clientSecret,
-      checkoutConfirmStripe: {
-        customerEmail: `report-${created.id}@example.com`,
-        customerName: 'Ada Buyer',
-        customerBillingAddress: address,
-        confirmationTokenId: testCards.visa,
-      },
-    });
-    assert.equal((await settledCheckout(who, created.id)).status, 'succeeded');
-    const [order] = await ordersOfCheckout(who, created.id);
-    assert.ok(order);
-    return order;
-  }
-
   const report = (who: Seller, query: string) =>
     callV1(api, who.token, 'GET', `/v1/tax-report?${query}`);
 
@@ -93,10 +61,10 @@ describe('the tax report (GET /v1/tax-report)', () => {
     api = await startCommerceApi();
     const sales = await taxingSeller();
     seller = sales.seller;
-    const first = await taxedOrder(seller, sales.productId, berlin);
-    const refunded = await taxedOrder(seller, sales.productId, berlin);
-    await taxedOrder(seller, sales.productId, sanFrancisco);
-    await taxedOrder(seller, sales.productId, paris, 'FR61954506077');
+    const first = await taxedOrder(api, seller, sales.productId, berlin);
+    const refunded = await taxedOrder(api, seller, sales.productId, berlin);
+    await taxedOrder(api, seller, sales.productId, sanFrancisco);
+    await taxedOrder(api, seller, sales.productId, paris, 'FR61954506077');
     period = first.createdAt.toISOString().slice(0, 7);
 
     // Half of the second German order back: 2450 and round(2450 × 931 / 4900) = 466 of tax.
@@ -114,7 +82,7 @@ describe('the tax report (GET /v1/tax-report)', () => {
 
     const rival = await taxingSeller();
     other = rival.seller;
-    await taxedOrder(other, rival.productId, berlin);
+    await taxedOrder(api, other, rival.productId, berlin);
   });
 
   after(() => api?.close());

@@ -185,6 +185,12 @@ export const routes: Route[] = [
     nav: 'Finance',
     page: lazy(() => import('./pages/finance/ReconciliationPage.tsx')),
   },
+  {
+    path: '/tax',
+    title: 'Tax',
+    nav: 'Finance',
+    page: lazy(() => import('./pages/finance/TaxPage.tsx')),
+  },
   // Operators' pages (issue 20): payments, checkouts, license keys, usage events, API keys.
   {
     path: '/payments',
