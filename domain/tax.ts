@@ -163,7 +163,7 @@ export const amountWithoutTax = (amount: number, rateBps: number): number =>
   Number(divideRounded(BigInt(amount) * scale, scale + BigInt(rateBps)));
 
 /** `ca`, `US-CA`, ` ca ` → `CA`: a state as the rates name it. */
-function subdivisionCode(state: string | null, country: string): string | null {
+export function subdivisionCode(state: string | null, country: string): string | null {
   const code = state?.trim().toUpperCase();
   if (!code) return null;
   return code.startsWith(`${country}-`) ? code.slice(country.length + 1) : code;

@@ -124,6 +124,69 @@ describe('Stripe Tax at checkout', () => {
     );
   });
 
+  it("reads Stripe's breakdown for a Californian and a French business with a VAT id", async () => {
+    const taxedFor = async (
+      update: Parameters<Polar['checkouts']['clientUpdate']>[0]['checkoutUpdatePublic'],
+    ) => {
+      const created = await seller.polar.checkouts.create({ products: [productId] });
+      const updated = await buyer.checkouts.clientUpdate({
+        clientSecret: created.clientSecret,
+        checkoutUpdatePublic: update,
+      });
+      const stored = await api.orm.em.fork().findOneOrFail(Checkout, created.id);
+      return { total: updated.totalAmount, lines: stored.taxLines };
+    };
+    // 7.25 % of 4900 is 355.25: Stripe's rounding, 355.
+    const californian = await taxedFor({
+      customerBillingAddress: {
+        country: 'US',
+        state: 'CA',
+        postalCode: '94103',
+        line1: '1 Market St',
+        city: 'San Francisco',
+      },
+    });
+    assert.deepEqual(californian, {
+      total: 5255,
+      lines: [
+        {
+          jurisdiction: 'US-CA',
+          displayName: 'SALES TAX US-CA',
+          rateBps: 725,
+          taxableAmount: 4900,
+          taxAmount: 355,
+          inclusive: false,
+          reverseCharge: false,
+        },
+      ],
+    });
+    // A German seller's sale to a French business: Stripe is told it is a reverse charge.
+    const business = await taxedFor({
+      customerBillingAddress: {
+        country: 'FR',
+        postalCode: '75001',
+        line1: '1 rue de Rivoli',
+        city: 'Paris',
+      },
+      customerTaxId: 'FR61954506077',
+      isBusinessCustomer: true,
+    });
+    assert.deepEqual(business, {
+      total: 4900,
+      lines: [
+        {
+          jurisdiction: 'FR',
+          displayName: 'Reverse charge',
+          rateBps: 0,
+          taxableAmount: 4900,
+          taxAmount: 0,
+          inclusive: false,
+          reverseCharge: true,
+        },
+      ],
+    });
+  });
+
   it('refuses a billing address Stripe cannot tax, leaving the tax unknown rather than wrong', async () => {
     const created = await seller.polar.checkouts.create({ products: [productId] });
     // More failures than the SDK's retries: Stripe Tax is down for this checkout's calculation.

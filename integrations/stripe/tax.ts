@@ -1,5 +1,10 @@
 import type Stripe from 'stripe';
-import type { TaxBehavior, TaxBuyer, TaxLine } from '../../domain/tax.ts';
+import {
+  subdivisionCode,
+  type TaxBehavior,
+  type TaxBuyer,
+  type TaxLine,
+} from '../../domain/tax.ts';
 import type { StripeClient } from './client.ts';
 
 /**
@@ -39,6 +44,9 @@ export async function calculateStripeTax(
   request: StripeTaxRequest,
 ): Promise<StripeTaxCalculation> {
   const { buyer } = request;
+  const country = buyer.country.toUpperCase();
+  // Stripe names a US state or Canadian province by its code alone (`CA`, not `US-CA`).
+  const state = subdivisionCode(buyer.state, country);
   const calculation = await stripe.tax.calculations.create({
     currency: request.currency,
     line_items: [
@@ -51,8 +59,8 @@ export async function calculateStripeTax(
     ],
     customer_details: {
       address: {
-        country: buyer.country.toUpperCase(),
-        ...(buyer.state ? { state: buyer.state } : {}),
+        country,
+        ...(state ? { state } : {}),
         ...(buyer.postalCode ? { postal_code: buyer.postalCode } : {}),
       },
       address_source: 'billing',
