@@ -25,6 +25,7 @@ import {
   taxRatesKey,
   taxReportPath,
 } from './tax-api';
+import '../organization/organization.css';
 
 const modeOptions = [
   { value: 'none', label: 'No tax' },
