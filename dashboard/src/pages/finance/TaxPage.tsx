@@ -30,6 +30,7 @@ import '../organization/organization.css';
 const modeOptions = [
   { value: 'none', label: 'No tax' },
   { value: 'seller_rates', label: 'My own tax rates' },
+  { value: 'stripe_tax', label: 'Stripe Tax' },
 ] as const;
 
 interface SettingsValues {
