@@ -1105,7 +1105,7 @@ export const routeCases: Record<string, RouteCase> = {
   'GET /v1/tax-rates': {
     request: () => ({ path: '/v1/tax-rates' }),
     stranger: 'own',
-    list: { params: ['country', 'sorting'] },
+    list: { params: ['country', 'sorting', 'organization_id'] },
   },
   'POST /v1/tax-rates': {
     request: ({ victim }) => ({
