@@ -5,6 +5,8 @@ import { startTestApi } from '../api/testing.ts';
 import { Member, Organization, User } from '../db/entities/index.ts';
 import { allScopes, type Scope } from '../domain/scopes.ts';
 import { createAccessToken } from './access-tokens/service.ts';
+import { answerProblem } from './http/openapi.ts';
+import { commerceOperations } from './operations.ts';
 
 export type TestApi = Awaited<ReturnType<typeof startTestApi>>;
 
@@ -15,7 +17,30 @@ export const startCommerceApi = startTestApi;
 // request gets its own abort timer here.
 const requestTimeoutMs = 15_000;
 
-/** Polar's SDK pointed at Tollgate, without retries; no token for an anonymous client. */
+/**
+ * Checks a JSON answer against the operation the document says answers its method and path,
+ * throwing what differs: the SDK call that got it rejects, so the test that made it fails.
+ * Every test driving the SDK thereby checks the OpenAPI document against the real answers.
+ */
+async function checkAgainstDocument(response: Response, request: Request): Promise<void> {
+  if (!response.headers.get('content-type')?.includes('json')) return;
+  const text = await response.clone().text();
+  const problem = answerProblem(
+    { operations: commerceOperations, envelope: 'commerce' },
+    {
+      method: request.method,
+      path: new URL(request.url).pathname,
+      status: response.status,
+      body: text ? JSON.parse(text) : null,
+    },
+  );
+  if (problem) throw new Error(`The answer differs from the OpenAPI document: ${problem}`);
+}
+
+/**
+ * Polar's SDK pointed at Tollgate, without retries, each JSON answer checked against the
+ * OpenAPI document; no token for an anonymous client.
+ */
 export function polarClient(serverURL: string, accessToken?: string): Polar {
   const httpClient = new HTTPClient({
     fetcher: (input, init) => {
@@ -24,7 +49,7 @@ export function polarClient(serverURL: string, accessToken?: string): Polar {
       const timer = setTimeout(() => controller.abort(), requestTimeoutMs);
       return fetch(request, { signal: controller.signal }).finally(() => clearTimeout(timer));
     },
-  });
+  }).addHook('response', checkAgainstDocument);
   return new Polar({
     serverURL,
     // An empty string, not undefined: the SDK would fall back to POLAR_ACCESS_TOKEN.

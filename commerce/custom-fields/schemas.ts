@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { CustomField } from '../../db/entities/index.ts';
-import { type CustomFieldType, customFieldTypes } from '../../domain/custom-field-values.ts';
+import type { CustomFieldType } from '../../domain/custom-field-values.ts';
 import { metadataInput } from '../../domain/metadata.ts';
 import { dateTimeWireSchema, isoDateTime, isoDateTimeOrNull, metadataWireSchema } from '../wire.ts';
 
@@ -125,21 +125,41 @@ export type CustomFieldUpdateInput = z.infer<typeof customFieldUpdateInput>;
 
 export const customFieldListQuery = z.object({ query: z.string().nullable().optional() }).loose();
 
-const formPropertyKeys = ['form_label', 'form_help_text', 'form_placeholder'] as const;
-
-/** The `properties` keys each field type carries on the wire (Polar's `CustomField*Properties`). */
-const propertyKeysByType: Record<CustomFieldType, readonly string[]> = {
-  text: [...formPropertyKeys, 'textarea', 'min_length', 'max_length'],
-  number: [...formPropertyKeys, 'ge', 'le'],
-  date: [...formPropertyKeys, 'ge', 'le'],
-  checkbox: formPropertyKeys,
-  select: [...formPropertyKeys, 'options'],
+/** Each type's `properties` on the wire (Polar's `CustomField*Properties`): the set keys only. */
+const formPropertiesWire = {
+  form_label: z.string().optional(),
+  form_help_text: z.string().optional(),
+  form_placeholder: z.string().optional(),
 };
+const comparablePropertiesWire = {
+  ...formPropertiesWire,
+  ge: z.int().optional(),
+  le: z.int().optional(),
+};
+const propertiesWireSchemas = {
+  text: z
+    .object({
+      ...formPropertiesWire,
+      textarea: z.boolean().optional(),
+      min_length: z.int().optional(),
+      max_length: z.int().optional(),
+    })
+    .meta({ id: 'CustomFieldTextProperties' }),
+  number: z.object(comparablePropertiesWire).meta({ id: 'CustomFieldNumberProperties' }),
+  date: z.object(comparablePropertiesWire).meta({ id: 'CustomFieldDateProperties' }),
+  checkbox: z.object(formPropertiesWire).meta({ id: 'CustomFieldCheckboxProperties' }),
+  select: z
+    .object({
+      ...formPropertiesWire,
+      options: z.array(z.object({ value: z.string(), label: z.string() })),
+    })
+    .meta({ id: 'CustomFieldSelectProperties' }),
+} satisfies Record<CustomFieldType, z.ZodObject>;
 
 /** A field's properties as the SDK reads them: unset keys omitted, never null. */
 function propertiesWire(type: CustomFieldType, properties: Record<string, unknown>) {
   const wire: Record<string, unknown> = {};
-  for (const key of propertyKeysByType[type]) {
+  for (const key of Object.keys(propertiesWireSchemas[type].shape)) {
     const value = properties[key];
     if (value !== undefined && value !== null) wire[key] = value;
   }
@@ -147,19 +167,32 @@ function propertiesWire(type: CustomFieldType, properties: Record<string, unknow
   return wire;
 }
 
-/** Polar's `CustomField`: `properties` hold the keys of its `type` that are set. */
+const customFieldCommonWire = {
+  id: z.uuid(),
+  created_at: dateTimeWireSchema,
+  modified_at: dateTimeWireSchema.nullable(),
+  metadata: metadataWireSchema,
+  slug: z.string(),
+  name: z.string(),
+  organization_id: z.uuid(),
+};
+
+const customFieldOfType = <Type extends CustomFieldType>(type: Type) =>
+  z.object({
+    ...customFieldCommonWire,
+    type: z.literal(type),
+    properties: propertiesWireSchemas[type],
+  });
+
+/** Polar's `CustomField`: one shape per type, `properties` holding the type's keys that are set. */
 export const customFieldWireSchema = z
-  .object({
-    id: z.uuid(),
-    created_at: dateTimeWireSchema,
-    modified_at: dateTimeWireSchema.nullable(),
-    metadata: metadataWireSchema,
-    type: z.enum(customFieldTypes),
-    slug: z.string(),
-    name: z.string(),
-    organization_id: z.uuid(),
-    properties: z.record(z.string(), z.unknown()),
-  })
+  .discriminatedUnion('type', [
+    customFieldOfType('text').meta({ id: 'CustomFieldText' }),
+    customFieldOfType('number').meta({ id: 'CustomFieldNumber' }),
+    customFieldOfType('date').meta({ id: 'CustomFieldDate' }),
+    customFieldOfType('checkbox').meta({ id: 'CustomFieldCheckbox' }),
+    customFieldOfType('select').meta({ id: 'CustomFieldSelect' }),
+  ])
   .meta({ id: 'CustomField' });
 
 /** A custom field as /v1 answers it (Polar's `CustomField` union, discriminated by `type`). */
@@ -174,6 +207,7 @@ export function customFieldWire(field: CustomField): z.input<typeof customFieldW
     name: field.name,
     organization_id: field.organization.id,
     properties: propertiesWire(field.type, field.properties),
-  };
+    // The stored properties were validated against the type's input shape when written.
+  } as z.input<typeof customFieldWireSchema>;
 }
 export type CustomFieldWire = ReturnType<typeof customFieldWire>;

@@ -14,11 +14,7 @@ import {
   OutboxEvent,
 } from '../../db/entities/index.ts';
 import { callV1, createSeller, type Seller, startCommerceApi, type TestApi } from '../testing.ts';
-import {
-  customerBenefitGrantWireSchema,
-  customerOrderWireSchema,
-  customerPortalCustomerWireSchema,
-} from './schemas.ts';
+import { customerOrderWireSchema } from './schemas.ts';
 
 describe('customer portal (/v1/customer-portal)', () => {
   let api: TestApi;
@@ -55,9 +51,6 @@ describe('customer portal (/v1/customer-portal)', () => {
     assert.deepEqual(me.oauthAccounts, {
       github: { accountId: '583231', accountUsername: 'octocat' },
     });
-    // The answer is what its OpenAPI operation documents.
-    const wire = await callV1(api, token, 'GET', '/v1/customer-portal/customers/me');
-    customerPortalCustomerWireSchema.parse(wire.body);
   });
 
   it('lists and gets only the customer’s own benefit grants, without the seller’s secrets', async () => {
@@ -101,9 +94,6 @@ describe('customer portal (/v1/customer-portal)', () => {
     const discordGrant = page.result.items.find((grant) => grant.benefit.type === 'discord');
     assert.deepEqual(discordGrant?.benefit.properties, { guildId: '42' });
     assert.equal(discordGrant?.isGranted, false);
-    const wire = await callV1(api, token, 'GET', '/v1/customer-portal/benefit-grants/');
-    assert.equal(wire.status, 200);
-    for (const grant of wire.body.items) customerBenefitGrantWireSchema.parse(grant);
 
     const licenses = await seller.polar.customerPortal.benefitGrants.list(security, {
       typeFilter: 'license_keys',

@@ -13,7 +13,6 @@ import { createStripeClient } from '../../integrations/stripe/client.ts';
 import { buy, buyerClient, buyerDetails, settledCheckout } from '../orders/testing.ts';
 import { declinedRenewal } from '../subscriptions/testing.ts';
 import { callV1, createSeller, type Seller, startCommerceApi, type TestApi } from '../testing.ts';
-import { customerPaymentMethodWireSchema } from './schemas.ts';
 
 const returnUrl = 'https://shop.example.com/portal/cards';
 
@@ -105,13 +104,6 @@ describe('customer portal payment methods (/v1/customer-portal/customers/me/paym
       'pm_card_mastercard',
       'pm_card_visa',
     ]);
-    const raw = await callV1(
-      api,
-      security.customerSession,
-      'GET',
-      '/v1/customer-portal/customers/me/payment-methods',
-    );
-    for (const method of raw.body.items) customerPaymentMethodWireSchema.parse(method);
     const firstPage = await portal().listPaymentMethods(security, { limit: 1 });
     assert.equal(firstPage.result.items.length, 1);
     assert.deepEqual(firstPage.result.pagination, { totalCount: 2, maxPage: 2 });

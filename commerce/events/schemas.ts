@@ -2,7 +2,7 @@ import { regexes, z } from 'zod';
 import type { Customer, UsageEvent } from '../../db/entities/index.ts';
 import { metadataInput, metadataLimits } from '../../domain/metadata.ts';
 import { customerWire, customerWireSchema } from '../customers/schemas.ts';
-import { dateTimeInput, dateTimeWireSchema, isoDateTime } from '../wire.ts';
+import { dateTimeInput, dateTimeWireSchema, isoDateTime, metadataWireSchema } from '../wire.ts';
 
 /**
  * The most events one ingest request may carry, and the most bytes its body may have: whichever
@@ -134,19 +134,48 @@ export const eventListQuery = z
 
 export const eventNameListQuery = z.object({ query: z.string().optional() }).loose();
 
-/** Polar's `Event` (`UserEvent` or `SystemEvent`). */
+const eventCommonWire = {
+  id: z.uuid(),
+  timestamp: dateTimeWireSchema,
+  organization_id: z.uuid(),
+  customer_id: z.uuid().nullable(),
+  customer: customerWireSchema.nullable(),
+  external_customer_id: z.string().nullable(),
+};
+
+/** The events Tollgate records itself, each name with its metadata (Polar's `SystemEvent`). */
+const systemEventWireSchema = z.discriminatedUnion('name', [
+  z
+    .object({
+      ...eventCommonWire,
+      source: z.literal('system'),
+      name: z.literal('meter.credited'),
+      metadata: z.object({ meter_id: z.uuid(), units: z.int(), rollover: z.boolean() }),
+    })
+    .meta({ id: 'MeterCreditEvent' }),
+  z
+    .object({
+      ...eventCommonWire,
+      source: z.literal('system'),
+      name: z.literal('meter.reset'),
+      metadata: z.object({ meter_id: z.uuid() }),
+    })
+    .meta({ id: 'MeterResetEvent' }),
+]);
+
+/** Polar's `Event`: a `UserEvent` as ingested, or a `SystemEvent` told apart by its name. */
 export const eventWireSchema = z
-  .object({
-    id: z.uuid(),
-    timestamp: dateTimeWireSchema,
-    organization_id: z.uuid(),
-    customer_id: z.uuid().nullable(),
-    customer: customerWireSchema.nullable(),
-    external_customer_id: z.string().nullable(),
-    name: z.string(),
-    source: z.enum(eventSources),
-    metadata: z.record(z.string(), z.unknown()),
-  })
+  .discriminatedUnion('source', [
+    z
+      .object({
+        ...eventCommonWire,
+        source: z.literal('user'),
+        name: z.string(),
+        metadata: metadataWireSchema,
+      })
+      .meta({ id: 'UserEvent' }),
+    systemEventWireSchema,
+  ])
   .meta({ id: 'Event' });
 
 /** Polar's `EventName`. */
@@ -180,7 +209,8 @@ export function eventWire(
     name: event.name,
     source: event.source,
     metadata: event.metadata,
-  };
+    // Ingest writes user events, customer-meters/service.ts the system ones, each in its shape.
+  } as z.input<typeof eventWireSchema>;
 }
 
 /** A row of the event names list. */

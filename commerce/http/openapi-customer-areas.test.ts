@@ -1,86 +1,21 @@
-import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import type { Polar } from '@polar-sh/sdk';
 import { paidOrder, productWithBenefits } from '../benefit-grants/testing.ts';
-import { customerSessionOperations } from '../customer-sessions/operations.ts';
-import { customerOperations } from '../customers/operations.ts';
-import { licenseKeyOperations } from '../license-keys/operations.ts';
-import { orderOperations } from '../orders/operations.ts';
-import { paymentOperations } from '../payments/operations.ts';
-import { refundOperations } from '../refunds/operations.ts';
-import {
-  customerPortalSubscriptionOperations,
-  subscriptionOperations,
-} from '../subscriptions/operations.ts';
 import { subscribeOnTestClock } from '../subscriptions/testing.ts';
-import { testClockOperations } from '../test-clocks/operations.ts';
 import { createSeller, type Seller, startCommerceApi, type TestApi } from '../testing.ts';
-import { webhookOperations } from '../webhooks/operations.ts';
-import type { Operation } from './openapi.ts';
-
-const operations: Operation[] = [
-  ...customerOperations,
-  ...customerSessionOperations,
-  ...licenseKeyOperations,
-  ...orderOperations,
-  ...paymentOperations,
-  ...refundOperations,
-  ...subscriptionOperations,
-  ...customerPortalSubscriptionOperations,
-  ...testClockOperations,
-  ...webhookOperations,
-];
-
-/** The operation documenting `method path`: its Koa path template matched as a pattern. */
-function operationOf(method: string, path: string): Operation | undefined {
-  const bare = path.replace(/\/$/, '');
-  return operations.find(
-    (operation) =>
-      operation.method === method.toLowerCase() &&
-      new RegExp(`^${operation.path.replace(/\/$/, '').replace(/:\w+/g, '[^/]+')}$`).test(bare),
-  );
-}
-
-/**
- * Every JSON answer the SDK receives, checked against the response schema of its operation:
- * what the document promises is what the routes answer.
- */
-function validateAnswers(polar: Polar) {
-  const checked: string[] = [];
-  const failures: string[] = [];
-  polar._options.httpClient?.addHook('response', async (response, request) => {
-    if (!response.ok || !response.headers.get('content-type')?.includes('json')) return;
-    const url = new URL(request.url);
-    const operation = operationOf(request.method, url.pathname);
-    if (!operation) return;
-    const body = await response.clone().json();
-    const result = operation.response.schema?.safeParse(body);
-    checked.push(operation.operationId);
-    if (response.status !== operation.response.status) {
-      failures.push(
-        `${operation.operationId}: ${response.status}, documented ${operation.response.status}`,
-      );
-    }
-    if (result && !result.success) {
-      failures.push(`${operation.operationId}: ${JSON.stringify(result.error.issues)}`);
-    }
-  });
-  return { checked, failures };
-}
 
 describe('the customer areas answer as their OpenAPI operations document', () => {
   let api: TestApi;
   let seller: Seller;
-  let answers: ReturnType<typeof validateAnswers>;
 
   before(async () => {
     api = await startCommerceApi();
     seller = await createSeller(api);
-    answers = validateAnswers(seller.polar);
   });
   after(() => api.close());
 
+  // The SDK client checks each answer against the document (commerce/testing.ts): the journey
+  // fails on the first answer that differs.
   it('validates a journey through customers, orders, subscriptions, sessions, webhooks, clocks and lists', async () => {
     const polar = seller.polar;
     const customer = await polar.customers.create({
@@ -142,31 +77,5 @@ describe('the customer areas answer as their OpenAPI operations document', () =>
     await polar.refunds.list({});
     await polar.payments.list({});
     await polar.licenseKeys.list({});
-
-    assert.deepEqual(answers.failures, []);
-    for (const operationId of [
-      'customers:create',
-      'customers:get',
-      'customers:get_external',
-      'customers:update',
-      'customers:get_state',
-      'customers:get_balance',
-      'customers:list',
-      'customer_sessions:create',
-      'orders:get',
-      'orders:list',
-      'orders:update',
-      'subscriptions:get',
-      'subscriptions:list',
-      'customer_portal:subscriptions:get',
-      'customer_portal:subscriptions:list',
-      'webhooks:create_webhook_endpoint',
-      'webhooks:list_webhook_deliveries',
-      'refunds:list',
-      'payments:list',
-      'license_keys:list',
-    ]) {
-      assert.ok(answers.checked.includes(operationId), `${operationId} was checked`);
-    }
   });
 });

@@ -58,58 +58,54 @@ export interface ApiDescription {
 
 type JsonSchema = Record<string, unknown>;
 
-/** The error bodies of each envelope, as components. */
-const errorComponents = {
+const validationIssueSchema = z
+  .object({
+    loc: z.array(z.union([z.string(), z.int()])),
+    msg: z.string(),
+    type: z.string(),
+  })
+  .meta({
+    id: 'ValidationIssue',
+    description: 'Where the bad value was (the request part, then the path inside it) and why.',
+  });
+
+/**
+ * The error bodies of each envelope (api/middleware/errors.ts): the document's `Error` and
+ * `ValidationError` components, and what the tests check error answers against.
+ */
+export const errorBodySchemas = {
   commerce: {
-    Error: {
-      type: 'object',
+    // Loose: a refusal may add its own fields next to `detail`.
+    Error: z.looseObject({ error: z.string(), detail: z.string() }).meta({
+      id: 'Error',
       description: "Polar's error envelope: `error` names the error, `detail` says what happened.",
-      properties: { error: { type: 'string' }, detail: { type: 'string' } },
-      required: ['error', 'detail'],
-    },
-    ValidationError: {
-      type: 'object',
-      description: 'The request did not match its schema (or a business rule refused a field).',
-      properties: {
-        error: { enum: ['RequestValidationError', 'PolarRequestValidationError'] },
-        detail: { type: 'array', items: { $ref: '#/components/schemas/ValidationIssue' } },
-      },
-      required: ['error', 'detail'],
-    },
+    }),
+    ValidationError: z
+      .object({
+        error: z.enum(['RequestValidationError', 'PolarRequestValidationError']),
+        detail: z.array(validationIssueSchema),
+      })
+      .meta({
+        id: 'ValidationError',
+        description: 'The request did not match its schema (or a business rule refused a field).',
+      }),
   },
   auth: {
-    Error: {
-      type: 'object',
-      description: "Better Auth's error body: a stable `code` and a `message` for people.",
-      properties: {
-        code: { type: 'string' },
-        message: { type: 'string' },
-        details: {},
-      },
-      required: ['code', 'message'],
-    },
-    ValidationError: {
-      type: 'object',
-      properties: {
-        code: { const: 'VALIDATION_ERROR' },
-        message: { type: 'string' },
-        details: { type: 'array', items: { $ref: '#/components/schemas/ValidationIssue' } },
-      },
-      required: ['code', 'message', 'details'],
-    },
+    Error: z
+      .object({ code: z.string(), message: z.string(), details: z.unknown().optional() })
+      .meta({
+        id: 'Error',
+        description: "Better Auth's error body: a stable `code` and a `message` for people.",
+      }),
+    ValidationError: z
+      .object({
+        code: z.literal('VALIDATION_ERROR'),
+        message: z.string(),
+        details: z.array(validationIssueSchema),
+      })
+      .meta({ id: 'ValidationError' }),
   },
-} satisfies Record<ApiDescription['envelope'], Record<string, JsonSchema>>;
-
-const validationIssue: JsonSchema = {
-  type: 'object',
-  description: 'Where the bad value was (the request part, then the path inside it) and why.',
-  properties: {
-    loc: { type: 'array', items: { type: ['string', 'integer'] } },
-    msg: { type: 'string' },
-    type: { type: 'string' },
-  },
-  required: ['loc', 'msg', 'type'],
-};
+} satisfies Record<ApiDescription['envelope'], Record<'Error' | 'ValidationError', z.ZodType>>;
 
 const securitySchemes = {
   access_token: {
@@ -247,18 +243,16 @@ function parametersOf(json: JsonSchema, place: 'path' | 'query'): Parameter[] {
   });
 }
 
-const errorResponse = (status: number, component: 'Error' | 'ValidationError') => [
-  String(status),
-  {
-    description: STATUS_CODES[status] ?? 'Error',
-    content: {
-      'application/json': { schema: { $ref: `#/components/schemas/${component}` } },
-    },
-  },
-];
-
-/** The error answers of one operation: from its caller kind and inputs, then its own. */
-function errorResponsesOf(operation: Operation, envelope: ApiDescription['envelope']) {
+/**
+ * The error answers one operation documents, each status with its body: from its caller kind
+ * and inputs, then its own. A validation status the operation also lists among its errors is
+ * a business refusal too, answered in either body.
+ */
+export function errorAnswersOf(
+  operation: Operation,
+  envelope: ApiDescription['envelope'],
+): Map<number, z.ZodType> {
+  const bodies = errorBodySchemas[envelope];
   const auth = operation.auth ?? 'organization';
   const validationStatus = envelope === 'commerce' ? 422 : 400;
   const paged = operation.response.schema !== undefined && pages.has(operation.response.schema);
@@ -269,11 +263,18 @@ function errorResponsesOf(operation: Operation, envelope: ApiDescription['envelo
     // Public and portal routes are rate limited per IP; so is all of /api/auth.
     ...(auth === 'public' || auth === 'customer' || envelope === 'auth' ? [429] : []),
   ]);
+  const answers = new Map<number, z.ZodType>();
+  if (takesInput) {
+    answers.set(
+      validationStatus,
+      statuses.has(validationStatus)
+        ? z.union([bodies.ValidationError, bodies.Error])
+        : bodies.ValidationError,
+    );
+  }
   statuses.delete(validationStatus);
-  return [
-    ...(takesInput ? [errorResponse(validationStatus, 'ValidationError')] : []),
-    ...[...statuses].map((status) => errorResponse(status, 'Error')),
-  ];
+  for (const status of statuses) answers.set(status, bodies.Error);
+  return answers;
 }
 
 /** One operation as OpenAPI's operation object. */
@@ -329,7 +330,13 @@ function operationObject(
           ...(!schema && contentType && { content: { [contentType]: { schema: {} } } }),
         },
       ],
-      ...errorResponsesOf(operation, envelope),
+      ...[...errorAnswersOf(operation, envelope)].map(([status, body]) => [
+        String(status),
+        {
+          description: STATUS_CODES[status] ?? 'Error',
+          content: { 'application/json': { schema: schemas.convert(body, 'output') } },
+        },
+      ]),
     ]),
   };
 }
@@ -362,6 +369,8 @@ export function openApiDocument(api: ApiDescription): OpenApiDocument {
     operationIds.add(operation.operationId);
     item[operation.method] = operationObject(operation, api.envelope, schemas);
   }
+  // The envelope's bodies are components even where no operation answers them.
+  for (const body of Object.values(errorBodySchemas[api.envelope])) schemas.convert(body, 'output');
   const tags = [...new Set(api.operations.map((operation) => operation.tag))];
   return {
     openapi: '3.1.0',
@@ -369,12 +378,93 @@ export function openApiDocument(api: ApiDescription): OpenApiDocument {
     tags: tags.map((name) => ({ name })),
     paths,
     components: {
-      schemas: {
-        ...Object.fromEntries(schemas.components),
-        ...errorComponents[api.envelope],
-        ValidationIssue: validationIssue,
-      },
+      schemas: Object.fromEntries(schemas.components),
       securitySchemes,
     },
   };
+}
+
+const withoutTrailingSlash = (path: string) => (path.length > 1 ? path.replace(/\/$/, '') : path);
+
+/**
+ * The operation documenting `method` on a concrete path (`/v1/products/<uuid>`), Koa's `:name`
+ * matching one segment and a trailing slash not counting. Where several match, the one with
+ * the fewest parameters is the route meant (`/v1/events/names` over `/v1/events/:id`).
+ */
+export function operationAt(
+  operations: readonly Operation[],
+  method: string,
+  path: string,
+): Operation | undefined {
+  const wanted = withoutTrailingSlash(path);
+  const parameterCount = (operation: Operation) => pathParamNames(operation.path).length;
+  return operations
+    .filter(
+      (operation) =>
+        operation.method === method.toLowerCase() &&
+        new RegExp(`^${withoutTrailingSlash(operation.path).replace(/:\w+/g, '[^/]+')}$`).test(
+          wanted,
+        ),
+    )
+    .sort((first, second) => parameterCount(first) - parameterCount(second))[0];
+}
+
+/** One JSON answer as it came over the wire. */
+export interface Answer {
+  method: string;
+  path: string;
+  status: number;
+  body: unknown;
+}
+
+/**
+ * What is wrong with an answer as its operation documents it, or null: an undocumented route
+ * or status, a field that breaks its schema, or a field the schema does not name (zod drops
+ * those silently, the document's `additionalProperties: false` refuses them).
+ */
+export function answerProblem(
+  api: Pick<ApiDescription, 'operations' | 'envelope'>,
+  answer: Answer,
+): string | null {
+  const operation = operationAt(api.operations, answer.method, answer.path);
+  const where = `${answer.method} ${answer.path} answered ${answer.status}`;
+  if (!operation) return `${where}: no operation documents this route`;
+  const named = `${where} (${operation.operationId})`;
+  const success = operation.response;
+  const schema =
+    answer.status === success.status
+      ? success.schema
+      : errorAnswersOf(operation, api.envelope).get(answer.status);
+  if (answer.status !== success.status && !schema) {
+    return `${named}: status not documented (${JSON.stringify(answer.body).slice(0, 300)})`;
+  }
+  if (!schema) return null;
+  const parsed = schema.safeParse(answer.body);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.slice(0, 5).map((issue) => {
+      const field = issue.path.map(String).join('.') || '(body)';
+      return `${field}: ${issue.message}`;
+    });
+    return `${named}: ${issues.join('; ')}`;
+  }
+  const extra = undocumentedFields(answer.body, parsed.data, []);
+  return extra.length ? `${named}: undocumented fields ${extra.slice(0, 5).join(', ')}` : null;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** The paths of fields in `sent` that parsing dropped: the schema does not name them. */
+function undocumentedFields(sent: unknown, parsed: unknown, path: string[]): string[] {
+  if (Array.isArray(sent) && Array.isArray(parsed)) {
+    return sent.flatMap((item, index) =>
+      undocumentedFields(item, parsed[index], [...path, `${index}`]),
+    );
+  }
+  if (!isRecord(sent) || !isRecord(parsed)) return [];
+  return Object.entries(sent).flatMap(([key, value]) =>
+    key in parsed
+      ? undocumentedFields(value, parsed[key], [...path, key])
+      : [[...path, key].join('.')],
+  );
 }
