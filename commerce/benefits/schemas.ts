@@ -110,9 +110,25 @@ type StoredProperties = Record<string, unknown>;
 const textOrNull = (value: unknown) => (typeof value === 'string' ? value : null);
 const integerOrNull = (value: unknown) => (typeof value === 'number' ? value : null);
 
+/** The types whose buyers see the same properties as the seller (the portal's subscriber view). */
+export const benefitCustomPropertiesWireSchema = z
+  .object({ note: z.string().nullable() })
+  .meta({ id: 'BenefitCustomProperties' });
+export const benefitLicenseKeysPropertiesWireSchema = z
+  .object({
+    prefix: z.string().nullable(),
+    expires: z.object({ ttl: z.int(), timeframe: z.enum(licenseKeyTimeframes) }).nullable(),
+    activations: z.object({ limit: z.int(), enable_customer_admin: z.boolean() }).nullable(),
+    limit_usage: z.int().nullable(),
+  })
+  .meta({ id: 'BenefitLicenseKeysProperties' });
+export const benefitMeterCreditPropertiesWireSchema = z
+  .object({ units: z.int(), rollover: z.boolean(), meter_id: z.uuid() })
+  .meta({ id: 'BenefitMeterCreditProperties' });
+
 /** Each type's `properties` as answers carry them (Polar's `Benefit*Properties`). */
 const benefitPropertiesWireSchema = z.union([
-  z.object({ note: z.string().nullable() }).meta({ id: 'BenefitCustomProperties' }),
+  benefitCustomPropertiesWireSchema,
   z
     .object({
       guild_id: z.string(),
@@ -131,17 +147,8 @@ const benefitPropertiesWireSchema = z.union([
   z
     .object({ archived: z.record(z.string(), z.boolean()), files: z.array(z.uuid()) })
     .meta({ id: 'BenefitDownloadablesProperties' }),
-  z
-    .object({
-      prefix: z.string().nullable(),
-      expires: z.object({ ttl: z.int(), timeframe: z.enum(licenseKeyTimeframes) }).nullable(),
-      activations: z.object({ limit: z.int(), enable_customer_admin: z.boolean() }).nullable(),
-      limit_usage: z.int().nullable(),
-    })
-    .meta({ id: 'BenefitLicenseKeysProperties' }),
-  z
-    .object({ units: z.int(), rollover: z.boolean(), meter_id: z.uuid() })
-    .meta({ id: 'BenefitMeterCreditProperties' }),
+  benefitLicenseKeysPropertiesWireSchema,
+  benefitMeterCreditPropertiesWireSchema,
 ]);
 
 /** Polar's `BenefitPublic`: the benefit as buyers see it. */

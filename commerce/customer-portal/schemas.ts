@@ -10,7 +10,10 @@ import type {
 import { addressInput } from '../../domain/addresses.ts';
 import { visibleGrantProperties } from '../../domain/benefit-properties.ts';
 import {
+  benefitCustomPropertiesWireSchema,
   benefitGrantWireSchema,
+  benefitLicenseKeysPropertiesWireSchema,
+  benefitMeterCreditPropertiesWireSchema,
   benefitPublicWireSchema,
   benefitWire,
 } from '../benefits/schemas.ts';
@@ -220,18 +223,23 @@ function subscriberProperties(benefit: Benefit) {
   const properties = benefitWire(benefit).properties as Record<string, unknown>;
   switch (benefit.type) {
     case 'discord':
-      return { guild_id: properties.guild_id };
+      return { guild_id: properties.guild_id as string };
     case 'github_repository':
       return {
-        repository_owner: properties.repository_owner,
-        repository_name: properties.repository_name,
+        repository_owner: properties.repository_owner as string,
+        repository_name: properties.repository_name as string,
       };
     case 'downloadables': {
       const archived = properties.archived as Record<string, boolean>;
       return { active_files: (properties.files as string[]).filter((id) => !archived[id]) };
     }
     default:
-      return properties;
+      // Custom, license keys and meter credit: what the seller sees, which holds no secret.
+      return properties as z.input<
+        | typeof benefitCustomPropertiesWireSchema
+        | typeof benefitLicenseKeysPropertiesWireSchema
+        | typeof benefitMeterCreditPropertiesWireSchema
+      >;
   }
 }
 
@@ -245,7 +253,9 @@ const benefitSubscriberPropertiesWireSchema = z.union([
     .object({ active_files: z.array(z.uuid()) })
     .meta({ id: 'BenefitDownloadablesSubscriberProperties' }),
   // Custom, license keys and meter credit: their `Benefit*Properties` as the seller sees them.
-  z.record(z.string(), z.unknown()),
+  benefitCustomPropertiesWireSchema,
+  benefitLicenseKeysPropertiesWireSchema,
+  benefitMeterCreditPropertiesWireSchema,
 ]);
 
 /** Polar's `CustomerBenefitGrant*`: the grant with the portal customer and the subscriber's benefit. */
