@@ -11,3 +11,7 @@ export type BenefitType = (typeof benefitTypes)[number];
 
 /** The access a github_repository benefit gives to its repository. */
 export const githubPermissions = ['pull', 'triage', 'push', 'maintain', 'admin'] as const;
+
+/** Where a customer links an account of their own for a grant: Discord and GitHub. */
+export const customerOAuthPlatforms = ['discord', 'github'] as const;
+export type CustomerOAuthPlatform = (typeof customerOAuthPlatforms)[number];

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { SocialProviderConfig } from '../../config/env.ts';
-import type { CustomerOAuthPlatform } from '../../db/entities/customer-access.ts';
 import { BenefitGrant, CustomerOAuthAccount } from '../../db/entities/index.ts';
+import type { CustomerOAuthPlatform } from '../../domain/benefit-types.ts';
 import { readSignedToken, signToken } from '../../domain/signed-tokens.ts';
 import { authorizationUrl } from '../../integrations/oauth/account-links.ts';
 

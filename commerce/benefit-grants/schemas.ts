@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { customerOAuthPlatforms } from '../../db/entities/customer-access.ts';
 import type { Downloadable } from '../../db/entities/index.ts';
-import { githubPermissions } from '../../domain/benefit-types.ts';
+import { customerOAuthPlatforms, githubPermissions } from '../../domain/benefit-types.ts';
 import { downloadableWire, downloadableWireSchema } from '../files/schemas.ts';
 import { dateTimeWireSchema, isoDateTime } from '../wire.ts';
 

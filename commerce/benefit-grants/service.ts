@@ -1,10 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { BenefitIntegrationsConfig } from '../../config/env.ts';
-import type { CustomerOAuthPlatform } from '../../db/entities/customer-access.ts';
 import { BenefitGrant, CustomerOAuthAccount } from '../../db/entities/index.ts';
 import { newId } from '../../db/ids.ts';
 import { visibleGrantProperties } from '../../domain/benefit-properties.ts';
-import type { BenefitType } from '../../domain/benefit-types.ts';
+import type { BenefitType, CustomerOAuthPlatform } from '../../domain/benefit-types.ts';
 import { discordApi } from '../../integrations/discord/discord-api.ts';
 import { githubApi } from '../../integrations/github/github-api.ts';
 import { benefitGrantWire } from '../benefits/schemas.ts';

@@ -1,6 +1,5 @@
 import type Stripe from 'stripe';
 import { z } from 'zod';
-import { customerOAuthPlatforms } from '../../db/entities/customer-access.ts';
 import type {
   Benefit,
   BenefitGrant,
@@ -9,6 +8,7 @@ import type {
 } from '../../db/entities/index.ts';
 import { addressInput } from '../../domain/addresses.ts';
 import { visibleGrantProperties } from '../../domain/benefit-properties.ts';
+import { customerOAuthPlatforms } from '../../domain/benefit-types.ts';
 import {
   benefitCustomPropertiesWireSchema,
   benefitGrantWireSchema,

@@ -1,10 +1,8 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { customerOAuthPlatforms } from '../../domain/benefit-types.ts';
 import { Checkout } from './checkout.ts';
 import { commerceTimestampColumns, idColumn } from './columns.ts';
 import { Customer } from './customer.ts';
-
-export const customerOAuthPlatforms = ['discord', 'github'] as const;
-export type CustomerOAuthPlatform = (typeof customerOAuthPlatforms)[number];
 
 /**
  * A customer's account on Discord or GitHub, linked so that discord and github_repository

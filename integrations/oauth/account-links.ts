@@ -1,5 +1,5 @@
 import type { SocialProviderConfig } from '../../config/env.ts';
-import type { CustomerOAuthPlatform } from '../../db/entities/customer-access.ts';
+import type { CustomerOAuthPlatform } from '../../domain/benefit-types.ts';
 
 /**
  * The hosts of each platform's OAuth flow. A configured base URL (the local provider of tests
