@@ -179,7 +179,7 @@ describe('the subscription workflow, on test clocks', { concurrency: true }, () 
     const loaded = await eventually(
       () => workflowState(subscriptionId),
       (state) => state?.periods.at(-1)?.end === '2028-01-31T10:00:00.000Z',
-      { what: 'the last billed period in the workflow' },
+      { what: 'the last billed period in the workflow', timeoutMs: 90_000 },
     );
     const state = loaded as NonNullable<typeof loaded>;
     assert.equal(state.periods.at(-1)?.status, 'paid');
@@ -408,8 +408,18 @@ describe('the subscription workflow, on test clocks', { concurrency: true }, () 
     // (a local activity: the stopping worker waits out its 30 s timeout).
     const dyingAfterCharge = workers.dyingAfter('renewSubscription');
     const { clockId, subscriptionId } = await subscribe('2027-10-10T00:00:00.000Z');
-    // The checkout started its workflow on the test run's queue: this test's workers take over.
+    // The checkout starts its workflow on the test run's queue (just after the subscription
+    // exists): this test's workers take over once it runs.
     const handle = api.temporal.workflow.getHandle(workflowIds.subscription(subscriptionId));
+    await eventually(
+      () =>
+        handle.describe().then(
+          () => true,
+          () => false,
+        ),
+      Boolean,
+      { what: 'the subscription workflow the checkout starts', timeoutMs: 90_000 },
+    );
     await handle.terminate('moved to the restart test’s own workers');
     await startSubscription(api.temporal, subscriptionId, taskQueue);
     const original = await workers.start(dyingAfterCharge.activities);
