@@ -104,6 +104,83 @@ describe('dashboard: subscriptions and failed renewals (browser)', () => {
     await page.close();
   });
 
+  it('shows the seats of a seat-based subscription, and adds seats after previewing their proration', async () => {
+    const { page, seller } = await signedInSeller();
+    await seller.polar.organizations.update({
+      id: seller.organizationId,
+      organizationUpdate: { featureSettings: { seatBasedPricingEnabled: true } },
+    });
+    const team = await seller.polar.products.create({
+      name: 'Team plan',
+      recurringInterval: 'month',
+      prices: [{ amountType: 'seat_based', pricePerSeat: 3100 }],
+    });
+    // January has 31 days: on the 22nd, 10 of them are left, and 3100 a seat prorates to the cent.
+    const { subscriptionId, clockId } = await subscribeOnTestClock(
+      suite.api,
+      seller,
+      team.id,
+      '2027-01-01T00:00:00Z',
+      2,
+    );
+    await advanceTestClock(suite.api, seller, clockId, '2027-01-22T00:00:00Z');
+
+    await page.goto(`${suite.api.url}/subscriptions/${subscriptionId}`);
+    await page.getByRole('heading', { level: 1, name: /^Team plan for / }).waitFor();
+    await page.getByText('$62.00 every month for 2 seats').waitFor();
+    await page.getByRole('region', { name: 'Period' }).getByText('Test clock at').waitFor();
+    const details = page.getByRole('region', { name: 'Details' });
+    await details.getByText('Seats', { exact: true }).waitFor();
+
+    const form = page.getByRole('form', { name: 'Change seats' });
+    const seats = form.getByLabel(/^Seats/);
+    assert.equal(await seats.inputValue(), '2');
+    await form.getByRole('button', { name: 'Review seats' }).click();
+    await form.getByText('The subscription has 2 seats already.').waitFor();
+    await seats.fill('0');
+    await form.getByRole('button', { name: 'Review seats' }).click();
+    await form.getByText('Enter a whole number of seats, at least 1.').waitFor();
+
+    await seats.fill('4');
+    await form.getByLabel(/^Proration/).selectOption('invoice');
+    const preview = form.getByRole('table', { name: 'Proration preview' });
+    const line = (name: RegExp) => preview.getByRole('row', { name });
+    await line(/^Unused time on Team plan \(2 seats\)/)
+      .getByText('-$20.00')
+      .waitFor();
+    await line(/^Remaining time on Team plan \(4 seats\)/)
+      .getByText('$40.00')
+      .waitFor();
+    await line(/^Charged now/)
+      .getByText('$20.00')
+      .waitFor();
+    await line(/^Each period from now on/)
+      .getByText('$124.00')
+      .waitFor();
+    await page.screenshot({
+      path: join(screenshotsDir, 'dashboard-subscription-seats.png'),
+      fullPage: true,
+    });
+    await form.getByRole('button', { name: 'Review seats' }).click();
+    await page
+      .getByRole('dialog', { name: 'Bill 4 seats?' })
+      .getByRole('button', { name: 'Change seats' })
+      .click();
+    await page.getByText('$124.00 every month for 4 seats').waitFor();
+    assert.equal(await seats.inputValue(), '4');
+
+    const changed = await suite.api.orm.em.fork().findOneOrFail(Subscription, subscriptionId);
+    assert.deepEqual([changed.seats, changed.amount], [4, 12_400]);
+    // `invoice`: the 2000 difference was charged at once, on an order of its own.
+    const { customerId } = await seller.polar.subscriptions.get({ id: subscriptionId });
+    const orders = await seller.polar.orders.list({ customerId });
+    const update = orders.result.items.find(
+      (order) => order.billingReason === 'subscription_update',
+    );
+    assert.equal(update?.totalAmount, 2000, 'the server charged what the preview said');
+    await page.close();
+  });
+
   it('lists a declined renewal with the amount at risk, and retry now recovers it', async () => {
     const { page, seller } = await signedInSeller();
     const team = await monthly(seller, 'Team', 2500);

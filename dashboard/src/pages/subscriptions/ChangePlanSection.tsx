@@ -41,7 +41,7 @@ function usePlanOptions(subscription: Subscription) {
 }
 
 /** The organization's proration behaviour: what the API applies when the change names none. */
-function useDefaultBehavior(): ProrationBehavior | undefined {
+export function useDefaultBehavior(): ProrationBehavior | undefined {
   const { organization } = useSignedIn();
   const settings = useQuery({
     queryKey: ['organization', organization.id, 'settings'],
@@ -131,26 +131,7 @@ export function ChangePlanSection({ subscription, now }: ChangePlanSectionProps)
             </select>
           )}
         </Field>
-        <Field
-          name="proration_behavior"
-          label="Proration"
-          error={errors.proration_behavior}
-          required
-        >
-          {(props) => (
-            <select
-              {...props}
-              value={behavior}
-              onChange={(event) => setBehavior(event.target.value as ProrationBehavior)}
-            >
-              {prorationBehaviors.map((value) => (
-                <option key={value} value={value}>
-                  {prorationLabels[value]}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
+        <ProrationField value={behavior} onChange={setBehavior} error={errors.proration_behavior} />
         {preview?.ok && <ProrationPreview preview={preview} currency={subscription.currency} />}
         <div className="form-actions">
           <button type="submit" className="button button-primary">
@@ -173,7 +154,36 @@ export function ChangePlanSection({ subscription, now }: ChangePlanSectionProps)
   );
 }
 
-function ProrationPreview({
+/** How the difference of a change is billed: now, or with the next renewal. */
+export function ProrationField({
+  value,
+  onChange,
+  error,
+}: {
+  value: ProrationBehavior;
+  onChange: (behavior: ProrationBehavior) => void;
+  error?: string | undefined;
+}) {
+  return (
+    <Field name="proration_behavior" label="Proration" error={error} required>
+      {(props) => (
+        <select
+          {...props}
+          value={value}
+          onChange={(event) => onChange(event.target.value as ProrationBehavior)}
+        >
+          {prorationBehaviors.map((behavior) => (
+            <option key={behavior} value={behavior}>
+              {prorationLabels[behavior]}
+            </option>
+          ))}
+        </select>
+      )}
+    </Field>
+  );
+}
+
+export function ProrationPreview({
   preview,
   currency,
 }: {

@@ -12,6 +12,7 @@ import { fetchOrders } from '../orders/api';
 import { PaidWith } from '../orders/PaidWith';
 import { reasonLabels, type Subscription, subscriptionKey, subscriptionsApi } from './api';
 import { ChangePlanSection } from './ChangePlanSection';
+import { SeatsSection } from './SeatsSection';
 import { SubscriptionActions } from './SubscriptionActions';
 import { BilledPeriodsSection, firstPeriodOf, NextStep } from './SubscriptionSchedule';
 
@@ -65,6 +66,7 @@ export default function SubscriptionPage({ params }: PageProps) {
   const live = data.status === 'active' || data.status === 'trialing';
   const clockTime = state.data?.schedule.testClock?.frozenTime;
   const recovered = recoveredLabel(data.recovered_by);
+  const subscriptionNow = () => (clockTime ? new Date(clockTime) : new Date());
 
   return (
     <EntityPage
@@ -78,6 +80,7 @@ export default function SubscriptionPage({ params }: PageProps) {
           {data.test_clock_id && <StatusBadge tone="info">test clock</StatusBadge>}
           {recovered && <StatusBadge tone="ok">{recovered}</StatusBadge>}{' '}
           <Money amount={data.amount} currency={data.currency} /> every {data.recurring_interval}
+          {data.seats !== null && ` for ${data.seats} ${data.seats === 1 ? 'seat' : 'seats'}`}
         </>
       }
       back={back}
@@ -126,6 +129,9 @@ export default function SubscriptionPage({ params }: PageProps) {
                 {data.product.name}
               </Link>,
             ],
+            ...(data.seats === null
+              ? []
+              : [['Seats', String(data.seats)] satisfies [string, string]]),
             ['Paid with', <PaidWith key="card" orderId={orders.data?.items.at(-1)?.id ?? null} />],
             ['Discount', data.discount?.name ?? 'None'],
             ['Cancellation', <Cancellation key="cancellation" subscription={data} />],
@@ -155,12 +161,8 @@ export default function SubscriptionPage({ params }: PageProps) {
           orders.data && firstPeriodOf(data, orders.data.items[0], state.data?.periods ?? [])
         }
       />
-      {live && (
-        <ChangePlanSection
-          subscription={data}
-          now={() => (clockTime ? new Date(clockTime) : new Date())}
-        />
-      )}
+      {live && data.seats !== null && <SeatsSection subscription={data} now={subscriptionNow} />}
+      {live && <ChangePlanSection subscription={data} now={subscriptionNow} />}
       <WorkflowPanel kind="subscription" entityId={data.id} />
     </EntityPage>
   );

@@ -78,4 +78,6 @@ export const subscriptionsApi = {
       product_id: productId,
       proration_behavior: prorationBehavior,
     }),
+  changeSeats: (id: string, seats: number, prorationBehavior: ProrationBehavior) =>
+    api.patch<Subscription>(path(id), { seats, proration_behavior: prorationBehavior }),
 };

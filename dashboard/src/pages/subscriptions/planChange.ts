@@ -1,10 +1,11 @@
 /**
- * The preview of a plan change, computed as the server will (commerce/subscriptions/changes.ts):
- * the same target price, the same pure `prorate` at the subscription's time (its test clock's
- * when it has one), the same lines and the same rule for what is charged now.
+ * The preview of a plan change (another product, or other seats), computed as the server will
+ * (commerce/subscriptions/changes.ts): the same target price, the same pure `prorate` at the
+ * subscription's time (its test clock's when it has one), the same lines and the same rule for
+ * what is charged now.
  */
 import { priceAmountOf } from '../../../../domain/checkout-amounts.ts';
-import { isStaticPrice } from '../../../../domain/prices.ts';
+import { isStaticPrice, minimumSeats, planLabel } from '../../../../domain/prices.ts';
 import { prorate } from '../../../../domain/proration.ts';
 import type { ProrationBehavior } from '../../../../domain/subscriptions.ts';
 import type { Product } from '../products/api';
@@ -39,19 +40,32 @@ function targetPrice(subscription: Subscription, product: Product) {
   );
 }
 
-/** The amount a wire price charges per period, by the server's own rule. */
-function amountOf(price: Product['prices'][number]): number {
+/** The amount a wire price charges per period for `seats`, by the server's own rule. */
+function amountOf(price: Product['prices'][number], seats: number | null): number {
   const wire: Record<string, unknown> = price;
   const amount = (name: string) => (typeof wire[name] === 'number' ? wire[name] : null);
-  return priceAmountOf({
-    amountType: price.amount_type,
-    priceAmount: amount('price_amount'),
-    minimumAmount: amount('minimum_amount'),
-    maximumAmount: amount('maximum_amount'),
-    presetAmount: amount('preset_amount'),
-    pricePerSeat: amount('price_per_seat'),
-  });
+  return priceAmountOf(
+    {
+      amountType: price.amount_type,
+      priceAmount: amount('price_amount'),
+      minimumAmount: amount('minimum_amount'),
+      maximumAmount: amount('maximum_amount'),
+      presetAmount: amount('preset_amount'),
+      pricePerSeat: amount('price_per_seat'),
+    },
+    { seats },
+  );
 }
+
+/** Why the subscription cannot change what it bills now, or null when it can. */
+function statusRefusal(subscription: Subscription): string | null {
+  if (subscription.status === 'active' || subscription.status === 'trialing') return null;
+  return `A ${statusLabels[subscription.status].toLowerCase()} subscription cannot change its plan until its renewal is paid.`;
+}
+
+/** What the subscription's plan is called on the server's proration lines (seats named). */
+const currentPlanLabel = (subscription: Subscription) =>
+  planLabel(subscription.product.name, subscription.seats);
 
 export function previewPlanChange(
   subscription: Subscription,
@@ -62,12 +76,8 @@ export function previewPlanChange(
   if (product.id === subscription.product_id) {
     return { ok: false, refusal: 'The subscription is on this product already.' };
   }
-  if (subscription.status !== 'active' && subscription.status !== 'trialing') {
-    return {
-      ok: false,
-      refusal: `A ${statusLabels[subscription.status].toLowerCase()} subscription cannot change its plan until its renewal is paid.`,
-    };
-  }
+  const refusal = statusRefusal(subscription);
+  if (refusal) return { ok: false, refusal };
   if (product.is_archived) return { ok: false, refusal: 'The product is archived.' };
   if (product.recurring_interval !== subscription.recurring_interval) {
     return {
@@ -82,7 +92,46 @@ export function previewPlanChange(
       refusal: `The product has no available price in ${subscription.currency.toUpperCase()}.`,
     };
   }
-  const newAmount = amountOf(price);
+  // A seat-based price keeps the subscription's seats (the fewest when it had none).
+  const seats = price.amount_type === 'seat_based' ? (subscription.seats ?? minimumSeats) : null;
+  const newPlan = planLabel(product.name, seats);
+  return prorationPreview(subscription, newPlan, amountOf(price, seats), behavior, now);
+}
+
+/**
+ * The preview of billing `seats` instead: the subscription's seat-based price times the new
+ * count; refused for other prices, fewer than the fewest seats, or the seats it has.
+ */
+export function previewSeatsChange(
+  subscription: Subscription,
+  seats: number,
+  behavior: ProrationBehavior,
+  now: Date,
+): PlanChangePreview {
+  const price = subscription.prices.find((each) => each.amount_type === 'seat_based');
+  if (!price || !('price_per_seat' in price)) {
+    return { ok: false, refusal: 'The subscription’s price is not seat-based.' };
+  }
+  if (!Number.isInteger(seats) || seats < minimumSeats) {
+    return { ok: false, refusal: `Enter a whole number of seats, at least ${minimumSeats}.` };
+  }
+  if (seats === subscription.seats) {
+    return { ok: false, refusal: `The subscription has ${seats} seats already.` };
+  }
+  const refusal = statusRefusal(subscription);
+  if (refusal) return { ok: false, refusal };
+  const newPlan = planLabel(subscription.product.name, seats);
+  return prorationPreview(subscription, newPlan, price.price_per_seat * seats, behavior, now);
+}
+
+/** The proration of moving to a plan called `newPlan` billing `newAmount` a period, at `now`. */
+function prorationPreview(
+  subscription: Subscription,
+  newPlan: string,
+  newAmount: number,
+  behavior: ProrationBehavior,
+  now: Date,
+): PlanChangePreview {
   // A trial has paid nothing: it changes for nothing.
   const periodEnd = subscription.current_period_end;
   if (subscription.status === 'trialing' || !periodEnd) {
@@ -96,8 +145,8 @@ export function previewPlanChange(
     at: now,
   });
   const lines = [
-    { label: `Unused time on ${subscription.product.name}`, amount: unusedCredit },
-    { label: `Remaining time on ${product.name}`, amount: remainingCharge },
+    { label: `Unused time on ${currentPlanLabel(subscription)}`, amount: unusedCredit },
+    { label: `Remaining time on ${newPlan}`, amount: remainingCharge },
   ].filter((line) => line.amount !== 0);
   const invoiced = behavior === 'invoice' && difference > 0;
   return {
