@@ -62,7 +62,8 @@ export function createPaymentActivities({ orm, stripe }: { orm: Orm; stripe: Str
     },
 
     /**
-     * Charges the checkout's total to its customer (ensureStripeCustomer first): attempt
+     * Charges the checkout's total, less what the balance pays, to its customer
+     * (ensureStripeCustomer first): attempt
      * `attempt` of the checkout, idempotent per attempt; a retry by the buyer is a new attempt.
      */
     async createCheckoutPayment({
@@ -80,7 +81,8 @@ export function createPaymentActivities({ orm, stripe }: { orm: Orm; stripe: Str
           organizationId: checkout.organization.id,
           checkoutId,
           workflowId: workflowIds.checkout(checkoutId),
-          amount: checkout.totalAmount,
+          // What the customer's balance does not pay (the checkout's hold of it).
+          amount: checkout.totalAmount - checkout.fromBalanceAmount,
           currency: checkout.currency,
           stripeCustomerId,
           paymentMethodOrToken,

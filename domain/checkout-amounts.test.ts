@@ -122,7 +122,7 @@ describe('checkout flags', () => {
   ][] = [
     [
       'one-time paid',
-      { priceTypes: ['fixed'], recurring: false, totalAmount: 2500, trial: false },
+      { priceTypes: ['fixed'], recurring: false, amountDue: 2500, trial: false },
       {
         isFreeProductPrice: false,
         isPaymentRequired: true,
@@ -133,7 +133,7 @@ describe('checkout flags', () => {
     ],
     [
       'one-time free',
-      { priceTypes: ['free'], recurring: false, totalAmount: 0, trial: false },
+      { priceTypes: ['free'], recurring: false, amountDue: 0, trial: false },
       {
         isFreeProductPrice: true,
         isPaymentRequired: false,
@@ -144,7 +144,7 @@ describe('checkout flags', () => {
     ],
     [
       'one-time, discounted to nothing',
-      { priceTypes: ['fixed'], recurring: false, totalAmount: 0, trial: false },
+      { priceTypes: ['fixed'], recurring: false, amountDue: 0, trial: false },
       {
         isFreeProductPrice: false,
         isPaymentRequired: false,
@@ -155,7 +155,7 @@ describe('checkout flags', () => {
     ],
     [
       'recurring paid',
-      { priceTypes: ['fixed', 'metered_unit'], recurring: true, totalAmount: 900, trial: false },
+      { priceTypes: ['fixed', 'metered_unit'], recurring: true, amountDue: 900, trial: false },
       {
         isFreeProductPrice: false,
         isPaymentRequired: true,
@@ -165,8 +165,19 @@ describe('checkout flags', () => {
       },
     ],
     [
+      'one-time, covered by the customer balance',
+      { priceTypes: ['fixed'], recurring: false, amountDue: 0, trial: false },
+      {
+        isFreeProductPrice: false,
+        isPaymentRequired: false,
+        isPaymentSetupRequired: false,
+        isPaymentFormRequired: false,
+        isDiscountApplicable: true,
+      },
+    ],
+    [
       'recurring in trial: a card for later, nothing now',
-      { priceTypes: ['fixed'], recurring: true, totalAmount: 900, trial: true },
+      { priceTypes: ['fixed'], recurring: true, amountDue: 900, trial: true },
       {
         isFreeProductPrice: false,
         isPaymentRequired: false,
@@ -177,7 +188,7 @@ describe('checkout flags', () => {
     ],
     [
       'recurring free',
-      { priceTypes: ['free'], recurring: true, totalAmount: 0, trial: false },
+      { priceTypes: ['free'], recurring: true, amountDue: 0, trial: false },
       {
         isFreeProductPrice: true,
         isPaymentRequired: false,

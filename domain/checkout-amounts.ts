@@ -89,19 +89,20 @@ export interface CheckoutFlags {
 }
 
 /**
- * Whether the page must take a payment now (something to pay and no trial), set up a payment
- * method for later (a recurring product that is not free), and so show the payment form; whether
- * the product is free, and whether a discount could take anything off it.
+ * Whether the page must take a payment now (something left to pay and no trial), set up a
+ * payment method for later (a recurring product that is not free), and so show the payment form;
+ * whether the product is free, and whether a discount could take anything off it.
  */
 export function checkoutFlags(input: {
   /** The amount types of the product's live prices. */
   priceTypes: readonly CheckoutPriceFields['amountType'][];
   recurring: boolean;
-  totalAmount: number;
+  /** What is left to pay now: the total less what the customer's balance covers. */
+  amountDue: number;
   trial: boolean;
 }): CheckoutFlags {
   const isFreeProductPrice = input.priceTypes.every((type) => type === 'free');
-  const isPaymentRequired = input.totalAmount > 0 && !input.trial;
+  const isPaymentRequired = input.amountDue > 0 && !input.trial;
   const isPaymentSetupRequired = input.recurring && !isFreeProductPrice;
   return {
     isFreeProductPrice,

@@ -382,3 +382,34 @@ export function recordIncompleteSubscriptionExpired(client: Client): Promise<str
     { expiresInSeconds: 2, incompleteSubscriptionSeconds: 4 },
   );
 }
+
+/** A one-time purchase the customer's balance pays whole: nothing to charge, no card asked. */
+const paidFromBalance: ConfirmedCheckout = {
+  ...confirmed,
+  isPaymentRequired: false,
+  confirmationTokenId: null,
+};
+
+/**
+ * A returning customer's checkout whose balance pays its whole total: confirmed, then the order
+ * at once, with neither a charge nor a card saved, and the grants.
+ */
+export function recordCheckoutPaidFromBalance(client: Client): Promise<string> {
+  return recordCheckout(
+    client,
+    'checkout-paid-from-balance',
+    {
+      ...commonActivities,
+      confirmCheckout: async () => paidFromBalance,
+      completeCheckout: async () => completedAs(paidFromBalance, null),
+      createCheckoutPayment: async ({ attempt }) => charge(attempt, 'succeeded'),
+      setUpCheckoutPaymentMethod: async ({ attempt }) => setup(attempt, 'succeeded'),
+      startCheckoutSubscription: async () => undefined,
+    },
+    async (handle) => {
+      await handle.executeUpdate(confirmCheckoutUpdate, {
+        args: [{ customer_email: 'buyer@example.com' }],
+      });
+    },
+  );
+}

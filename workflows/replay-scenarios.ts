@@ -11,6 +11,7 @@ import {
 import {
   recordAuthenticatedCheckout,
   recordAuthenticatedTrialCheckout,
+  recordCheckoutPaidFromBalance,
   recordIncompleteSubscriptionExpired,
   recordIncompleteSubscriptionPaid,
   recordPaidCheckout,
@@ -161,6 +162,8 @@ export const replayScenarios: Record<string, (client: Client) => Promise<string>
   'checkout-authentication-reported': recordReportedAuthenticationCheckout,
   'checkout-incomplete-subscription-paid': recordIncompleteSubscriptionPaid,
   'checkout-incomplete-subscription-expired': recordIncompleteSubscriptionExpired,
+  // A returning customer's balance pays the whole purchase: no charge, no card (issue 22).
+  'checkout-paid-from-balance': recordCheckoutPaidFromBalance,
   'customer-sign-in': recordCustomerSignIn,
   'customer-reminders': recordCustomerReminders,
   'refund-succeeded': recordSucceededRefund,

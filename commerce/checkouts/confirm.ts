@@ -7,6 +7,7 @@ import { checkCustomFieldData } from '../../domain/custom-field-values.ts';
 import type { StripeClient } from '../../integrations/stripe/client.ts';
 import { commerceError, invalidFields, resourceNotFound } from '../errors.ts';
 import type { ProductWire } from '../products/service.ts';
+import { reserveCustomerBalance } from './balance.ts';
 import { assertMaySubscribe, assignCustomer } from './buyer.ts';
 import { attachedFieldRules, issue } from './changes.ts';
 import { redeemDiscount } from './discounts.ts';
@@ -34,7 +35,7 @@ export interface ConfirmedCheckout {
   netAmount: number;
   totalAmount: number;
   currency: string;
-  /** Something to pay now: charge `totalAmount`. */
+  /** Something to pay now: charge `totalAmount` less what the customer's balance pays. */
   isPaymentRequired: boolean;
   /** A recurring product that is not free: keep the payment method for renewals. */
   isPaymentSetupRequired: boolean;
@@ -153,8 +154,8 @@ function parseConfirmation(confirmation: CheckoutConfirmation): CheckoutConfirmI
  * THE confirm of a checkout, one transaction: the row locked; only an open checkout, or one
  * whose payment failed (the buyer retries), may be confirmed; the buyer's last changes
  * (`confirmation`, the confirm request's body) applied and everything confirm needs checked
- * (422s at their fields, nothing written); the customer matched or created; the discount
- * redeemed once; the checkout `confirmed` with `checkout.updated`. `confirmId` names this
+ * (422s at their fields, nothing written); what the customer's balance pays held (see
+ * reserveCustomerBalance); the customer matched or created; the discount redeemed once; the checkout `confirmed` with `checkout.updated`. `confirmId` names this
  * confirm: running it again after it succeeded answers the same result and changes nothing,
  * while another confirm of a confirmed checkout is refused.
  */
@@ -188,6 +189,9 @@ export function confirmCheckout(
       stripe,
     });
     const product = offer.get(checkout.product.id) as ProductWire;
+    // Before the checks: a balance that pays the whole total needs no card.
+    const { trial } = termsOf(checkout, product, new Date());
+    checkout.fromBalanceAmount = await reserveCustomerBalance(tx, checkout, trial !== null);
     const issues = confirmIssues(checkout, product, input);
     if (issues.length) throw invalidFields(issues);
 

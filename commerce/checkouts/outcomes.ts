@@ -10,6 +10,7 @@ import {
   Payment,
   Subscription,
 } from '../../db/entities/index.ts';
+import { recordOrderDebit } from '../customers/balance.ts';
 import { recordCustomerStateChange } from '../customers/state.ts';
 import { orderWire } from '../orders/schemas.ts';
 import { nextInvoiceNumber } from '../orders/service.ts';
@@ -44,8 +45,9 @@ const completed = (order: Order): CompletedCheckout => ({
 
 /**
  * The paid order of a confirmed checkout, with its item, the checkout's amounts (nothing for a
- * trial, until the first renewal) and billing details, and the organization's next invoice
- * number: from then until the commit the organization's row is locked.
+ * trial, until the first renewal), what the customer's balance paid of them (the checkout's
+ * hold) and billing details, and the organization's next invoice number: from then until the
+ * commit the organization's row is locked.
  */
 async function createOrderOf(
   tx: EntityManager,
@@ -54,7 +56,7 @@ async function createOrderOf(
 ) {
   const trialing = subscription?.status === 'trialing';
   const amounts = trialing
-    ? { subtotal: 0, discount: 0, net: 0, tax: 0, taxLines: [], total: 0 }
+    ? { subtotal: 0, discount: 0, net: 0, tax: 0, taxLines: [], total: 0, fromBalance: 0 }
     : {
         subtotal: checkout.amount,
         discount: checkout.discountAmount,
@@ -62,6 +64,7 @@ async function createOrderOf(
         tax: checkout.taxAmount ?? 0,
         taxLines: checkout.taxLines,
         total: checkout.totalAmount,
+        fromBalance: checkout.fromBalanceAmount,
       };
   const organizationId = checkout.organization.id;
   const order = tx.create(Order, {
@@ -79,6 +82,7 @@ async function createOrderOf(
     taxAmount: amounts.tax,
     taxLines: amounts.taxLines,
     totalAmount: amounts.total,
+    fromBalanceAmount: amounts.fromBalance,
     currency: checkout.currency,
     billingName: checkout.customerBillingName ?? checkout.customerName ?? null,
     billingAddress: checkout.customerBillingAddress ?? null,
@@ -115,11 +119,12 @@ async function subscriptionOnPayment(tx: EntityManager, checkout: Checkout, publ
 /**
  * A confirmed checkout paid (or owing nothing), made an order in one transaction: the paid order
  * with its item and the checkout's amounts and billing details, its invoice number, the payment
- * linked to it; for a recurring product the subscription with its first period, charged on
- * `paymentMethodId` (the card the checkout saved) at renewal, the card the customer's default
- * when they had none; the checkout succeeded. Records
- * order.created, order.paid, checkout.updated (and the subscription's events). Run twice, the
- * second run finds the order by its checkout and answers it.
+ * linked to it, the balance it held debited (an order_debit of its `from_balance_amount`); for a
+ * recurring product the subscription with its first period, charged on `paymentMethodId` (the
+ * card the checkout saved) at renewal, the card the customer's default when they had none; the
+ * checkout succeeded. Records order.created, order.paid, checkout.updated (and the
+ * subscription's events). Run twice, the second run finds the order by its checkout and answers
+ * it.
  */
 export async function completeCheckout(
   em: EntityManager,
@@ -166,6 +171,8 @@ export async function completeCheckout(
     if (paymentId) {
       await tx.nativeUpdate(Payment, { id: paymentId }, { order: order.id, status: 'succeeded' });
     }
+    // The checkout's hold of the balance ends as it succeeds; the order's debit takes over.
+    const spentBalance = await recordOrderDebit(tx, order);
     const wire = orderWire(order, [item]);
     appendEvent(tx, organizationId, 'order.created', wire);
     appendEvent(tx, organizationId, 'order.paid', wire);
@@ -175,7 +182,9 @@ export async function completeCheckout(
       'checkout.updated',
       await serializeCheckout(tx, checkout, publicUrl, offer),
     );
-    if (subscription) await recordCustomerStateChange(tx, organizationId, checkout.customer.id);
+    if (subscription || spentBalance) {
+      await recordCustomerStateChange(tx, organizationId, checkout.customer.id);
+    }
     completedNow = true;
     return completed(order);
   });
@@ -291,9 +300,10 @@ const buyerMessages: Record<string, string> = {
 
 /**
  * A declined (or abandoned) payment of a confirmed checkout: the checkout failed with the
- * processor's message, which its buyer may confirm again, and its discount redemption is given
- * back (a confirm again redeems anew). Records checkout.updated; a checkout no longer confirmed
- * (failed already, succeeded, expired) is left as it is.
+ * processor's message, which its buyer may confirm again, and its discount redemption and its
+ * hold of the customer's balance are given back (a confirm again takes them anew). Records
+ * checkout.updated; a checkout no longer confirmed (failed already, succeeded, expired) is left
+ * as it is.
  */
 export async function failCheckoutPayment(
   em: EntityManager,
@@ -305,6 +315,8 @@ export async function failCheckoutPayment(
     const checkout = await lockedCheckout(tx, checkoutId);
     if (checkout.status !== 'confirmed') return false;
     checkout.status = 'failed';
+    // Its hold of the customer's balance ends: a confirm again takes a new one.
+    checkout.fromBalanceAmount = 0;
     const buyerMessage = buyerMessages[paymentError.code];
     checkout.paymentError = buyerMessage
       ? { ...paymentError, message: buyerMessage }

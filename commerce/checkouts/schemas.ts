@@ -207,6 +207,13 @@ const checkoutWireShape = {
   payment_processor_metadata: z.record(z.string(), z.string()),
   /** Tollgate's addition: why the last payment attempt failed. */
   payment_error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  /**
+   * Tollgate's addition: what the customer's balance pays of `total_amount` (held from the
+   * confirm, the order's `from_balance_amount` once paid; a preview before), and what is left
+   * for the card to pay.
+   */
+  from_balance_amount: z.int(),
+  amount_due: z.int(),
   billing_address_fields: z.record(
     z.enum(billingAddressFieldNames),
     z.enum(['required', 'optional', 'disabled']),
@@ -259,6 +266,8 @@ export interface CheckoutView {
   price: PriceWire;
   discount: ReturnType<typeof discountBaseWire> | null;
   flags: CheckoutFlags;
+  /** What the customer's balance pays of the total (see termsOf). */
+  fromBalance: number;
   billingAddressFields: BillingAddressFields;
   activeTrial: { interval: (typeof recurringIntervals)[number]; count: number; end: Date } | null;
 }
@@ -315,6 +324,8 @@ export function checkoutWire(
     payment_processor_metadata: checkout.paymentProcessorMetadata,
     /** Tollgate's addition: why the last payment attempt failed, for the page to show. */
     payment_error: checkout.paymentError ?? null,
+    from_balance_amount: view.fromBalance,
+    amount_due: checkout.totalAmount - view.fromBalance,
     billing_address_fields: view.billingAddressFields,
     trial_interval: checkout.trialInterval ?? null,
     trial_interval_count: checkout.trialIntervalCount ?? null,

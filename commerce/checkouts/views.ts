@@ -6,6 +6,7 @@ import { organizationWire } from '../organizations/schemas.ts';
 import { appendEvent } from '../outbox.ts';
 import { priceWire } from '../products/schemas.ts';
 import { type ProductWire, serializeProducts } from '../products/service.ts';
+import { balancePreviews } from './balance.ts';
 import {
   type CheckoutPublicWire,
   type CheckoutView,
@@ -33,13 +34,18 @@ function activeTrial(checkout: Checkout, product: ProductWire, now: Date) {
   return { interval, count, end: trialEnd(now, interval, count) };
 }
 
-/** The flags and address fields a checkout answers, from its product and amounts. */
-export function termsOf(checkout: Checkout, product: ProductWire, now: Date) {
+/**
+ * The flags and address fields a checkout answers, from its product and amounts, and what the
+ * customer's balance pays of its total (`fromBalance`): its hold once confirmed, or `preview`
+ * (balancePreviews) while open; nothing during a trial, which charges nothing now.
+ */
+export function termsOf(checkout: Checkout, product: ProductWire, now: Date, preview?: number) {
   const trial = activeTrial(checkout, product, now);
+  const fromBalance = trial ? 0 : (preview ?? checkout.fromBalanceAmount);
   const flags = checkoutFlags({
     priceTypes: product.prices.map((price) => price.amount_type),
     recurring: product.is_recurring,
-    totalAmount: checkout.totalAmount,
+    amountDue: checkout.totalAmount - fromBalance,
     trial: trial !== null,
   });
   const fields = billingAddressFields({
@@ -47,7 +53,7 @@ export function termsOf(checkout: Checkout, product: ProductWire, now: Date) {
     requireBillingAddress: checkout.requireBillingAddress,
     isBusinessCustomer: checkout.isBusinessCustomer,
   });
-  return { trial, flags, fields };
+  return { trial, flags, fields, fromBalance };
 }
 
 /**
@@ -71,13 +77,23 @@ export async function serializeCheckouts(
       publicUrl,
     ));
   const now = new Date();
-  return checkouts.map((checkout) => {
+  const statuses = checkouts.map((checkout) => ({
+    checkout,
+    status: effectiveStatus(checkout, now),
+  }));
+  const previews = await balancePreviews(em, statuses);
+  return statuses.map(({ checkout, status }) => {
     const product = products.get(checkout.product.id);
     if (!product) throw new Error(`Checkout ${checkout.id} offers a product that is gone`);
-    const { trial, flags, fields } = termsOf(checkout, product, now);
+    const { trial, flags, fields, fromBalance } = termsOf(
+      checkout,
+      product,
+      now,
+      previews.get(checkout.id),
+    );
     const view: CheckoutView = {
       publicUrl,
-      status: effectiveStatus(checkout, now),
+      status,
       products: checkout.productIds.flatMap((id) => products.get(id) ?? []),
       product,
       // An archived price is no longer listed with its product, but still what this checkout sells.
@@ -86,6 +102,7 @@ export async function serializeCheckouts(
         priceWire(checkout.productPrice, checkout.product),
       discount: checkout.discount ? discountBaseWire(checkout.discount) : null,
       flags,
+      fromBalance,
       billingAddressFields: fields,
       activeTrial: trial,
     };

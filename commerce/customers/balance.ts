@@ -7,7 +7,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { CustomerBalanceEntry, type Order } from '../../db/entities/index.ts';
 import { newId } from '../../db/ids.ts';
-import type { CustomerBalanceEntryKind } from '../../domain/customer-balance.ts';
+import { balanceToApply, type CustomerBalanceEntryKind } from '../../domain/customer-balance.ts';
+import { priceAmountLimits } from '../../domain/prices.ts';
 import type { CommerceCaller } from '../caller.ts';
 import { defaultBalanceCurrency } from './schemas.ts';
 import { getCustomer } from './service.ts';
@@ -81,20 +82,70 @@ const lockBalance = (tx: EntityManager, customerId: string) =>
   ]);
 
 /**
- * What an order of `total` takes from the customer's balance: as much credit as there is, at most
- * the total, never a negative amount. The customer's balance stays locked until the caller's
- * transaction ends, so two orders at once cannot spend the same credit; the caller writes the
- * order with `from_balance_amount` and the debit (recordOrderDebit) in that transaction.
+ * What the customer can spend in `currency`: the balance less what confirmed checkouts hold of it
+ * (their `from_balance_amount`, reserved when they were confirmed and waiting for their payment;
+ * `exceptCheckoutId`'s own hold apart). One statement, so it sees a completing checkout either
+ * still holding its credit or having spent it (its order's debit), never both or neither. A hold
+ * ends with its checkout's confirmed state: succeeded (the order's debit takes over), failed.
+ */
+export async function availableBalance(
+  em: EntityManager,
+  customerId: string,
+  currency: string,
+  exceptCheckoutId: string | null = null,
+): Promise<number> {
+  const [row] = await em.execute<{ available: number }[]>(
+    `select ((select coalesce(sum(amount), 0) from customer_balance_entry
+               where customer_id = ? and currency = ?)
+           - (select coalesce(sum(from_balance_amount), 0) from checkouts
+               where customer_id = ? and currency = ? and status = 'confirmed'
+                 and id is distinct from ?::uuid))::int as available`,
+    [customerId, currency, customerId, currency, exceptCheckoutId],
+  );
+  return Number(row?.available ?? 0);
+}
+
+/**
+ * What each of `checkoutIds`' customers can spend in its currency (see availableBalance), for
+ * the checkouts not holding any yet: one statement whatever their number.
+ */
+export async function availableBalancesOfCheckouts(
+  em: EntityManager,
+  checkoutIds: string[],
+): Promise<Map<string, number>> {
+  if (checkoutIds.length === 0) return new Map();
+  const rows = await em.execute<{ id: string; available: number }[]>(
+    `select c.id,
+       ((select coalesce(sum(e.amount), 0) from customer_balance_entry e
+          where e.customer_id = c.customer_id and e.currency = c.currency)
+      - (select coalesce(sum(h.from_balance_amount), 0) from checkouts h
+          where h.customer_id = c.customer_id and h.currency = c.currency
+            and h.status = 'confirmed' and h.id <> c.id))::int as available
+     from checkouts c where c.id in (?) and c.customer_id is not null`,
+    [checkoutIds],
+  );
+  return new Map(rows.map((row) => [row.id, Number(row.available)]));
+}
+
+/**
+ * What an order of `total` takes from the customer's balance (balanceToApply: as much credit as
+ * is available, at most the total, leaving nothing or at least Stripe's smallest charge to pay).
+ * The customer's balance stays locked until the caller's transaction ends, so two orders at once
+ * cannot spend the same credit; the caller writes what uses it in that transaction: a renewal's
+ * order with `from_balance_amount` and its debit (recordOrderDebit), or a confirmed checkout's
+ * hold (`exceptCheckoutId`, whose earlier hold does not count against it).
  */
 export async function balanceToUse(
   tx: EntityManager,
   customerId: string,
   currency: string,
   total: number,
+  exceptCheckoutId: string | null = null,
 ): Promise<number> {
   if (total <= 0) return 0;
   await lockBalance(tx, customerId);
-  return Math.min(Math.max(await balanceOf(tx, customerId, currency), 0), total);
+  const available = await availableBalance(tx, customerId, currency, exceptCheckoutId);
+  return balanceToApply(available, total, priceAmountLimits.minimum);
 }
 
 /** An order's use of the balance (its `from_balance_amount`), written once per order. */

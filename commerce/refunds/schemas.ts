@@ -34,6 +34,13 @@ export const refundWireSchema = z
     subscription_id: z.uuid().nullable(),
     customer_id: z.uuid(),
     revoke_benefits: z.boolean(),
+    /** Tollgate's addition: the credit note's number, once the refund succeeded. */
+    credit_note_number: z.string().nullable(),
+    /**
+     * Tollgate's addition: what of `amount` + `tax_amount` goes back to the customer's balance
+     * instead of the card (an order paid partly from the balance refunds the card first).
+     */
+    to_balance_amount: z.int(),
   })
   .meta({ id: 'Refund' });
 export type RefundWire = z.input<typeof refundWireSchema>;
@@ -55,5 +62,7 @@ export function refundWire(refund: Refund): RefundWire {
     subscription_id: refund.subscription?.id ?? null,
     customer_id: refund.customer.id,
     revoke_benefits: refund.revokeBenefits,
+    credit_note_number: refund.creditNoteNumber ?? null,
+    to_balance_amount: refund.toBalanceAmount,
   };
 }

@@ -7,6 +7,7 @@ import { Order, Payment, Refund } from '../../db/entities/index.ts';
 import type { RefundStatus } from '../../db/entities/refund.ts';
 import { findPage, inList, type ListQuery } from '../../db/listing.ts';
 import type { RefundOutcome, StripeRefundStatus } from '../../domain/refunds.ts';
+import { addBalanceEntry } from '../customers/balance.ts';
 import { announceCustomerStateChange } from '../customers/state.ts';
 import { commerceError, resourceNotFound } from '../errors.ts';
 import { nextCreditNoteNumber, serializeOrders } from '../orders/service.ts';
@@ -49,6 +50,27 @@ async function remainderOf(tx: EntityManager, order: Order): Promise<RefundableR
   };
 }
 
+/**
+ * What of a refund of `total` (amount and tax) goes back to the customer's balance: an order
+ * paid partly from the balance gives back to the card first, up to what the card paid less what
+ * earlier refunds (pending or succeeded) gave back to it; the rest is credited to the balance.
+ */
+async function toBalanceOf(
+  tx: EntityManager,
+  order: Order,
+  payment: Payment | null,
+  total: number,
+): Promise<number> {
+  if (order.fromBalanceAmount <= 0) return 0;
+  const [row] = await tx.execute<{ to_card: string }[]>(
+    `select coalesce(sum(amount + tax_amount - to_balance_amount), 0) as to_card
+     from refunds where order_id = ? and status in ('pending', 'succeeded')`,
+    [order.id],
+  );
+  const cardLeft = Math.max((payment?.amount ?? 0) - Number(row?.to_card ?? 0), 0);
+  return total - Math.min(total, cardLeft);
+}
+
 /** The order's succeeded card payment, whose PaymentIntent a refund gives money back through. */
 function paidPaymentOf(em: EntityManager, orderId: string): Promise<Payment | null> {
   return em.findOne(
@@ -78,9 +100,10 @@ export function createRefund(
 
 /**
  * The pending refund, in the caller's transaction with the order locked, so concurrent refunds
- * see each other: the order is checked (found, paid through Stripe, not refunded already, a one-time
- * purchase when benefits are to be revoked), the amount against what is left (pending refunds
- * included), the tax taken pro rata; the refund is written with `refund.created`.
+ * see each other: the order is checked (found, paid through Stripe or from the balance, not
+ * refunded already, a one-time purchase when benefits are to be revoked), the amount against
+ * what is left (pending refunds included), the tax taken pro rata, the part going back to the
+ * balance set (toBalanceOf); the refund is written with `refund.created`.
  */
 async function insertRefund(
   tx: EntityManager,
@@ -109,9 +132,11 @@ async function insertRefund(
       `Refund amount exceeds remaining order balance: ${Math.max(remainder.amount, 0)}`,
     );
   }
-  if (!(await paidPaymentOf(tx, order.id))) {
+  const payment = await paidPaymentOf(tx, order.id);
+  if (!payment && order.fromBalanceAmount <= 0) {
     throw commerceError('BadRequest', 'The order was not paid through Stripe: nothing to refund.');
   }
+  const taxAmount = refundTaxOf(order, input.amount, remainder);
   const refund = tx.create(Refund, {
     organization: organizationId,
     order,
@@ -120,7 +145,8 @@ async function insertRefund(
     status: 'pending',
     reason: input.reason,
     amount: input.amount,
-    taxAmount: refundTaxOf(order, input.amount, remainder),
+    taxAmount,
+    toBalanceAmount: await toBalanceOf(tx, order, payment, input.amount + taxAmount),
     currency: order.currency,
     comment: input.comment ?? null,
     revokeBenefits: input.revoke_benefits,
@@ -134,21 +160,22 @@ async function insertRefund(
 /** What the refund workflow needs to ask Stripe for the money. */
 export interface RefundCharge {
   organizationId: string;
-  /** Amount and tax together: what goes back to the card. */
+  /** Amount and tax together, less what goes back to the balance: what goes back to the card. */
   amount: number;
-  paymentIntentId: string;
+  /** Null when nothing goes back to the card (an order the balance paid whole). */
+  paymentIntentId: string | null;
 }
 
 /** The refund as the workflow's Stripe call needs it: the money and the PaymentIntent it came by. */
 export async function refundChargeOf(em: EntityManager, refundId: string): Promise<RefundCharge> {
   const refund = await em.findOneOrFail(Refund, refundId);
+  const amount = refund.amount + refund.taxAmount - refund.toBalanceAmount;
+  if (amount === 0) {
+    return { organizationId: refund.organization.id, amount, paymentIntentId: null };
+  }
   const payment = await paidPaymentOf(em, refund.order.id);
   if (!payment?.processorId) throw new Error(`order ${refund.order.id} has no Stripe payment`);
-  return {
-    organizationId: refund.organization.id,
-    amount: refund.amount + refund.taxAmount,
-    paymentIntentId: payment.processorId,
-  };
+  return { organizationId: refund.organization.id, amount, paymentIntentId: payment.processorId };
 }
 
 /** Stripe's refund in the workflow's terms: its id and, once final, how it ended. */
@@ -178,10 +205,26 @@ export interface SettledRefund {
   productId: string;
 }
 
+/** The part of a succeeded refund that goes back to the customer's balance, credited once. */
+async function creditRefundToBalance(tx: EntityManager, order: Order, refund: Refund) {
+  if (refund.toBalanceAmount <= 0) return;
+  await addBalanceEntry(tx, {
+    organizationId: order.organization.id,
+    customerId: order.customer.id,
+    currency: refund.currency,
+    amount: refund.toBalanceAmount,
+    kind: 'refund',
+    reason: `Refund of order ${order.invoiceNumber} (credit note ${refund.creditNoteNumber})`,
+    // By its own key, not the order: an order may be refunded in several parts.
+    idempotencyKey: `refund:${refund.id}`,
+    subscriptionId: order.subscription?.id ?? null,
+  });
+}
+
 /**
  * Stripe's final word on a refund, applied once in one transaction with the order locked. A
- * succeeded refund adds its amounts to the order's refunded ones, which makes the order
- * `partially_refunded` or, once its whole net amount is back, `refunded` (events refund.updated,
+ * succeeded refund adds its amounts to the order's refunded ones (its part for the balance
+ * credited to it), which makes the order `partially_refunded` or, once its whole net amount is back, `refunded` (events refund.updated,
  * order.refunded, order.updated and customer.state_changed); a failed or canceled one only frees
  * its amount (refund.updated). A refund settled already is answered as it is.
  */
@@ -220,6 +263,7 @@ export async function settleRefund(
       order.status = order.refundedAmount >= order.netAmount ? 'refunded' : 'partially_refunded';
       order.modifiedAt = new Date();
       refund.creditNoteNumber = await nextCreditNoteNumber(tx, organizationId);
+      await creditRefundToBalance(tx, order, refund);
     }
     await tx.flush();
     appendEvent(tx, organizationId, 'refund.updated', refundWire(refund));

@@ -57,6 +57,12 @@ const CheckoutSchema = defineEntity({
     /** The Stripe Tax calculation behind the tax lines, when the organization uses Stripe Tax. */
     stripeTaxCalculationId: p.string().nullable(),
     totalAmount: p.integer(),
+    /**
+     * What the customer's balance pays of the total: held for the checkout from its confirm while
+     * it is `confirmed` (other orders cannot spend it), the order's `from_balance_amount` once it
+     * succeeded; 0 again when its payment failed. See commerce/customers/balance.ts.
+     */
+    fromBalanceAmount: p.integer().default(0),
     currency: p.string(),
     seats: p.integer().nullable(),
     discount: () => p.manyToOne(Discount).nullable().deleteRule('set null'),

@@ -30,6 +30,11 @@ const RefundSchema = defineEntity({
     reason: p.enum(refundReasons),
     amount: p.integer(),
     taxAmount: p.integer(),
+    /**
+     * What of `amount` + `taxAmount` goes back to the customer's balance instead of the card: an
+     * order paid partly from the balance refunds the card first, up to what the card paid.
+     */
+    toBalanceAmount: p.integer().default(0),
     currency: p.string(),
     comment: p.text().nullable(),
     revokeBenefits: p.boolean().default(false),

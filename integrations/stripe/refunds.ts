@@ -9,7 +9,8 @@ import type { RefundOutcome } from '../../domain/refunds.ts';
 import type { StripeClient } from './client.ts';
 
 /**
- * Asks Stripe to give the refund's amount and tax back to the card of the order's payment,
+ * Asks Stripe to give the refund's amount and tax (less its part for the customer's balance)
+ * back to the card of the order's payment,
  * under the refund's idempotency key (a retry gets the first answer, never a second refund);
  * Stripe's id is kept on the refund, and its metadata names the workflow (`workflowId`) the
  * Stripe webhook signals. Stripe refusing the refund outright (the charge refunded already,
@@ -21,6 +22,9 @@ export async function requestStripeRefund(
   workflowId: string,
 ): Promise<RefundOutcome> {
   const charge = await refundChargeOf(orm.em.fork(), refundId);
+  // All of it goes back to the customer's balance: nothing to ask Stripe, settled at once.
+  if (!charge.paymentIntentId)
+    return { processorId: null, status: 'succeeded', failureReason: null };
   let refund: Stripe.Refund;
   try {
     refund = await stripe.refunds.create(

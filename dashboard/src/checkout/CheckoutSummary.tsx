@@ -3,8 +3,9 @@ import { formatMoney } from './money';
 import { checkoutChargeTerms, intervalText } from './prices';
 
 /**
- * The seller, the product and what it includes, then subtotal, discount, tax and total, and
- * for a subscription what it charges over time (trial, discount's end, price after it).
+ * The seller, the product and what it includes, then subtotal, discount, tax and total, the
+ * customer's balance it uses and what is left to pay, and for a subscription what it charges
+ * over time (trial, discount's end, price after it).
  */
 export function CheckoutSummary({ checkout }: { checkout: CheckoutPublic }) {
   const currency = checkout.currency;
@@ -47,6 +48,16 @@ export function CheckoutSummary({ checkout }: { checkout: CheckoutPublic }) {
           {formatMoney(checkout.total_amount, currency)}
           {intervalText(checkout.product_price)}
         </dd>
+        {checkout.from_balance_amount > 0 && (
+          <>
+            <dt>Balance applied</dt>
+            <dd data-testid="balance-applied">
+              −{formatMoney(checkout.from_balance_amount, currency)}
+            </dd>
+            <dt>Amount due</dt>
+            <dd data-testid="amount-due">{formatMoney(checkout.amount_due, currency)}</dd>
+          </>
+        )}
         {trialing && (
           <>
             <dt>Due today</dt>

@@ -15,7 +15,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 function purchaseSummary(checkout: CheckoutPublic): string {
   const { name } = checkout.product;
   if (checkout.is_payment_required) {
-    return `You paid ${formatMoney(checkout.total_amount, checkout.currency)} for ${name}.`;
+    return `You paid ${formatMoney(checkout.amount_due, checkout.currency)} for ${name}.`;
   }
   if (checkout.active_trial_interval) return `Your free trial of ${name} has started.`;
   return `${name} is yours.`;

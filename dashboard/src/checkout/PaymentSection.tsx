@@ -25,7 +25,9 @@ export function PaymentSection({
         (stripePublishableKey ? (
           <StripeCard
             publishableKey={stripePublishableKey}
-            amount={checkout.total_amount}
+            // Stripe's payment Elements want an amount above zero: a card only saved for later
+            // (a trial, a balance that pays it all) is shown the plan's total.
+            amount={checkout.amount_due > 0 ? checkout.amount_due : checkout.total_amount}
             currency={checkout.currency}
             error={errors.confirmation_token_id}
             onReady={onTokenSource}

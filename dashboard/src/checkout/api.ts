@@ -132,6 +132,12 @@ export interface CheckoutPublic {
   organization: { id: string; name: string; slug: string; avatar_url: string | null };
   /** Tollgate's addition: why the last payment attempt failed (the processor's message). */
   payment_error?: { code?: string; message: string } | null;
+  /**
+   * Tollgate's additions: what the customer's balance pays of `total_amount`, and what is left
+   * for the card.
+   */
+  from_balance_amount: number;
+  amount_due: number;
 }
 
 export interface CheckoutConfirmed extends CheckoutPublic {

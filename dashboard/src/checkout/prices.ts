@@ -67,7 +67,7 @@ export function submitLabel(checkout: CheckoutPublic): string {
   const price = checkout.product_price;
   const interval = price.type === 'recurring' ? price.recurring_interval : null;
   const action = checkout.is_payment_required
-    ? `Pay ${formatMoney(checkout.total_amount, checkout.currency)}`
+    ? `Pay ${formatMoney(checkout.amount_due, checkout.currency)}`
     : checkout.active_trial_interval
       ? 'Start free trial'
       : checkout.is_payment_form_required
