@@ -31,6 +31,7 @@ import {
   chargeSubscriptionCard,
   paymentIdOf,
 } from '../integrations/stripe/payments.ts';
+import { recordOrderTaxTransaction } from '../integrations/stripe/tax-transactions.ts';
 import { toActivityFailure } from '../processes/activity-errors.ts';
 import { workflowIds } from '../processes/workflow-ids.ts';
 import type { EmailMessage } from './mail/index.ts';
@@ -113,7 +114,10 @@ export function createSubscriptionActivities({
 }: SubscriptionActivityDependencies) {
   const payments = createPaymentActivities({ orm, stripe });
 
-  /** Writes a decided charge attempt onto the order and the subscription. */
+  /**
+   * Writes a decided charge attempt onto the order and the subscription; a paid order's Stripe
+   * Tax transaction is recorded after that commit (a retry finds the order paid and records it).
+   */
   async function settle(
     { subscriptionId, periodEnd, attempt }: RenewalAttempt,
     { status, paymentId, error }: RenewalPaymentOutcome,
@@ -128,6 +132,7 @@ export function createSubscriptionActivities({
         paymentId,
         publicUrl,
       );
+      await recordOrderTaxTransaction({ orm, stripe }, orderId);
       return { outcome: 'paid', orderId, paymentId, paymentError: null, state };
     }
     const paymentError = error ?? { code: 'payment_failed', message: 'The payment failed.' };
@@ -164,6 +169,7 @@ export function createSubscriptionActivities({
         publicUrl,
         recovery,
       );
+      await recordOrderTaxTransaction({ orm, stripe }, orderId);
       return { outcome: { status, clientSecret: null, error: null }, ...charged, state };
     }
     const paymentError = error ?? { code: 'payment_failed', message: 'The payment failed.' };
@@ -186,7 +192,13 @@ export function createSubscriptionActivities({
   async function chargeRetry(retry: RenewalRetry): Promise<RenewalRetryResult> {
     const { subscriptionId } = retry;
     const end = new Date(retry.periodEnd);
-    const order = await retryableRenewalOrder(orm.em.fork(), subscriptionId, end, retry.orderId);
+    const order = await retryableRenewalOrder(
+      orm.em.fork(),
+      subscriptionId,
+      end,
+      retry.orderId,
+      stripe,
+    );
     const paymentMethod = retry.paymentMethod ?? order.stripePaymentMethodId;
     if (!paymentMethod) {
       const error = { code: 'no_payment_method', message: 'No payment method is saved.' };
@@ -252,7 +264,7 @@ export function createSubscriptionActivities({
     async renewSubscription(renewal: RenewalAttempt): Promise<RenewalResult> {
       const { subscriptionId, periodEnd, attempt } = renewal;
       const end = new Date(periodEnd);
-      const order = await openRenewalOrder(orm.em.fork(), subscriptionId, end);
+      const order = await openRenewalOrder(orm.em.fork(), subscriptionId, end, stripe);
       if (order.status !== 'pending') {
         // Settled by an earlier run of this step (its workflow task was lost): answered again.
         const paid = await orm.em
@@ -315,7 +327,8 @@ export function createSubscriptionActivities({
       outcome,
       ...renewal
     }: RenewalAttempt & { outcome: RenewalPaymentOutcome }): Promise<RenewalResult> {
-      await openRenewalOrder(orm.em.fork(), renewal.subscriptionId, new Date(renewal.periodEnd));
+      const periodEnd = new Date(renewal.periodEnd);
+      await openRenewalOrder(orm.em.fork(), renewal.subscriptionId, periodEnd, stripe);
       return settle(renewal, outcome);
     },
 

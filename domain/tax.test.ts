@@ -5,6 +5,7 @@ import {
   applicableRates,
   computeTax,
   type SellerTaxRate,
+  shareTax,
   type TaxBehavior,
   type TaxBuyer,
   type TaxLine,
@@ -267,6 +268,30 @@ describe('the tax lines of a sale', () => {
       });
       assert.deepEqual(result, expected);
       assert.equal(result.amountExcludingTax + result.taxAmount, result.totalAmount);
+    });
+  }
+});
+
+describe('an order’s tax shared by its items (shareTax)', () => {
+  const sumOf = (values: number[]) => values.reduce((sum, value) => sum + value, 0);
+  const cases: [label: string, amounts: number[], tax: number, shares: number[]][] = [
+    ['one item takes all of it', [3131], 595, [595]],
+    // docs/tax.md: the `invoice` upgrade, then the `prorate` upgrade's renewal.
+    ['a proration credit’s share is negative', [-2121, 4242], 403, [-403, 806]],
+    [
+      'pro rata, rounded half away from zero, the last the remainder',
+      [6262, -2121, 4242],
+      1593,
+      [1190, -403, 806],
+    ],
+    ['nothing to share', [1000, -1000], 0, [0, 0]],
+    ['items adding up to nothing share nothing', [-500, 500], 95, [0, 0]],
+  ];
+  for (const [label, amounts, tax, shares] of cases) {
+    it(label, () => {
+      const shared = shareTax(amounts, tax);
+      assert.deepEqual(shared, shares);
+      if (sumOf(amounts) !== 0) assert.equal(sumOf(shared), tax);
     });
   }
 });

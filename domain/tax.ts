@@ -270,3 +270,27 @@ export function computeTax(input: TaxInput): TaxResult {
     totalAmount: amount + exclusiveTax,
   };
 }
+
+/**
+ * An order's tax shared among its items in proportion to their amounts (negative proration
+ * lines get a negative share): each share rounded by the one rule above, the last item taking
+ * the remainder, so the items' tax adds up exactly to the order's. All zero when the items add
+ * up to nothing.
+ */
+export function shareTax(amounts: readonly number[], taxAmount: number): number[] {
+  const total = amounts.reduce((sum, amount) => sum + amount, 0);
+  if (total === 0 || taxAmount === 0) return amounts.map(() => 0);
+  let left = taxAmount;
+  return amounts.map((amount, index) => {
+    const share =
+      index === amounts.length - 1
+        ? left
+        : Number(divideRoundedSigned(BigInt(taxAmount) * BigInt(amount), BigInt(total)));
+    left -= share;
+    return share;
+  });
+}
+
+/** n / d rounded half away from zero, for a divisor of either sign. */
+const divideRoundedSigned = (n: bigint, d: bigint) =>
+  d < 0n ? divideRounded(-n, -d) : divideRounded(n, d);

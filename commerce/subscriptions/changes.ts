@@ -25,11 +25,14 @@ import type {
   SubscriptionSchedule,
 } from '../../domain/subscription-schedule.ts';
 import type { ProrationBehavior } from '../../domain/subscriptions.ts';
+import { shareTax } from '../../domain/tax.ts';
 import type { StripeClient } from '../../integrations/stripe/client.ts';
 import { chargeSubscriptionCard } from '../../integrations/stripe/payments.ts';
+import { recordSubscriptionTaxTransactions } from '../../integrations/stripe/tax-transactions.ts';
 import { addBalanceEntry } from '../customers/balance.ts';
 import { recordCustomerStateChange } from '../customers/state.ts';
 import { commerceError, resourceNotFound } from '../errors.ts';
+import { type SaleTax, saleTax } from '../orders/sale-tax.ts';
 import { nextInvoiceNumber, serializeOrders } from '../orders/service.ts';
 import { appendEvent, type CommerceEventType } from '../outbox.ts';
 import { scheduleOf, subscriptionNow } from './schedule.ts';
@@ -456,8 +459,9 @@ interface PlanChange {
 /**
  * Change the plan: the product (or the seats), its static price (and its metered prices) and
  * amount from now on, with the proration of the period left as `proration_behavior` (else the
- * organization's setting) says. `invoice` charges a positive difference now, FIRST, and then, in one
- * transaction, switches the plan and writes the paid subscription_update order with the payment;
+ * organization's setting) says. `invoice` charges a positive difference now with its tax (`saleTax`,
+ * docs/tax.md), FIRST, and then, in one transaction, switches the plan and writes the paid
+ * subscription_update order with the payment (its Stripe Tax transaction recorded after);
  * under `prorate` a positive difference becomes pending items of the next renewal. A negative
  * difference (a downgrade's credit, either way) goes to the customer's balance at once
  * (proration_credit, once per update), which the next order uses before the card.
@@ -475,8 +479,10 @@ async function changePlan(
     { populate: ['organization', 'customer', 'product'] },
   );
   if (!subscription) throw resourceNotFound('Subscription not found');
-  // Already on it: the same plan asked again, or this change retried after it committed.
+  // Already on it: the same plan asked again, or this change retried after it committed (the
+  // Stripe Tax transaction of its order may still be owed).
   if (change.isAsked(subscription)) {
+    await recordSubscriptionTaxTransactions(deps, subscriptionId);
     return resultOf(em, subscription, deps.publicUrl);
   }
   if (hasEnded(subscription)) throw commerceError('AlreadyCanceledSubscription');
@@ -499,11 +505,25 @@ async function changePlan(
   const difference = items.reduce((sum, item) => sum + item.amount, 0);
   const invoiced = behavior === 'invoice' && difference > 0;
   const credited = difference < 0;
-  const paymentId = invoiced
-    ? await chargeDifference(deps, subscription, update, difference)
+  const tax = invoiced
+    ? await saleTax(
+        em,
+        {
+          organizationId: subscription.organization.id,
+          productId: target.product.id,
+          customer: subscription.customer,
+          currency: subscription.currency,
+          netAmount: difference,
+          reference: `subscription-update:${update.id}`,
+        },
+        deps.stripe,
+      )
+    : null;
+  const paymentId = tax
+    ? await chargeDifference(deps, subscription, update, tax.totalAmount)
     : null;
 
-  return em.fork().transactional(async (tx) => {
+  const result = await em.fork().transactional(async (tx) => {
     const locked = await tx.findOneOrFail(
       Subscription,
       { id: subscriptionId },
@@ -521,7 +541,7 @@ async function changePlan(
     locked.seats = target.seats;
     if (!invoiced && !credited) locked.pendingItems = [...locked.pendingItems, ...items];
     await tx.flush();
-    if (paymentId) await recordPaidChange(tx, locked, items, paymentId);
+    if (paymentId && tax) await recordPaidChange(tx, locked, items, paymentId, tax);
     if (credited) await creditProration(tx, locked, items, update);
     const result = await resultOf(tx, locked, deps.publicUrl);
     const organizationId = locked.organization.id;
@@ -529,6 +549,9 @@ async function changePlan(
     await recordCustomerStateChange(tx, organizationId, locked.customer.id);
     return result;
   });
+  // After the commit: no Stripe call in a transaction.
+  if (tax?.stripeTaxCalculationId) await recordSubscriptionTaxTransactions(deps, subscriptionId);
+  return result;
 }
 
 /** A downgrade's credit (the negative difference of its proration lines) to the balance. */
@@ -551,12 +574,16 @@ function creditProration(
   });
 }
 
-/** The paid order of an invoiced plan change, its proration lines, and its payment linked to it. */
+/**
+ * The paid order of an invoiced plan change, its proration lines (each with its share of the
+ * tax), its tax, and its payment linked to it.
+ */
 async function recordPaidChange(
   tx: EntityManager,
   subscription: Subscription,
   items: PendingSubscriptionItem[],
   paymentId: string,
+  tax: SaleTax,
 ): Promise<void> {
   await tx.populate(subscription, ['customer']);
   const organizationId = subscription.organization.id;
@@ -573,20 +600,26 @@ async function recordPaidChange(
     subtotalAmount: amount,
     discountAmount: 0,
     netAmount: amount,
-    taxAmount: 0,
-    totalAmount: amount,
+    taxAmount: tax.taxAmount,
+    taxLines: tax.lines,
+    stripeTaxCalculationId: tax.stripeTaxCalculationId,
+    totalAmount: tax.totalAmount,
     currency: subscription.currency,
     billingName: subscription.customer.name ?? null,
     billingAddress: subscription.customer.billingAddress ?? null,
     invoiceNumber: await nextInvoiceNumber(tx, organizationId),
     metadata: {},
   });
-  for (const item of items) {
+  const taxShares = shareTax(
+    items.map((item) => item.amount),
+    tax.taxAmount,
+  );
+  for (const [index, item] of items.entries()) {
     tx.create(OrderItem, {
       order,
       label: item.label,
       amount: item.amount,
-      taxAmount: 0,
+      taxAmount: taxShares[index] ?? 0,
       proration: true,
       productPrice: item.productPriceId,
     });

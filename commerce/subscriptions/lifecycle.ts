@@ -19,14 +19,16 @@ import type {
   SubscriptionChangeResult,
   SubscriptionSchedule,
 } from '../../domain/subscription-schedule.ts';
+import type { StripeClient } from '../../integrations/stripe/client.ts';
 import { paymentIdOf } from '../../integrations/stripe/payments.ts';
 import { addBalanceEntry, balanceToUse, recordOrderDebit } from '../customers/balance.ts';
 import { recordCustomerStateChange } from '../customers/state.ts';
 import { commerceError } from '../errors.ts';
+import { saleTax } from '../orders/sale-tax.ts';
 import { type OrderWire, orderWire } from '../orders/schemas.ts';
 import { type InvoiceCounterRow, invoiceNumberOf, serializeOrders } from '../orders/service.ts';
 import { appendEvent } from '../outbox.ts';
-import { renewalBill } from './renewal-bill.ts';
+import { renewalBill, taxedBill } from './renewal-bill.ts';
 import { scheduleOf, subscriptionNow } from './schedule.ts';
 import type { SubscriptionWire } from './schemas.ts';
 import { serializeSubscriptions } from './service.ts';
@@ -181,13 +183,16 @@ async function orderWireOf(tx: EntityManager, order: Order) {
  * subscription's pendingItems, which the order takes over). A credit larger than the order goes
  * to the customer's balance (renewal_credit); an order that owes something takes what it can
  * from the balance first (`from_balance_amount`, an order_debit), all in the order's
- * transaction. Inserted once under its deterministic id; asked again, it answers the one there.
- * Records order.created (and customer.state_changed when the balance moved).
+ * transaction. Taxed on its net amount for the customer as they stand now (`saleTax`; `stripe`
+ * for an organization taxing with Stripe Tax, whose calculation the order keeps). Inserted once
+ * under its deterministic id; asked again, it answers the one there. Records order.created (and
+ * customer.state_changed when the balance moved).
  */
 export async function openRenewalOrder(
   em: EntityManager,
   subscriptionId: string,
   periodEnd: Date,
+  stripe?: StripeClient,
 ): Promise<RenewalOrder> {
   const orderId = renewalOrderIdOf(subscriptionId, periodEnd);
   const invoiceNumber = await renewalInvoiceNumber(em, subscriptionId, orderId);
@@ -197,7 +202,7 @@ export async function openRenewalOrder(
     if (existing) return renewalOrderOf(existing, subscription);
     if (!invoiceNumber) throw new Error(`renewal order ${orderId} appeared, then went away`);
     const closedPeriod = { start: subscription.currentPeriodStart, end: periodEnd };
-    const bill = await renewalBill(
+    const untaxed = await renewalBill(
       tx,
       subscription,
       closedPeriod,
@@ -205,6 +210,19 @@ export async function openRenewalOrder(
     );
     const { customer } = subscription;
     const currency = subscription.currency;
+    const tax = await saleTax(
+      tx,
+      {
+        organizationId: subscription.organization.id,
+        productId: subscription.product.id,
+        customer,
+        currency,
+        netAmount: untaxed.netAmount,
+        reference: orderId,
+      },
+      stripe,
+    );
+    const bill = taxedBill(untaxed, tax);
     const fromBalance = await balanceToUse(tx, customer.id, currency, bill.totalAmount);
     const order = tx.create(Order, {
       id: orderId,
@@ -220,6 +238,8 @@ export async function openRenewalOrder(
       discountAmount: bill.discountAmount,
       netAmount: bill.netAmount,
       taxAmount: bill.taxAmount,
+      taxLines: bill.taxLines,
+      stripeTaxCalculationId: tax.stripeTaxCalculationId,
       totalAmount: bill.totalAmount,
       fromBalanceAmount: fromBalance,
       currency,
@@ -447,8 +467,9 @@ export async function retryableRenewalOrder(
   subscriptionId: string,
   periodEnd: Date,
   orderId: string | null,
+  stripe?: StripeClient,
 ): Promise<RenewalOrder> {
-  const order = await openRenewalOrder(em, subscriptionId, periodEnd);
+  const order = await openRenewalOrder(em, subscriptionId, periodEnd, stripe);
   if ((orderId && order.orderId !== orderId) || order.status !== 'pending') {
     throw commerceError('OrderNotEligibleForRetry');
   }

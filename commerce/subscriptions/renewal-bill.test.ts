@@ -142,6 +142,7 @@ describe('what a renewal bills (renewalBill) and the subscription’s meters', (
       discountAmount: 0,
       netAmount: 2500,
       taxAmount: 0,
+      taxLines: [],
       totalAmount: 2500,
       creditToBalance: 0,
     });

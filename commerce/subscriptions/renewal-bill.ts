@@ -26,6 +26,7 @@ import {
 } from '../../domain/discounts.ts';
 import { formatMoney } from '../../domain/money.ts';
 import { planLabel } from '../../domain/prices.ts';
+import { shareTax, type TaxLine, type TaxResult } from '../../domain/tax.ts';
 import { billMeterUsage, meterUsageSql } from '../meters/billing.ts';
 
 /** A line of a renewal order; `proration` marks amounts left by a product change. */
@@ -38,8 +39,8 @@ export interface RenewalBillItem {
 }
 
 /**
- * What a renewal order bills: Σ items = subtotal, net = subtotal − discount, total = net + tax.
- * `creditToBalance` is what a negative subtotal leaves the customer (minor units, ≥ 0): the
+ * What a renewal order bills: Σ items = subtotal, net = subtotal − discount, total = net + the
+ * exclusive tax (an inclusive tax is inside the net; `taxLines` say which). `creditToBalance` is what a negative subtotal leaves the customer (minor units, ≥ 0): the
  * caller adds it to the customer's balance with the order.
  */
 export interface RenewalBill {
@@ -48,6 +49,7 @@ export interface RenewalBill {
   discountAmount: number;
   netAmount: number;
   taxAmount: number;
+  taxLines: TaxLine[];
   totalAmount: number;
   creditToBalance: number;
 }
@@ -67,7 +69,7 @@ export interface BilledPeriod {
  * - its pending prorations;
  * - its discount, on the whole subtotal, while the discount still applies to the next period
  *   (counted from the first billed period: the trial's end, else the start);
- * - no tax: Tollgate computes none yet, as at checkout.
+ * - no tax yet: `taxedBill` adds the tax of the net amount (docs/tax.md).
  *
  * A negative subtotal bills nothing: a line brings it to zero and the credit goes to the
  * customer's balance, which later orders use.
@@ -149,8 +151,28 @@ export async function renewalBill(
     discountAmount: off,
     netAmount,
     taxAmount: 0,
+    taxLines: [],
     totalAmount: netAmount,
     creditToBalance: Math.max(-owed, 0),
+  };
+}
+
+/**
+ * The bill with the tax of its net amount (docs/tax.md, "Renewals and plan changes"): its tax
+ * lines, tax and total, and each item's share of the tax (`shareTax`: pro rata to the items'
+ * amounts, a proration credit's share negative).
+ */
+export function taxedBill(bill: RenewalBill, tax: TaxResult): RenewalBill {
+  const shares = shareTax(
+    bill.items.map((item) => item.amount),
+    tax.taxAmount,
+  );
+  return {
+    ...bill,
+    items: bill.items.map((item, index) => ({ ...item, taxAmount: shares[index] ?? 0 })),
+    taxAmount: tax.taxAmount,
+    taxLines: tax.lines,
+    totalAmount: tax.totalAmount,
   };
 }
 

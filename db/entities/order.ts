@@ -44,7 +44,12 @@ const OrderSchema = defineEntity({
     taxAmount: p.integer(),
     /** The tax lines behind `taxAmount` (domain/tax.ts), for invoices and exports. */
     taxLines: p.json<TaxLine[]>().onCreate(() => []),
-    /** The Stripe Tax transaction recorded from the checkout's calculation once paid (refunds reverse it). */
+    /**
+     * The Stripe Tax calculation behind the tax of an order made without a checkout (a renewal,
+     * a plan change); a checkout's order reads its checkout's.
+     */
+    stripeTaxCalculationId: p.string().nullable(),
+    /** The Stripe Tax transaction recorded from the order's calculation once paid (refunds reverse it). */
     stripeTaxTransactionId: p.string().nullable(),
     totalAmount: p.integer(),
     fromBalanceAmount: p.integer().default(0),

@@ -4,9 +4,10 @@ import type { StripeClient } from './client.ts';
 import { recordStripeTaxTransaction, reverseStripeTaxTransaction } from './tax.ts';
 
 /**
- * The paid order's Stripe Tax transaction, recorded from its checkout's calculation and kept on
- * the order; nothing for an order whose checkout was not priced by Stripe Tax (or a trial's,
- * which paid nothing). Safe to run again: Stripe answers a retry with the first transaction.
+ * The paid order's Stripe Tax transaction, recorded from its calculation (its own: a renewal's
+ * or a plan change's; else its checkout's) and kept on the order; nothing for an order not
+ * priced by Stripe Tax, not paid, or that paid nothing (a trial's). Safe to run again: Stripe
+ * answers a retry with the first transaction.
  */
 export async function recordOrderTaxTransaction(
   { orm, stripe }: { orm: Orm; stripe: StripeClient },
@@ -14,14 +15,33 @@ export async function recordOrderTaxTransaction(
 ): Promise<void> {
   const em = orm.em.fork();
   const order = await em.findOneOrFail(Order, orderId);
-  if (order.stripeTaxTransactionId || !order.checkoutId || order.totalAmount <= 0) return;
-  const checkout = await em.findOneOrFail(Checkout, order.checkoutId);
-  if (!checkout.stripeTaxCalculationId) return;
-  const transactionId = await recordStripeTaxTransaction(stripe, {
-    calculationId: checkout.stripeTaxCalculationId,
-    orderId,
-  });
+  if (order.stripeTaxTransactionId || order.status === 'pending' || order.totalAmount <= 0) return;
+  const checkout = order.checkoutId ? await em.findOne(Checkout, order.checkoutId) : null;
+  const calculationId = order.stripeTaxCalculationId ?? checkout?.stripeTaxCalculationId;
+  if (!calculationId) return;
+  const transactionId = await recordStripeTaxTransaction(stripe, { calculationId, orderId });
   await em.nativeUpdate(Order, { id: orderId }, { stripeTaxTransactionId: transactionId });
+}
+
+/**
+ * The Stripe Tax transactions of the subscription's paid orders that have a calculation of their
+ * own and none recorded yet: what a plan change retried after its commit still owes Stripe.
+ */
+export async function recordSubscriptionTaxTransactions(
+  deps: { orm: Orm; stripe: StripeClient },
+  subscriptionId: string,
+): Promise<void> {
+  const unrecorded = await deps.orm.em.fork().find(
+    Order,
+    {
+      subscription: subscriptionId,
+      status: { $ne: 'pending' },
+      stripeTaxCalculationId: { $ne: null },
+      stripeTaxTransactionId: null,
+    },
+    { fields: ['id'] },
+  );
+  for (const order of unrecorded) await recordOrderTaxTransaction(deps, order.id);
 }
 
 /**
