@@ -200,6 +200,38 @@ describe('hosted checkout page (browser)', () => {
     await page.close();
   });
 
+  it('spends a returning customer’s balance: shows it applied and charges the card the rest', async () => {
+    const customer = await seller.polar.customers.create({ email: 'ada@example.com' });
+    const credited = await callV1(
+      api,
+      seller.token,
+      'POST',
+      `/v1/customers/${customer.id}/balance/adjustments`,
+      { amount: 1000, currency: 'usd', reason: 'Goodwill credit' },
+    );
+    assert.equal(credited.status, 201, JSON.stringify(credited.body));
+    const checkout = await seller.polar.checkouts.create({
+      products: [licensed.productId],
+      customerId: customer.id,
+    });
+    const page = await browser.newPage();
+    await page.goto(`${api.url}/checkout/${checkout.clientSecret}`);
+    assert.equal(await page.getByTestId('balance-applied').textContent(), '−$10.00');
+    assert.equal(await page.getByTestId('amount-due').textContent(), '$9.00');
+    await page.getByLabel('Name').fill('Ada Lovelace');
+    await page.getByLabel('Country').selectOption('FR');
+    await page.getByRole('radio', { name: /4242/ }).check();
+    await page.screenshot({ path: join(screenshotsDir, 'checkout-balance.png'), fullPage: true });
+    await page.getByRole('button', { name: 'Pay $9.00' }).click();
+    await page.waitForURL(/\/confirmation$/, { timeout: 30_000 });
+    await page.getByText('You paid $9.00 for Desktop app.').waitFor({ timeout: 30_000 });
+    assert.deepEqual(await seller.polar.customers.getBalance({ id: customer.id }), {
+      balance: 0,
+      currency: 'usd',
+    });
+    await page.close();
+  });
+
   it('prices a pay-what-you-want amount within its bounds, asks for custom fields and business details', async () => {
     const source = await seller.polar.customFields.create({
       type: 'select',
