@@ -5,7 +5,20 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Stripe from 'stripe';
+import {
+  buyerClient,
+  buyerDetails,
+  ordersOfCheckout,
+  settledCheckout,
+} from '../commerce/orders/testing.ts';
+import { createSeller, startCommerceApi, type TestApi } from '../commerce/testing.ts';
 import { loadConfig } from '../config/env.ts';
+import {
+  OutboxEvent,
+  Payment,
+  ProcessedStripeEvent,
+  Refund as RefundRow,
+} from '../db/entities/index.ts';
 import { createStripeClient, type StripeClient } from '../integrations/stripe/client.ts';
 import { eventually } from './eventually.ts';
 import { startStripeMock } from './stripe-mock.ts';
@@ -291,6 +304,120 @@ describe('Stripe simulator (stateful PaymentIntents in front of stripe-mock)', (
     );
     await control.clearFaults();
     assert.match((await stripe.customers.create({ email: 'x@example.com' })).id, /^cus_/);
+  });
+
+  it('answers late as told, and sends a call’s events twice or out of order', async () => {
+    await control.injectFault({
+      path: '/v1/customers',
+      method: 'POST',
+      mode: 'slow',
+      delayMs: 300,
+    });
+    assert.match((await stripe.customers.create({ email: 'late@example.com' })).id, /^cus_/);
+    assert.deepEqual(await control.pendingFaults(), []);
+
+    const orderTag = randomUUID();
+    await control.injectFault({
+      path: '/v1/payment_intents',
+      method: 'POST',
+      bodyIncludes: orderTag,
+      mode: 'duplicate',
+    });
+    const paid = await stripe.paymentIntents.create({
+      amount: 1200,
+      currency: 'usd',
+      customer,
+      payment_method: 'pm_card_visa',
+      confirm: true,
+      metadata: { workflow_id: `checkout:${orderTag}` },
+    });
+    const twice = await sink.eventsOf(stripe, [paid.id], 2);
+    assert.deepEqual(
+      twice.map((event) => event.type),
+      ['payment_intent.succeeded', 'payment_intent.succeeded'],
+    );
+    assert.equal(twice[0]?.id, twice[1]?.id, 'one event, delivered twice');
+
+    // The refund.created of the call is held back: its settlement's refund.updated overtakes it.
+    await control.injectFault({
+      path: '/v1/refunds',
+      method: 'POST',
+      bodyIncludes: paid.id,
+      mode: 'reorder',
+      delayMs: 1500,
+    });
+    const refund = await stripe.refunds.create({ payment_intent: paid.id });
+    const delivered = await eventually(
+      () => control.eventsOf(refund.id),
+      (events) => events.length === 2 && events.every((event) => event.deliveredAt.length === 1),
+      { what: `the events of ${refund.id} delivered` },
+    );
+    const arrival = new Map(delivered.map((event) => [event.type, event.deliveredAt[0] ?? 0]));
+    assert.ok(
+      (arrival.get('refund.updated') ?? 0) < (arrival.get('refund.created') ?? 0),
+      'refund.updated arrived before refund.created',
+    );
+    const counts = await control.faultCounts();
+    for (const mode of ['slow', 'duplicate', 'reorder'] as const) {
+      assert.ok((counts[mode] ?? 0) >= 1, `${mode} counted`);
+    }
+  });
+
+  it('keeps one PaymentIntent per Idempotency-Key under random faults, Tollgate’s client retrying', async () => {
+    const payer = (await stripe.customers.create({ email: 'chaos@example.com' })).id;
+    await control.setChaos({
+      error: 0.2,
+      drop: 0.15,
+      lost: 0.3,
+      slow: 0.1,
+      slowMs: 50,
+      duplicate: 0.2,
+      seed: 21,
+    });
+    const before = await control.faultCounts();
+    const runTag = randomUUID();
+    const paymentIds = Array.from({ length: 8 }, (_, index) => `${runTag}:${index}`);
+    try {
+      for (const paymentId of paymentIds) {
+        // As a Temporal activity retries: the same key until the call has an answer.
+        for (;;) {
+          const paid = await stripe.paymentIntents
+            .create(
+              {
+                amount: 700,
+                currency: 'usd',
+                customer: payer,
+                payment_method: 'pm_card_visa',
+                confirm: true,
+                metadata: { payment_id: paymentId },
+              },
+              { idempotencyKey: `chaos:${paymentId}` },
+            )
+            .catch((error: unknown) => {
+              assert.ok(
+                error instanceof Stripe.errors.StripeConnectionError ||
+                  error instanceof Stripe.errors.StripeAPIError,
+                String(error),
+              );
+              return undefined;
+            });
+          if (paid) break;
+        }
+      }
+    } finally {
+      await control.clearChaos();
+    }
+    const listed = await stripe.paymentIntents.list({ customer: payer, limit: 100 });
+    const charged = listed.data.filter((intent) =>
+      paymentIds.includes(intent.metadata.payment_id ?? ''),
+    );
+    assert.deepEqual(
+      charged.map((intent) => intent.metadata.payment_id).sort(),
+      [...paymentIds].sort(),
+      'exactly one PaymentIntent per payment',
+    );
+    const after = await control.faultCounts();
+    assert.ok((after.lost ?? 0) > (before.lost ?? 0), 'some answers were lost');
   });
 
   it('declines the next matching confirmations as told, whatever the card', async () => {
@@ -616,6 +743,108 @@ describe('Stripe simulator (stateful PaymentIntents in front of stripe-mock)', (
     await assert.rejects(
       stripe.paymentIntents.create({ amount: 100, currency: 'usd', bogus: true } as never),
       Stripe.errors.StripeInvalidRequestError,
+    );
+  });
+});
+
+describe('Tollgate under duplicate and out-of-order Stripe webhooks (the run’s simulator)', () => {
+  let api: TestApi;
+
+  before(async () => {
+    api = await startCommerceApi();
+  });
+  after(() => api.close());
+
+  it('pays and refunds an order once: each event applied once, a late refund.created changing nothing', async () => {
+    const seller = await createSeller(api);
+    const simulator = stripeSimulatorControl(api.config.stripe.simulatorUrl ?? '');
+    const ebook = await seller.polar.products.create({
+      name: 'Ebook',
+      prices: [{ amountType: 'fixed', priceAmount: 2000 }],
+    });
+    const created = await seller.polar.checkouts.create({ products: [ebook.id] });
+    // The checkout's charge has its events delivered twice, at once.
+    await simulator.injectFault({
+      path: '/v1/payment_intents',
+      method: 'POST',
+      bodyIncludes: created.id,
+      mode: 'duplicate',
+    });
+    await buyerClient(api).checkouts.clientConfirm({
+      clientSecret: created.clientSecret,
+      checkoutConfirmStripe: buyerDetails(),
+    });
+    assert.equal((await settledCheckout(seller, created.id)).status, 'succeeded');
+    const [order, ...others] = await ordersOfCheckout(seller, created.id);
+    assert.ok(order, 'the checkout made an order');
+    assert.equal(others.length, 0, 'one order');
+    const em = () => api.orm.em.fork();
+    const payments = await em().find(Payment, { checkoutId: created.id });
+    assert.deepEqual(
+      payments.map((payment) => payment.status),
+      ['succeeded'],
+    );
+    const paymentIntentId = payments[0]?.processorId ?? assert.fail('a PaymentIntent');
+    const [succeeded] = await eventually(
+      () => simulator.eventsOf(paymentIntentId),
+      (events) => events.length === 1 && events[0]?.deliveredAt.length === 2,
+      { what: `the event of ${paymentIntentId} delivered twice` },
+    );
+    assert.equal(await em().count(ProcessedStripeEvent, { id: succeeded?.id }), 1);
+
+    // Two refunds: the first one's refund.created arrives after its refund.updated (held back
+    // 1.5 s), the second's events arrive twice.
+    const refundCall = { path: '/v1/refunds', method: 'POST', bodyIncludes: paymentIntentId };
+    await simulator.injectFault({ ...refundCall, mode: 'reorder', delayMs: 1500 });
+    await simulator.injectFault({ ...refundCall, mode: 'duplicate' });
+    for (const amount of [500, 1500]) {
+      const answered = await seller.polar.refunds.create({
+        orderId: order.id,
+        amount,
+        reason: 'customer_request',
+      });
+      const refundId = answered?.id ?? assert.fail('the refund is answered with a body');
+      const settled = await eventually(
+        async () => (await seller.polar.refunds.list({ id: refundId })).result.items[0],
+        (found) => found !== undefined && found.status !== 'pending',
+        { what: `refund ${refundId} settled` },
+      );
+      assert.equal(settled?.status, 'succeeded');
+    }
+    const mine = [created.id, paymentIntentId];
+    const pending = await simulator.pendingFaults();
+    assert.deepEqual(
+      pending.filter((fault) => mine.includes(fault.bodyIncludes)),
+      [],
+    );
+    const refunds = await em().find(RefundRow, { order: order.id });
+    const stripeRefundIds = await Promise.all(
+      refunds.map(async (refund) => {
+        const events = await eventually(
+          () => simulator.eventsOf(refund.processorId ?? ''),
+          (found) => found.length === 2 && found.every((event) => event.deliveredAt.length > 0),
+          { what: `the events of refund ${refund.id} delivered` },
+        );
+        for (const event of events) {
+          assert.ok((await em().count(ProcessedStripeEvent, { id: event.id })) <= 1);
+        }
+        return refund.processorId;
+      }),
+    );
+    assert.equal(new Set(stripeRefundIds).size, 2, 'two refunds at Stripe');
+    // A late refund.created did not set a settled refund back to pending.
+    const after = (await seller.polar.refunds.list({ orderId: order.id })).result.items;
+    assert.deepEqual(
+      after.map((refund) => refund.status),
+      ['succeeded', 'succeeded'],
+    );
+    const paidOrder = await seller.polar.orders.get({ id: order.id });
+    assert.deepEqual([paidOrder.status, paidOrder.refundedAmount], ['refunded', 2000]);
+    const paidEvents = await em().find(OutboxEvent, { type: 'order.paid' });
+    assert.equal(
+      paidEvents.filter((event) => event.data.id === order.id).length,
+      1,
+      'order.paid once',
     );
   });
 });

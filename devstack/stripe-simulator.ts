@@ -2,8 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { control } from './stripe-simulator/control.ts';
-import { deliverAll } from './stripe-simulator/events.ts';
-import { takeFault } from './stripe-simulator/faults.ts';
+import { deliverUnder, takeFaults } from './stripe-simulator/faults.ts';
 import { answerOnce } from './stripe-simulator/idempotency.ts';
 import {
   newSimulatorState,
@@ -14,7 +13,9 @@ import { declined } from './stripe-simulator/test-cards.ts';
 import { readRequest, sendAnswer, stripeError } from './stripe-simulator/wire.ts';
 
 export {
+  type StripeChaos,
   type StripeFault,
+  type StripeFaultCounts,
   type StripeSimulatorControl,
   stripeSimulatorControl,
 } from './stripe-simulator/control-client.ts';
@@ -29,7 +30,8 @@ export { parseStripeForm } from './stripe-simulator/wire.ts';
  * Stripe's documented test payment methods, refunds that settle a moment after they are asked for,
  * answers replayed per Idempotency-Key, and the Stripe events that follow, signed with the shared webhook secret and delivered to the registered
  * webhook endpoints. Under `/_simulator/` a control API registers those endpoints, injects
- * faults and sets saved cards' expiry for tests (see `stripeSimulatorControl`).
+ * faults (armed one by one, or drawn at random: `setChaos`) and sets saved cards' expiry for
+ * tests (see `stripeSimulatorControl`).
  *
  * This file is the HTTP server; stripe-simulator/ holds the rest: routes.ts dispatches the
  * stateful calls to payment-intents.ts, setup-intents.ts (their shared steps in intents.ts),
@@ -86,7 +88,7 @@ async function handle(
     sendAnswer(response, request, await control(state, request));
     return;
   }
-  const fault = takeFault(state, request);
+  const { call: fault, webhook } = takeFaults(state, request);
   if (fault?.mode === 'hang') return;
   if (fault?.mode === 'error') {
     const failure = stripeError(500, { type: 'api_error', message: 'Simulated Stripe failure.' });
@@ -98,6 +100,7 @@ async function handle(
     response.destroy();
     return;
   }
+  if (fault?.mode === 'slow') await sleep(fault.delayMs);
   if (fault?.mode === 'decline') {
     request.forcedDecline = declined('0000', 'card_declined', fault.declineCode, fault.message);
   }
@@ -105,7 +108,7 @@ async function handle(
   const result = await answer;
   const events = replayed ? [] : (result.events ?? []);
   if (fault?.mode === 'lost') {
-    deliverAll(state, events);
+    void deliverUnder(state, events, webhook);
     await sleep(fault.delayMs);
     response.destroy();
     return;
@@ -116,5 +119,5 @@ async function handle(
     ...(typeof key === 'string' ? { 'idempotency-key': key } : {}),
   });
   // As Stripe does, the operation's events go out once it has answered.
-  deliverAll(state, events);
+  void deliverUnder(state, events, webhook);
 }

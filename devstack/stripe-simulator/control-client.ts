@@ -1,5 +1,9 @@
 import type { Json } from './wire.ts';
 
+export type StripeFaultMode = StripeCallFaultMode | StripeWebhookFaultMode;
+export type StripeCallFaultMode = 'error' | 'drop' | 'lost' | 'hang' | 'slow' | 'decline';
+export type StripeWebhookFaultMode = 'duplicate' | 'reorder';
+
 /**
  * What happens to the next `count` calls matching `method` (any when unset), a path starting
  * with `path` and, when set, a raw body containing `bodyIncludes` (say, a checkout's id: tests
@@ -9,10 +13,17 @@ import type { Json } from './wire.ts';
  * - `lost`: the call is done (stored under its idempotency key, events sent), then the
  *   connection closes after `delayMs` without an answer (Stripe charged; the answer was lost);
  * - `hang`: no answer ever, nothing done (until the client gives up);
+ * - `slow`: the call is done and answered as usual, `delayMs` late;
  * - `decline`: only PaymentIntent confirmations (a create with `confirm=true`, or `/confirm`)
  *   match; each is declined as a card decline with `declineCode` (and `message`), whatever the
  *   card: a 402 card_error, the PaymentIntent back in requires_payment_method, and the
- *   payment_intent.payment_failed event. A replay of an answered Idempotency-Key is not one.
+ *   payment_intent.payment_failed event. A replay of an answered Idempotency-Key is not one;
+ * - `duplicate` (webhooks): the call is answered as usual; each event its answer sends is
+ *   delivered twice, at once (as Stripe may: same event id, two deliveries);
+ * - `reorder` (webhooks): the call is answered as usual; the events its answer sends are held
+ *   `delayMs` (1 s when unset) and then sent newest first, so the events that follow them (a
+ *   refund's settlement, the next call's) overtake them.
+ * A call can meet one call fault and one webhook fault (`duplicate`, `reorder`) at once.
  *
  * `bodyIncludes` is looked for in the raw body, its URL-decoded form, and the metadata of the
  * PaymentIntent a `/confirm` names: the metadata's `workflow_id` (`subscription:<id>`) matches.
@@ -21,7 +32,7 @@ export interface StripeFault {
   path: string;
   method?: string;
   bodyIncludes?: string;
-  mode: 'error' | 'drop' | 'lost' | 'hang' | 'decline';
+  mode: StripeFaultMode;
   count?: number;
   delayMs?: number;
   /** `decline`: Stripe's decline code, e.g. `insufficient_funds`, `lost_card`. */
@@ -29,6 +40,32 @@ export interface StripeFault {
   /** `decline`: the processor's message; Stripe's generic one when unset. */
   message?: string;
 }
+
+/**
+ * Faults at random (for the soak): each Stripe call (not the control API's) under `pathPrefix`
+ * (`/v1/` when unset) meets at most one call fault, drawn with these probabilities (their sum at
+ * most 1), and independently at most one webhook fault (`duplicate` + `reorder` at most 1).
+ * `decline` is not drawn: a decline is the buyer's card, not a fault. `seed` makes the draws
+ * repeatable; `dropDelayMs` (0), `slowMs` (2 s, below the client's timeout) and `reorderMs` (1 s)
+ * are the delays of the faults drawn.
+ */
+export interface StripeChaos {
+  error?: number;
+  drop?: number;
+  lost?: number;
+  hang?: number;
+  slow?: number;
+  duplicate?: number;
+  reorder?: number;
+  pathPrefix?: string;
+  seed?: number;
+  dropDelayMs?: number;
+  slowMs?: number;
+  reorderMs?: number;
+}
+
+/** How many times each fault mode struck, armed or drawn at random, since the simulator started. */
+export type StripeFaultCounts = Partial<Record<StripeFaultMode, number>>;
 
 /** The simulator's control API, for tests and `npm start`. */
 export function stripeSimulatorControl(simulatorUrl: string) {
@@ -69,16 +106,28 @@ export function stripeSimulatorControl(simulatorUrl: string) {
         ...decline,
       }).then(() => undefined),
     clearFaults: () => call('DELETE', '/_simulator/faults').then(() => undefined),
+    /** Faults at random from now on (replacing earlier settings), until `clearChaos`. */
+    setChaos: (chaos: StripeChaos) =>
+      call('POST', '/_simulator/chaos', { ...chaos }).then(() => undefined),
+    clearChaos: () => call('DELETE', '/_simulator/chaos').then(() => undefined),
+    /** Every fault that struck so far, by mode (armed and random ones alike). */
+    faultCounts: () =>
+      call('GET', '/_simulator/chaos').then((answer) => answer.counts as StripeFaultCounts),
     /** The injected faults not used up yet. */
     pendingFaults: () =>
       call('GET', '/_simulator/faults').then((answer) => answer.faults as Required<StripeFault>[]),
-    /** The events a PaymentIntent caused, oldest first. */
-    async eventsOf(paymentIntentId: string): Promise<{ id: string; type: string }[]> {
+    /**
+     * The events of a PaymentIntent (or of any object by its id: a refund's), oldest first, with
+     * the times (ms since the epoch) an endpoint took each: once per delivery, duplicates too.
+     */
+    async eventsOf(
+      paymentIntentId: string,
+    ): Promise<{ id: string; type: string; deliveredAt: number[] }[]> {
       const answer = await call(
         'GET',
         `/_simulator/events?payment_intent=${encodeURIComponent(paymentIntentId)}`,
       );
-      return answer.data as { id: string; type: string }[];
+      return answer.data as { id: string; type: string; deliveredAt: number[] }[];
     },
     /** Completes the 3-D Secure step of a `requires_action` PaymentIntent, as its buyer would. */
     authenticatePayment: (paymentIntentId: string, { succeed = true } = {}) =>

@@ -1,6 +1,6 @@
-import type { StripeFault } from './control-client.ts';
+import type { StripeChaos, StripeFault } from './control-client.ts';
 import { deliver, deliverAll } from './events.ts';
-import { addFault } from './faults.ts';
+import { addFault, setChaos } from './faults.ts';
 import { setupAuthenticated } from './intents.ts';
 import { authenticated } from './payment-intents.ts';
 import { setSavedCardExpiry } from './payment-methods.ts';
@@ -31,6 +31,16 @@ export async function control(state: SimulatorState, request: Request): Promise<
     state.faults = [];
     return { status: 200, body: { faults: state.faults } };
   }
+  if (path === '/_simulator/chaos' && method === 'POST') {
+    setChaos(state, body as StripeChaos);
+    return { status: 200, body: chaosOf(state) };
+  }
+  if (path === '/_simulator/chaos' && method === 'DELETE') {
+    setChaos(state, undefined);
+    return { status: 200, body: chaosOf(state) };
+  }
+  if (path === '/_simulator/chaos' && method === 'GET')
+    return { status: 200, body: chaosOf(state) };
   const authentication = /^\/_simulator\/(payment|setup)_intents\/([^/]+)\/authenticate$/.exec(
     path,
   );
@@ -54,6 +64,11 @@ export async function control(state: SimulatorState, request: Request): Promise<
   }
   return stripeError(404, { type: 'invalid_request_error', message: `No control ${path}` });
 }
+
+const chaosOf = (state: SimulatorState): Json => ({
+  chaos: state.chaos?.settings ?? null,
+  counts: state.faultCounts,
+});
 
 /** A saved card's expiry, as one customer holds it: `{customer, exp_month, exp_year}`. */
 function cardExpiry(state: SimulatorState, methodId: string, body: Json): Answer {
@@ -185,5 +200,6 @@ function eventsOf(state: SimulatorState, request: Request): Answer {
   const list = [...state.events.values()].filter(
     (item) => intent === undefined || item.object.id === intent,
   );
-  return { status: 200, body: { data: list.map(({ id, type }) => ({ id, type })) } };
+  const data = list.map(({ id, type, deliveredAt }) => ({ id, type, deliveredAt }));
+  return { status: 200, body: { data } };
 }

@@ -24,6 +24,7 @@ export function recordEvent(
       id: request.requestId,
       idempotency_key: (request.headers['idempotency-key'] as string | undefined) ?? null,
     },
+    deliveredAt: [],
   };
   state.events.set(created.id, created);
   attachSavedCard(state, type, object);
@@ -91,7 +92,10 @@ async function post(
       signal: AbortSignal.timeout(30_000),
     });
     await response.arrayBuffer();
-    if (response.ok) return true;
+    if (response.ok) {
+      stripeEvent.deliveredAt.push(Date.now());
+      return true;
+    }
     state.log(
       `event ${stripeEvent.id} (${stripeEvent.type}): ${target} answered ${response.status}`,
     );

@@ -1,4 +1,4 @@
-import type { StripeFault } from './control-client.ts';
+import type { StripeChaos, StripeFault, StripeFaultCounts } from './control-client.ts';
 import type { Answer, Json, Request, StripeEvent } from './wire.ts';
 
 export interface SimulatorOptions {
@@ -49,6 +49,9 @@ export interface SimulatorState {
   /** By id, oldest first. */
   events: Map<string, StripeEvent>;
   faults: Required<StripeFault>[];
+  /** Faults at random, when set (faults.ts), with the draws' source. */
+  chaos: { settings: StripeChaos; random: () => number } | undefined;
+  faultCounts: StripeFaultCounts;
   /** Newest first: the most recently started API takes the events. */
   targets: string[];
   /** Set once the simulator stops: no more deliveries or refund settlements. */
@@ -72,6 +75,8 @@ export function newSimulatorState(options: SimulatorOptions): SimulatorState {
     idempotent: new Map(),
     events: new Map(),
     faults: [],
+    chaos: undefined,
+    faultCounts: {},
     targets: [...(options.webhookTargets ?? [])],
     stopped: false,
   };

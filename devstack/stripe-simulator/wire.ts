@@ -23,6 +23,8 @@ export interface StripeEvent {
   created: number;
   apiVersion: string | null;
   request: { id: string; idempotency_key: string | null };
+  /** When an endpoint took it (ms since the epoch), once per delivery: duplicates show. */
+  deliveredAt: number[];
 }
 
 export interface Request {
