@@ -1,0 +1,324 @@
+/**
+ * The soak (issue 21): the stack `npm start` runs (2 API and 2 worker processes, the Temporal dev
+ * server on its SQLite file, PostgreSQL, the Stripe simulator), mixed traffic through the public
+ * API for a bounded time, faults at random moments meanwhile, and the invariants of
+ * bench/soak/invariants.ts checked at the end: nothing lost, nothing done twice.
+ *
+ *   npm run soak                      about two minutes of traffic
+ *   npm run soak -- --minutes=10      the release form: every fault kind at least 5 times
+ *   npm run soak -- --short           the form `npm test` runs (a minute, each fault once)
+ *
+ * Prints the operations attempted and completed, the faults injected, the invariants held and
+ * every violation with its ids; writes bench/results/soak.json; exits 1 on any violation.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createAccessToken } from '../commerce/access-tokens/service.ts';
+import { Member, Organization, User } from '../db/entities/index.ts';
+import { openOrm } from '../db/orm.ts';
+import { stripeSimulatorControl } from '../devstack/stripe-simulator.ts';
+import { allScopes } from '../domain/scopes.ts';
+import { connectTemporal } from '../temporal/client.ts';
+import { writeBenchResults } from './lib/results.ts';
+import { runInvariants } from './soak/invariants.ts';
+import { type SoakStack, startSoakStack } from './soak/stack.ts';
+import {
+  apiClient,
+  buyers,
+  type Catalog,
+  catalogEdits,
+  type Lane,
+  OperationCounts,
+  refunds,
+  seedCatalog,
+  subscribers,
+  usage,
+} from './soak/traffic.ts';
+
+const flag = (name: string) =>
+  process.argv.find((argument) => argument.startsWith(`--${name}=`))?.split('=')[1];
+const short = process.argv.includes('--short');
+const minutes = Number(flag('minutes') ?? (short ? 1 : 2));
+if (!(minutes > 0)) throw new Error('usage: node bench/soak.ts [--minutes=N] [--short]');
+const trafficSeconds = Math.round(minutes * 60);
+/** Each process fault kind this many times (5 or more in ten minutes); Stripe faults twice as often. */
+const faultsPerKind = short ? 1 : Math.max(1, Math.round(minutes * 0.6));
+/** How long the lanes may take to finish what they started once the traffic stops. */
+const drainSeconds = short ? 120 : 240;
+
+const say = (line: string) =>
+  console.log(`[soak ${new Date().toISOString().slice(11, 19)}] ${line}`);
+
+/** A repeatable random sequence (mulberry32), its seed printed so a run can be replayed. */
+const seed = Number(flag('seed') ?? Math.floor(Math.random() * 2 ** 31));
+function seededRandom(start: number) {
+  let state = start;
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const random = seededRandom(seed);
+
+const processFaults = {
+  'API process SIGKILL': async (stack: SoakStack) => {
+    await stack.kill('api', { copy: true });
+    await stack.restart('api');
+  },
+  'worker process SIGKILL': async (stack: SoakStack) => {
+    await stack.kill('worker', { copy: true });
+    await stack.restart('worker');
+  },
+  'Temporal dev server SIGKILL': async (stack: SoakStack) => {
+    await stack.kill('temporal');
+    await stack.restart('temporal');
+  },
+  'PostgreSQL restart (fast shutdown)': async (stack: SoakStack) => {
+    await stack.stopGracefully('postgres');
+    await stack.restart('postgres');
+  },
+} as const;
+
+/** Stripe's network failing one call or a few: errors, dropped connections, lost answers. */
+async function stripeNetworkFault(stack: SoakStack) {
+  const modes = ['error', 'drop', 'lost'] as const;
+  const mode = modes[Math.floor(random() * modes.length)] ?? 'error';
+  const path = random() < 0.8 ? '/v1/payment_intents' : '/v1/refunds';
+  await stripeSimulatorControl(stack.stripeSimulatorUrl).injectFault({
+    path,
+    method: 'POST',
+    mode,
+    count: 1 + Math.floor(random() * 3),
+    delayMs: mode === 'error' ? 0 : 200,
+  });
+  return `Stripe ${mode} (${path})`;
+}
+
+async function main() {
+  const started = Date.now();
+  say(`seed ${seed}; ${trafficSeconds} s of traffic, each process fault ${faultsPerKind}×`);
+  const stack = await startSoakStack(say);
+  const faults = new Map<string, number>();
+  const count = (kind: string) => faults.set(kind, (faults.get(kind) ?? 0) + 1);
+  const unaskedExits: string[] = [];
+  let stopping = false;
+  const stopStack = async () => {
+    stopping = true;
+    await stack.stop();
+  };
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => void stopStack().then(() => process.exit(130)));
+  }
+  try {
+    const { token, organizationId } = await seedSeller(stack.addresses.databaseUrl);
+    const seller = apiClient(stack.apiUrl, token);
+    const buyer = apiClient(stack.apiUrl, null);
+    const catalog: Catalog = await seedCatalog(seller);
+    const ops = new OperationCounts();
+    const trafficEnds = Date.now() + trafficSeconds * 1000;
+    const lane: Lane = {
+      seller,
+      buyer,
+      ops,
+      catalog,
+      stripeSimulatorUrl: stack.stripeSimulatorUrl,
+      over: () => Date.now() > trafficEnds || stopping,
+      random,
+    };
+
+    // A part that exits on its own (not killed by the soak) is a finding, and restarted.
+    let faulting = Promise.resolve();
+    const watch = setInterval(() => {
+      for (const part of stack.takeUnexpectedExits()) {
+        unaskedExits.push(`${part} at ${new Date().toISOString()}`);
+        faulting = faulting
+          .then(() => stack.restart(part))
+          .catch((error: unknown) => {
+            say(`restarting ${part} failed: ${String(error)}`);
+          });
+      }
+    }, 1000);
+
+    // Faults spread over the traffic window, each kind `faultsPerKind` times, in random order.
+    const schedule = [
+      ...Object.keys(processFaults).flatMap((kind) => Array(faultsPerKind).fill(kind) as string[]),
+      ...Array(2 * faultsPerKind).fill('stripe'),
+    ].sort(() => random() - 0.5);
+    const faultLane = (async () => {
+      const gap = (trafficSeconds * 1000 * 0.85) / schedule.length;
+      await sleep(gap * 0.5);
+      for (const kind of schedule) {
+        if (stopping) break;
+        await sleep(gap * (0.5 + random()));
+        const injected = faulting.then(async () => {
+          if (kind === 'stripe') {
+            count(await stripeNetworkFault(stack));
+            count('Stripe network faults (all)');
+            return;
+          }
+          say(`fault: ${kind}`);
+          await processFaults[kind as keyof typeof processFaults](stack);
+          count(kind);
+        });
+        faulting = injected.catch((error: unknown) =>
+          say(`fault ${kind} failed: ${String(error)}`),
+        );
+        await faulting;
+      }
+    })();
+
+    say('traffic: buyers, refunds, subscribers on test clocks, usage, catalog edits');
+    const paid: { id: string; net_amount: number }[] = [];
+    const months = short ? 2 : 4;
+    const lanes = Promise.all([
+      buyers(lane, paid, short ? 12 : 40 * minutes),
+      buyers(lane, paid, short ? 12 : 40 * minutes),
+      refunds(lane, paid),
+      subscribers(lane, short ? 4 : Math.round(6 * minutes), months),
+      usage(lane, short ? 40 : Math.round(150 * minutes)),
+      catalogEdits(lane),
+    ]);
+    await faultLane;
+    await faulting;
+    const drained = await Promise.race([
+      lanes.then(() => true),
+      sleep(Math.max(0, trafficEnds - Date.now()) + drainSeconds * 1000, false),
+    ]);
+    if (!drained) say(`the lanes did not finish within ${drainSeconds} s after the traffic`);
+    clearInterval(watch);
+    await faulting;
+    const acknowledgedEvents = await lanes.then(
+      (results) => results[4] as string[],
+      () => [],
+    );
+
+    say('draining: faults off, waiting for checkouts and deliveries to settle');
+    await stripeSimulatorControl(stack.stripeSimulatorUrl).clearFaults();
+    await settle(stack.addresses.databaseUrl);
+
+    const temporal = await connectTemporal({
+      ...stack.config.temporal,
+      address: stack.addresses.temporalAddress,
+    });
+    const results = await runInvariants({
+      databaseUrl: stack.addresses.databaseUrl,
+      stripeSimulatorUrl: stack.stripeSimulatorUrl,
+      stripeSecretKey: stack.config.stripe.secretKey,
+      temporal,
+      acknowledgedEvents: { organizationId, externalIds: acknowledgedEvents },
+      api: { url: stack.apiUrl, token },
+    }).finally(() => temporal.connection.close());
+    const violations = results.flatMap((result) => result.violations);
+
+    console.log('\nOperations');
+    console.table(
+      Object.fromEntries(
+        [...ops.counts].map(([kind, counted]) => [
+          kind,
+          {
+            ...counted,
+            'first failures': (ops.failures.get(kind) ?? []).join(' | ').slice(0, 160),
+          },
+        ]),
+      ),
+    );
+    console.log('Faults injected');
+    console.table(Object.fromEntries([...faults].map(([kind, times]) => [kind, { times }])));
+    if (unaskedExits.length)
+      say(`parts that exited unasked (restarted): ${unaskedExits.join(', ')}`);
+    console.log('Invariants');
+    console.table(
+      Object.fromEntries(
+        results.map((result) => [
+          result.invariant,
+          {
+            held: !result.checked ? 'not checked' : result.violations.length ? 'NO' : 'yes',
+            violations: result.violations.length,
+          },
+        ]),
+      ),
+    );
+    for (const violation of violations.slice(0, 100)) {
+      say(`VIOLATION ${violation.invariant}: ${violation.detail} ${JSON.stringify(violation.ids)}`);
+    }
+    writeBenchResults('soak', {
+      settings: {
+        minutes,
+        short,
+        seed,
+        apiProcesses: 2,
+        workerProcesses: 2,
+        faultsPerKind,
+      },
+      operations: Object.fromEntries(ops.counts),
+      operationFailures: Object.fromEntries(ops.failures),
+      faults: Object.fromEntries(faults),
+      unaskedExits,
+      lanesFinished: drained,
+      invariants: results.map((result) => ({
+        invariant: result.invariant,
+        checked: result.checked,
+        held: result.checked && result.violations.length === 0,
+        violations: result.violations.length,
+      })),
+      violations,
+      seconds: Math.round((Date.now() - started) / 1000),
+      measuredAt: new Date().toISOString(),
+    });
+    if (violations.length > 0) {
+      say(`${violations.length} violations`);
+      process.exitCode = 1;
+    } else {
+      say('every invariant held');
+    }
+  } finally {
+    await stopStack();
+  }
+}
+
+/** The soak's seller, straight in the database: an organization, its owner, a token of every scope. */
+async function seedSeller(databaseUrl: string) {
+  const orm = await openOrm(databaseUrl);
+  try {
+    const em = orm.em.fork();
+    const owner = em.create(User, { email: 'owner@soak.bench', name: 'Soak owner' });
+    const organization = em.create(Organization, { name: 'Soak', slug: 'soak' });
+    em.create(Member, { organization, user: owner, role: 'owner' });
+    await em.flush();
+    const { token } = await createAccessToken(em, {
+      organizationId: organization.id,
+      comment: 'soak',
+      scopes: allScopes,
+    });
+    return { token, organizationId: organization.id };
+  } finally {
+    await orm.close();
+  }
+}
+
+/** Waits (up to two minutes) until no checkout is left confirmed and the outbox is relayed. */
+async function settle(databaseUrl: string) {
+  const orm = await openOrm(databaseUrl);
+  try {
+    const deadline = Date.now() + 120_000;
+    while (Date.now() < deadline) {
+      const [row] = await orm.em
+        .getConnection()
+        .execute<{ confirmed: string; unrelayed: string }[]>(
+          `select (select count(*) from checkouts where status = 'confirmed') as confirmed,
+             (select count(*) from outbox_events where relayed_at is null) as unrelayed`,
+        );
+      if (Number(row?.confirmed) === 0 && Number(row?.unrelayed) === 0) return;
+      await sleep(1000);
+    }
+  } finally {
+    await orm.close();
+  }
+}
+
+await main().catch((error: unknown) => {
+  say(error instanceof Error ? (error.stack ?? error.message) : String(error));
+  process.exitCode = 1;
+});
+process.exit();

@@ -1,0 +1,523 @@
+/**
+ * The soak's traffic: buyers, subscribers, finance and the seller's own code, all at once through
+ * the public API, as clients that ride out a stack whose parts are failing: a call that gets no
+ * answer, or a 5xx, is sent again (as the Polar SDK's retries would) until its deadline.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { stripeSimulatorControl } from '../../devstack/stripe-simulator.ts';
+
+/** Attempts and completions per kind of operation. */
+export class OperationCounts {
+  readonly counts = new Map<string, { attempted: number; completed: number; failed: number }>();
+  /** The last few failures per kind, for the report. */
+  readonly failures = new Map<string, string[]>();
+
+  #of(kind: string) {
+    const found = this.counts.get(kind) ?? { attempted: 0, completed: 0, failed: 0 };
+    this.counts.set(kind, found);
+    return found;
+  }
+
+  /** Runs one operation of `kind`, counting it; a failure is counted and kept, not thrown. */
+  async run<T>(kind: string, operation: () => Promise<T>): Promise<T | undefined> {
+    this.#of(kind).attempted += 1;
+    try {
+      const result = await operation();
+      this.#of(kind).completed += 1;
+      return result;
+    } catch (error) {
+      this.#of(kind).failed += 1;
+      const kept = this.failures.get(kind) ?? [];
+      if (kept.length < 5) kept.push(error instanceof Error ? error.message : String(error));
+      this.failures.set(kind, kept);
+      return undefined;
+    }
+  }
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: the soak reads a few fields of the answers
+type Json = any;
+
+export interface Answer {
+  status: number;
+  body: Json;
+}
+
+/** The seller's API as a retrying client. */
+export function apiClient(apiUrl: string, token: string | null, { patienceMs = 120_000 } = {}) {
+  return async function call(
+    method: string,
+    path: string,
+    body?: unknown,
+    { expect }: { expect?: number[] } = {},
+  ): Promise<Answer> {
+    const deadline = Date.now() + patienceMs;
+    let last = '';
+    for (let attempt = 0; Date.now() < deadline; attempt++) {
+      if (attempt > 0) await sleep(Math.min(250 * 2 ** Math.min(attempt, 4), 3000));
+      try {
+        const response = await fetch(`${apiUrl}${path}`, {
+          method,
+          headers: {
+            'content-type': 'application/json',
+            ...(token && { authorization: `Bearer ${token}` }),
+          },
+          body: body === undefined ? undefined : JSON.stringify(body),
+          signal: AbortSignal.timeout(30_000),
+        });
+        const text = await response.text();
+        const parsed = text ? JSON.parse(text) : null;
+        if (response.status >= 500 || response.status === 429) {
+          last = `${response.status} ${text.slice(0, 200)}`;
+          continue;
+        }
+        if (expect && !expect.includes(response.status)) {
+          throw new UnexpectedAnswer(`${method} ${path}: ${response.status} ${text.slice(0, 300)}`);
+        }
+        return { status: response.status, body: parsed };
+      } catch (error) {
+        if (error instanceof UnexpectedAnswer) throw error;
+        last = error instanceof Error ? error.message : String(error);
+      }
+    }
+    throw new Error(`${method} ${path}: no answer in ${patienceMs / 1000} s (${last})`);
+  };
+}
+
+class UnexpectedAnswer extends Error {}
+
+export type Call = ReturnType<typeof apiClient>;
+
+/** Polls `read` until `done` says yes, or fails after `timeoutMs`. */
+export async function until<T>(
+  what: string,
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  { timeoutMs = 180_000, intervalMs = 500 } = {},
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let value = await read();
+  while (!done(value)) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs / 1000} s`);
+    await sleep(intervalMs);
+    value = await read();
+  }
+  return value;
+}
+
+export interface Catalog {
+  oneTimeProductId: string;
+  monthlyProductIds: [string, string];
+  discountId: string;
+  meterId: string;
+  benefitId: string;
+}
+
+/** The seller's catalog the traffic buys from. */
+export async function seedCatalog(call: Call): Promise<Catalog> {
+  const ok = [200, 201];
+  const benefit = await call(
+    'POST',
+    '/v1/benefits/',
+    { type: 'custom', description: 'Soak community', properties: { note: 'Welcome' } },
+    { expect: ok },
+  );
+  const oneTime = await call(
+    'POST',
+    '/v1/products/',
+    { name: 'Soak ebook', prices: [{ amount_type: 'fixed', price_amount: 2500 }] },
+    { expect: ok },
+  );
+  await call(
+    'POST',
+    `/v1/products/${oneTime.body.id}/benefits`,
+    { benefits: [benefit.body.id] },
+    { expect: ok },
+  );
+  const monthly = await Promise.all(
+    [1000, 3000].map((amount, index) =>
+      call(
+        'POST',
+        '/v1/products/',
+        {
+          name: `Soak plan ${index + 1}`,
+          recurring_interval: 'month',
+          prices: [{ amount_type: 'fixed', price_amount: amount }],
+        },
+        { expect: ok },
+      ),
+    ),
+  );
+  const discount = await call(
+    'POST',
+    '/v1/discounts/',
+    { name: 'Soak 10%', type: 'percentage', basis_points: 1000, duration: 'once' },
+    { expect: ok },
+  );
+  const meter = await call(
+    'POST',
+    '/v1/meters/',
+    {
+      name: 'Soak calls',
+      filter: {
+        conjunction: 'and',
+        clauses: [{ property: 'name', operator: 'eq', value: 'soak.call' }],
+      },
+      aggregation: { func: 'sum', property: 'units' },
+    },
+    { expect: ok },
+  );
+  return {
+    oneTimeProductId: oneTime.body.id,
+    monthlyProductIds: [monthly[0]?.body.id, monthly[1]?.body.id],
+    discountId: discount.body.id,
+    meterId: meter.body.id,
+    benefitId: benefit.body.id,
+  };
+}
+
+/** What the lanes share: the clients, the counters, and when to stop. */
+export interface Lane {
+  seller: Call;
+  buyer: Call;
+  ops: OperationCounts;
+  catalog: Catalog;
+  stripeSimulatorUrl: string;
+  /** True once no new operation should start. */
+  over: () => boolean;
+  random: () => number;
+}
+
+const buyerDetails = (label: string) => ({
+  customer_email: `${label}@soak.example`,
+  customer_name: 'Soak Buyer',
+  customer_billing_address: { country: 'FR' },
+});
+
+/** The checkout's outcome once its payment settled: its status and, when paid, its order. */
+async function settledCheckout(lane: Lane, checkoutId: string) {
+  const settled = await until(
+    `checkout ${checkoutId} settled`,
+    () => lane.seller('GET', `/v1/checkouts/${checkoutId}`),
+    (answer) => answer.status === 200 && !['confirmed', 'open'].includes(answer.body.status),
+  );
+  return settled.body as { status: string; customer_id: string; subscription_id: string | null };
+}
+
+/** The order a succeeded checkout paid (the API lists orders by customer). */
+async function orderOf(lane: Lane, customerId: string, productId: string) {
+  const orders = await until(
+    `the order of customer ${customerId}`,
+    () => lane.seller('GET', `/v1/orders/?customer_id=${customerId}&limit=100`),
+    (answer) =>
+      answer.status === 200 &&
+      answer.body.items.some((order: Json) => order.product_id === productId),
+  );
+  return orders.body.items.find((order: Json) => order.product_id === productId) as {
+    id: string;
+    net_amount: number;
+    status: string;
+  };
+}
+
+let sequence = 0;
+const nextLabel = (kind: string) => `${kind}-${++sequence}-${Date.now()}`;
+
+/**
+ * Buyers of the one-time product: most pay at once, some with the discount, some are declined
+ * first and confirm again with a good card, some leave their checkout open. Paid orders go to
+ * `paid` for the refund lane.
+ */
+export async function buyers(
+  lane: Lane,
+  paid: { id: string; net_amount: number }[],
+  limit: number,
+) {
+  for (let index = 0; index < limit && !lane.over(); index++) {
+    const roll = lane.random();
+    if (roll < 0.1) {
+      await lane.ops.run('checkout abandoned', async () => {
+        await lane.seller(
+          'POST',
+          '/v1/checkouts/',
+          { products: [lane.catalog.oneTimeProductId] },
+          {
+            expect: [201],
+          },
+        );
+      });
+      continue;
+    }
+    const declinedFirst = roll < 0.3;
+    const kind = declinedFirst ? 'checkout declined, then paid' : 'checkout paid';
+    await lane.ops.run(kind, async () => {
+      const withDiscount = lane.random() < 0.3;
+      const checkout = await lane.seller(
+        'POST',
+        '/v1/checkouts/',
+        {
+          products: [lane.catalog.oneTimeProductId],
+          ...(withDiscount && { discount_id: lane.catalog.discountId }),
+        },
+        { expect: [201] },
+      );
+      const label = nextLabel('buyer');
+      const confirm = (card: string) =>
+        lane.buyer(
+          'POST',
+          `/v1/checkouts/client/${checkout.body.client_secret}/confirm`,
+          { ...buyerDetails(label), confirmation_token_id: card },
+          { expect: [200] },
+        );
+      if (declinedFirst) {
+        await confirm('pm_card_chargeDeclined');
+        const failed = await settledCheckout(lane, checkout.body.id);
+        if (failed.status !== 'failed') throw new Error(`declined checkout ${failed.status}`);
+      }
+      await confirm('pm_card_visa');
+      const settled = await settledCheckout(lane, checkout.body.id);
+      if (settled.status !== 'succeeded') {
+        throw new Error(`checkout ${checkout.body.id} ${settled.status}`);
+      }
+      paid.push(await orderOf(lane, settled.customer_id, lane.catalog.oneTimeProductId));
+    });
+  }
+}
+
+/**
+ * Finance refunding paid orders as they come: whole, in part, or twice at once in parts that
+ * together exceed the order (one of the two must be refused).
+ */
+export async function refunds(lane: Lane, paid: { id: string; net_amount: number }[]) {
+  while (!lane.over() || paid.length > 0) {
+    const order = paid.shift();
+    if (!order) {
+      await sleep(500);
+      continue;
+    }
+    const roll = lane.random();
+    if (roll < 0.4) continue;
+    const refund = (amount: number) =>
+      lane.seller(
+        'POST',
+        '/v1/refunds/',
+        { order_id: order.id, reason: 'customer_request', amount },
+        { expect: [200, 201, 400, 422] },
+      );
+    if (roll < 0.6) {
+      await lane.ops.run('refund in full', async () => {
+        const answer = await refund(order.net_amount);
+        if (answer.status >= 300) throw new Error(`refused: ${JSON.stringify(answer.body)}`);
+      });
+    } else if (roll < 0.8) {
+      await lane.ops.run('refund in part', async () => {
+        const answer = await refund(Math.max(1, Math.floor(order.net_amount / 3)));
+        if (answer.status >= 300) throw new Error(`refused: ${JSON.stringify(answer.body)}`);
+      });
+    } else {
+      await lane.ops.run('two refunds at once on one order', async () => {
+        const part = Math.ceil(order.net_amount * 0.6);
+        const answers = await Promise.all([refund(part), refund(part)]);
+        const taken = answers.filter((answer) => answer.status < 300).length;
+        // Both refused is possible only when neither could take the order's lock in time.
+        if (taken > 1) throw new Error(`both refunds of ${part} on ${order.net_amount} taken`);
+      });
+    }
+  }
+}
+
+/**
+ * Subscribers on test clocks of their own: each subscribes to the first plan, some change plan
+ * (invoiced at once, or prorated into the next renewal), then its clock advances month by month
+ * through renewals; some renewals are declined (dunning) and finance retries them.
+ */
+export async function subscribers(lane: Lane, count: number, months: number) {
+  const stripe = stripeSimulatorControl(lane.stripeSimulatorUrl);
+  const [planA, planB] = lane.catalog.monthlyProductIds;
+  const start = new Date('2027-01-15T12:00:00.000Z');
+  const monthAfter = (at: Date, months: number) => {
+    const next = new Date(at);
+    next.setUTCMonth(next.getUTCMonth() + months);
+    return next;
+  };
+  await Promise.all(
+    Array.from({ length: count }, async () => {
+      if (lane.over()) return;
+      const subscription = await lane.ops.run('subscription started', async () => {
+        const clock = await lane.seller(
+          'POST',
+          '/v1/test-clocks/',
+          { frozen_time: start.toISOString() },
+          { expect: [201] },
+        );
+        const label = nextLabel('subscriber');
+        const customer = await lane.seller(
+          'POST',
+          '/v1/customers/',
+          {
+            email: `${label}@soak.example`,
+            name: 'Soak Subscriber',
+            test_clock_id: clock.body.id,
+          },
+          { expect: [201] },
+        );
+        const checkout = await lane.seller(
+          'POST',
+          '/v1/checkouts/',
+          { products: [planA], customer_id: customer.body.id },
+          { expect: [201] },
+        );
+        await lane.buyer(
+          'POST',
+          `/v1/checkouts/client/${checkout.body.client_secret}/confirm`,
+          { ...buyerDetails(label), confirmation_token_id: 'pm_card_visa' },
+          { expect: [200] },
+        );
+        const settled = await settledCheckout(lane, checkout.body.id);
+        if (settled.status !== 'succeeded' || !settled.subscription_id) {
+          throw new Error(`subscription checkout ${checkout.body.id} ${settled.status}`);
+        }
+        return { id: settled.subscription_id, clockId: clock.body.id as string };
+      });
+      if (!subscription) return;
+      const roll = lane.random();
+      if (roll < 0.5) {
+        const proration = roll < 0.25 ? 'invoice' : 'prorate';
+        await lane.ops.run(`plan change (${proration})`, async () => {
+          await lane.seller(
+            'PATCH',
+            `/v1/subscriptions/${subscription.id}`,
+            { product_id: planB, proration_behavior: proration },
+            { expect: [200] },
+          );
+        });
+      }
+      for (let month = 1; month <= months && !lane.over(); month++) {
+        const dunning = lane.random() < 0.25;
+        const renewed = await lane.ops.run(
+          dunning ? 'renewal declined, retried by finance' : 'renewal',
+          async () => {
+            if (dunning) {
+              await stripe.declinePayments({
+                bodyIncludes: subscription.id,
+                declineCode: 'insufficient_funds',
+                count: 1,
+              });
+            }
+            await advance(lane, subscription.clockId, monthAfter(start, month));
+            if (dunning) {
+              await until(
+                `subscription ${subscription.id} past due`,
+                () => lane.seller('GET', `/v1/subscriptions/${subscription.id}`),
+                (answer) => answer.body?.status === 'past_due',
+              );
+              await lane.seller(
+                'POST',
+                `/v1/subscriptions/${subscription.id}/dunning/retry`,
+                undefined,
+                { expect: [200] },
+              );
+            }
+            await until(
+              `subscription ${subscription.id} renewed for month ${month}`,
+              () => lane.seller('GET', `/v1/subscriptions/${subscription.id}`),
+              (answer) =>
+                answer.body?.status === 'active' &&
+                Date.parse(answer.body.current_period_start) >= monthAfter(start, month).getTime(),
+            );
+            return true;
+          },
+        );
+        if (!renewed) return;
+      }
+    }),
+  );
+}
+
+async function advance(lane: Lane, clockId: string, to: Date) {
+  await lane.seller(
+    'POST',
+    `/v1/test-clocks/${clockId}/advance`,
+    { frozen_time: to.toISOString() },
+    { expect: [200] },
+  );
+  await until(
+    `test clock ${clockId} ready at ${to.toISOString()}`,
+    () => lane.seller('GET', `/v1/test-clocks/${clockId}`),
+    (answer) => answer.body?.status === 'ready',
+  );
+}
+
+/**
+ * The seller's code reporting usage in batches of 20 events with ids of its own; a batch whose
+ * answer was lost is sent again whole, and some are sent twice on purpose. Answers the external
+ * ids the API acknowledged.
+ */
+export async function usage(lane: Lane, batches: number): Promise<string[]> {
+  const customers: string[] = [];
+  for (let index = 0; index < 3; index++) {
+    const customer = await lane.ops.run('usage customer created', async () => {
+      const label = nextLabel('user');
+      const answer = await lane.seller(
+        'POST',
+        '/v1/customers/',
+        { email: `${label}@soak.example`, external_id: label },
+        { expect: [201] },
+      );
+      return answer.body.id as string;
+    });
+    if (customer) customers.push(customer);
+  }
+  const acknowledged: string[] = [];
+  if (customers.length === 0) return acknowledged;
+  for (let batch = 0; batch < batches && !lane.over(); batch++) {
+    const events = Array.from({ length: 20 }, (_, index) => ({
+      name: index % 5 === 4 ? 'soak.other' : 'soak.call',
+      customer_id: customers[index % customers.length],
+      external_id: `soak-${batch}-${index}`,
+      metadata: { units: 1 + (index % 3) },
+    }));
+    const sent = await lane.ops.run('usage batch ingested', async () => {
+      await lane.seller('POST', '/v1/events/ingest', { events }, { expect: [200] });
+      return true;
+    });
+    if (!sent) continue;
+    acknowledged.push(...events.map((event) => event.external_id));
+    if (lane.random() < 0.2) {
+      await lane.ops.run('usage batch sent again', async () => {
+        const again = await lane.seller('POST', '/v1/events/ingest', { events }, { expect: [200] });
+        if (again.body.inserted !== undefined && again.body.inserted !== 0) {
+          throw new Error(`a batch sent again inserted ${again.body.inserted} events`);
+        }
+      });
+    }
+    await sleep(200);
+  }
+  return acknowledged;
+}
+
+/** The seller editing the catalog meanwhile: renaming products, adding some. */
+export async function catalogEdits(lane: Lane) {
+  for (let index = 0; !lane.over(); index++) {
+    if (index % 3 === 0) {
+      await lane.ops.run('product created', async () => {
+        await lane.seller(
+          'POST',
+          '/v1/products/',
+          { name: `Soak extra ${index}`, prices: [{ amount_type: 'fixed', price_amount: 500 }] },
+          { expect: [201] },
+        );
+      });
+    } else {
+      await lane.ops.run('product renamed', async () => {
+        await lane.seller(
+          'PATCH',
+          `/v1/products/${lane.catalog.oneTimeProductId}`,
+          { name: `Soak ebook, edition ${index}` },
+          { expect: [200] },
+        );
+      });
+    }
+    await sleep(1500);
+  }
+}
