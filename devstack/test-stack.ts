@@ -100,14 +100,16 @@ const sharedServiceVariables = [
  * A stack of a test's own beside the run's shared one (its own Temporal server and Stripe
  * simulator), started with `settings` added to this process's environment: the run's worker does
  * not poll its task queues, and its processes are the test's to kill. Answers the stack and the
- * environment it was started with, for the test's own processes.
+ * environment it was started with, for the test's own processes. `settings` may name services
+ * of the test's own (a TEMPORAL_ADDRESS of a server it runs), which the stack then uses.
  */
 export async function startOwnTestStack(
   settings: NodeJS.ProcessEnv,
   options?: Parameters<typeof startTestStack>[1],
 ): Promise<{ stack: TestStack; env: NodeJS.ProcessEnv }> {
-  const env: NodeJS.ProcessEnv = { ...process.env, ...settings };
+  const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of sharedServiceVariables) delete env[name];
+  Object.assign(env, settings);
   const shared = process.env;
   process.env = env;
   try {
