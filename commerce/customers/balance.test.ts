@@ -125,8 +125,16 @@ describe('customer balance (GET /v1/customers/{id}/balance and its ledger)', () 
     assert.deepEqual(taken.body.balance, { balance: 1000, currency: 'usd' });
 
     assert.deepEqual(await balanceOf(customer.id), { balance: 1000, currency: 'usd' });
-    // The customer sees it in its portal (Tollgate's field, beside Polar's profile).
+    // The customer state carries it, and the customer sees it in its portal (Tollgate's field,
+    // beside Polar's): the SDK reads both answers, checked against the OpenAPI document, which
+    // the SDK's models do not keep; the raw answers show the balance.
+    const state = await seller.polar.customers.getState({ id: customer.id });
+    assert.equal(state.id, customer.id);
+    const rawState = await callV1(api, seller.token, 'GET', `/v1/customers/${customer.id}/state`);
+    assert.deepEqual(rawState.body.balance, { balance: 1000, currency: 'usd' });
     const session = await seller.polar.customerSessions.create({ customerId: customer.id });
+    const me = await seller.polar.customerPortal.customers.get({ customerSession: session.token });
+    assert.equal(me.id, customer.id);
     const profile = await callV1(api, session.token, 'GET', '/v1/customer-portal/customers/me');
     assert.deepEqual(profile.body.balance, { balance: 1000, currency: 'usd' });
     assert.deepEqual(
