@@ -5,6 +5,7 @@ import type { Customer } from '@polar-sh/sdk/models/components/customer.js';
 import type { Refund } from '@polar-sh/sdk/models/components/refund.js';
 import { Subscription } from '../../db/entities/index.ts';
 import { eventually } from '../../devstack/eventually.ts';
+import { balanceToUse } from '../customers/balance.ts';
 import {
   buyerClient,
   buyerDetails,
@@ -13,6 +14,8 @@ import {
   testCards,
 } from '../orders/testing.ts';
 import { callV1, createSeller, type Seller, startCommerceApi, type TestApi } from '../testing.ts';
+import { confirmCheckout } from './confirm.ts';
+import { failCheckoutPayment } from './outcomes.ts';
 
 describe('checkouts spend the customer balance', () => {
   let api: TestApi;
@@ -224,6 +227,32 @@ describe('checkouts spend the customer balance', () => {
       ['failed', 1900],
       ['succeeded', 1900],
     ]);
+  });
+
+  it('holds the credit from the confirm: other checkouts and renewals cannot spend it until the payment fails', async () => {
+    const customer = await customerWithCredit(1000);
+    const checkout = await checkoutFor(customer.id);
+    // The confirm alone (as the workflow's first step), the payment not made yet.
+    const body = {
+      customer_name: 'Ada Buyer',
+      customer_billing_address: { country: 'FR' },
+      confirmation_token_id: testCards.visa,
+    };
+    const publicUrl = api.config.api.publicUrl;
+    await confirmCheckout(api.orm.em.fork(), checkout.id, body, randomUUID(), publicUrl);
+    assert.equal((await pageOf(checkout.clientSecret)).from_balance_amount, 1000);
+
+    const other = await checkoutFor(customer.id);
+    assert.equal((await pageOf(other.clientSecret)).from_balance_amount, 0);
+    const renewalUses = () =>
+      api.orm.em.fork().transactional((tx) => balanceToUse(tx, customer.id, 'usd', 2900));
+    assert.equal(await renewalUses(), 0, 'a renewal finds the credit held');
+    assert.equal(await balanceOf(customer.id), 1000, 'held, not spent');
+
+    const declined = { code: 'card_declined', message: 'Your card was declined.' };
+    await failCheckoutPayment(api.orm.em.fork(), checkout.id, declined, publicUrl);
+    assert.equal((await pageOf(other.clientSecret)).from_balance_amount, 1000);
+    assert.equal(await renewalUses(), 1000, 'given back when the payment failed');
   });
 
   it('spends no credit of a customer matched only by the email the buyer typed', async () => {
