@@ -52,6 +52,9 @@ export function Overview({ sectionHref }: OverviewProps) {
                   account. <a href={sectionHref('benefits')}>Connect</a>
                 </p>
               )}
+              {customer.balance && customer.balance.balance !== 0 && (
+                <AccountBalance balance={customer.balance} />
+              )}
               <h3>Subscriptions</h3>
               {live.length === 0 ? (
                 <p className="portal-empty">No active subscriptions.</p>
@@ -87,5 +90,17 @@ export function Overview({ sectionHref }: OverviewProps) {
         }}
       </Loaded>
     </section>
+  );
+}
+
+/** The customer's balance with the seller: credit is spent by the next order before the card. */
+function AccountBalance({ balance }: { balance: { balance: number; currency: string } }) {
+  const credit = balance.balance > 0;
+  return (
+    <p className="portal-notice" data-testid="account-balance">
+      {credit ? 'Account credit' : 'Account balance'}:{' '}
+      <strong>{formatMoney(balance.balance, balance.currency)}</strong>
+      {credit && ', used by your next order before your card.'}
+    </p>
   );
 }

@@ -31,6 +31,8 @@ export interface PortalCustomer {
   tax_id: [string, string] | string | null;
   oauth_accounts: Record<string, { account_id: string; account_username: string | null }>;
   default_payment_method_id?: string | null;
+  /** Tollgate's: the customer's credit with the seller (positive), spent before the card. */
+  balance?: { balance: number; currency: string };
 }
 
 export interface CustomerOrder {
