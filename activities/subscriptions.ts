@@ -1,3 +1,4 @@
+import { log } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import {
   attachRenewalPayment,
@@ -115,9 +116,23 @@ export function createSubscriptionActivities({
   const payments = createPaymentActivities({ orm, stripe });
 
   /**
-   * Writes a decided charge attempt onto the order and the subscription; a paid order's Stripe
-   * Tax transaction is recorded after that commit (a retry finds the order paid and records it).
+   * The paid renewal order's Stripe Tax transaction (after the order's commit), as far as Stripe
+   * answers: a failure must not turn the paid renewal into a failed step (whose fallback would
+   * report it declined), so it is logged and left to the upkeep's reconciliation, which records
+   * what paid orders still owe.
    */
+  async function recordTaxTransaction(orderId: string) {
+    try {
+      await recordOrderTaxTransaction({ orm, stripe }, orderId);
+    } catch (error) {
+      log.warn('Stripe Tax transaction of a paid renewal not recorded; the upkeep retries', {
+        orderId,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
+  }
+
+  /** Writes a decided charge attempt onto the order and the subscription. */
   async function settle(
     { subscriptionId, periodEnd, attempt }: RenewalAttempt,
     { status, paymentId, error }: RenewalPaymentOutcome,
@@ -132,7 +147,7 @@ export function createSubscriptionActivities({
         paymentId,
         publicUrl,
       );
-      await recordOrderTaxTransaction({ orm, stripe }, orderId);
+      await recordTaxTransaction(orderId);
       return { outcome: 'paid', orderId, paymentId, paymentError: null, state };
     }
     const paymentError = error ?? { code: 'payment_failed', message: 'The payment failed.' };
@@ -169,7 +184,7 @@ export function createSubscriptionActivities({
         publicUrl,
         recovery,
       );
-      await recordOrderTaxTransaction({ orm, stripe }, orderId);
+      await recordTaxTransaction(orderId);
       return { outcome: { status, clientSecret: null, error: null }, ...charged, state };
     }
     const paymentError = error ?? { code: 'payment_failed', message: 'The payment failed.' };

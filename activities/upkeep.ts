@@ -4,6 +4,7 @@ import {
 } from '../commerce/reconciliation/service.ts';
 import type { Orm } from '../db/orm.ts';
 import type { StripeClient } from '../integrations/stripe/client.ts';
+import { recordMissingTaxTransactions } from '../integrations/stripe/tax-transactions.ts';
 
 /**
  * The upkeep's own activities (the purge, the uploads and the reminders use the maintenance and
@@ -11,12 +12,23 @@ import type { StripeClient } from '../integrations/stripe/client.ts';
  */
 export function createUpkeepActivities({ orm, stripe }: { orm: Orm; stripe: StripeClient }) {
   return {
-    /** Stripe's succeeded PaymentIntents against the orders created from `since` to `until`. */
-    reconcilePayments(window: { since: string; until: string }): Promise<ReconciliationResult> {
-      return reconcilePayments(orm.em.fork(), stripe, {
-        since: new Date(window.since),
-        until: new Date(window.until),
-      });
+    /**
+     * Stripe's succeeded PaymentIntents against the orders created from `since` to `until`; and
+     * the Stripe Tax transactions those of them that were paid still owe, recorded (a renewal
+     * whose recording failed after it was paid: see createSubscriptionActivities).
+     */
+    async reconcilePayments(window: {
+      since: string;
+      until: string;
+    }): Promise<ReconciliationResult> {
+      const since = new Date(window.since);
+      const until = new Date(window.until);
+      const result = await reconcilePayments(orm.em.fork(), stripe, { since, until });
+      await recordMissingTaxTransactions(
+        { orm, stripe },
+        { createdAt: { $gte: since, $lt: until } },
+      );
+      return result;
     },
   };
 }

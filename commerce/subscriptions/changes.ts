@@ -28,7 +28,7 @@ import type { ProrationBehavior } from '../../domain/subscriptions.ts';
 import { shareTax } from '../../domain/tax.ts';
 import type { StripeClient } from '../../integrations/stripe/client.ts';
 import { chargeSubscriptionCard } from '../../integrations/stripe/payments.ts';
-import { recordSubscriptionTaxTransactions } from '../../integrations/stripe/tax-transactions.ts';
+import { recordMissingTaxTransactions } from '../../integrations/stripe/tax-transactions.ts';
 import { addBalanceEntry } from '../customers/balance.ts';
 import { recordCustomerStateChange } from '../customers/state.ts';
 import { commerceError, resourceNotFound } from '../errors.ts';
@@ -482,7 +482,7 @@ async function changePlan(
   // Already on it: the same plan asked again, or this change retried after it committed (the
   // Stripe Tax transaction of its order may still be owed).
   if (change.isAsked(subscription)) {
-    await recordSubscriptionTaxTransactions(deps, subscriptionId);
+    await recordMissingTaxTransactions(deps, { subscription: subscriptionId });
     return resultOf(em, subscription, deps.publicUrl);
   }
   if (hasEnded(subscription)) throw commerceError('AlreadyCanceledSubscription');
@@ -550,7 +550,8 @@ async function changePlan(
     return result;
   });
   // After the commit: no Stripe call in a transaction.
-  if (tax?.stripeTaxCalculationId) await recordSubscriptionTaxTransactions(deps, subscriptionId);
+  if (tax?.stripeTaxCalculationId)
+    await recordMissingTaxTransactions(deps, { subscription: subscriptionId });
   return result;
 }
 

@@ -8,8 +8,11 @@ import {
   stripeSimulatorControl,
 } from '../../devstack/stripe-simulator.ts';
 import type { TaxLine } from '../../domain/tax.ts';
+import { createStripeClient } from '../../integrations/stripe/client.ts';
+import { recordMissingTaxTransactions } from '../../integrations/stripe/tax-transactions.ts';
 import { buyerClient, testCards } from '../orders/testing.ts';
 import { callV1, createSeller, type Seller, startCommerceApi, type TestApi } from '../testing.ts';
+import { renewalOrderIdOf } from './lifecycle.ts';
 import { advanceTestClock } from './testing.ts';
 
 // Every subscription here starts on its own test clock at this instant: its first period is
@@ -380,6 +383,35 @@ describe('tax on renewals and plan changes, with Stripe Tax', () => {
       reversals.map((each) => [each.type, each.flat_amount]),
       [['reversal', -(1000 + 190)]],
     );
+  });
+
+  it('keeps a renewal paid when Stripe Tax cannot record its transaction, recorded later by the sweep', async () => {
+    const { subscriptionId, customerId, clockId } = await subscribe(teamId, berlin);
+    const renewalId = renewalOrderIdOf(subscriptionId, new Date(february));
+    // More failures than the SDK's retries: Stripe Tax is down for this renewal's transaction.
+    await simulator.injectFault({
+      path: '/v1/tax/transactions/create_from_calculation',
+      method: 'POST',
+      bodyIncludes: renewalId,
+      mode: 'error',
+      count: 3,
+    });
+    const renewal = await renewed(clockId, customerId);
+    assert.equal(renewal.id, renewalId);
+    assert.deepEqual(amountsOf(renewal), [3131, 595, 3726, 'paid']);
+    const subscription = await seller.polar.subscriptions.get({ id: subscriptionId });
+    assert.equal(subscription.status, 'active', 'paid, not declined');
+    assert.equal((await storedOrder(renewalId)).stripeTaxTransactionId, null);
+
+    // What the upkeep's reconciliation runs over its window's orders.
+    const deps = { orm: api.orm, stripe: createStripeClient(api.config.stripe) };
+    assert.equal(await recordMissingTaxTransactions(deps, { subscription: subscriptionId }), 1);
+    const stored = await storedOrder(renewalId);
+    assert.deepEqual(
+      (await transactionsOf(renewalId)).map((each) => [each.id, each.calculation]),
+      [[stored.stripeTaxTransactionId, stored.stripeTaxCalculationId]],
+    );
+    assert.equal(await recordMissingTaxTransactions(deps, { subscription: subscriptionId }), 0);
   });
 
   it('taxes an invoiced upgrade by Stripe and records its transaction', async () => {

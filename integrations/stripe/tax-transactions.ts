@@ -1,3 +1,4 @@
+import type { FilterQuery } from '@mikro-orm/core';
 import { Checkout, Order, Refund } from '../../db/entities/index.ts';
 import type { Orm } from '../../db/orm.ts';
 import type { StripeClient } from './client.ts';
@@ -24,24 +25,31 @@ export async function recordOrderTaxTransaction(
 }
 
 /**
- * The Stripe Tax transactions of the subscription's paid orders that have a calculation of their
- * own and none recorded yet: what a plan change retried after its commit still owes Stripe.
+ * The Stripe Tax transactions still owed: those of the paid orders matching `where` that have a
+ * calculation of their own and none recorded yet (a plan change retried after its commit, a
+ * renewal whose recording failed after it was paid). Each recorded as recordOrderTaxTransaction
+ * does; answers how many.
  */
-export async function recordSubscriptionTaxTransactions(
+export async function recordMissingTaxTransactions(
   deps: { orm: Orm; stripe: StripeClient },
-  subscriptionId: string,
-): Promise<void> {
-  const unrecorded = await deps.orm.em.fork().find(
+  where: FilterQuery<Order>,
+): Promise<number> {
+  const owed = await deps.orm.em.fork().find(
     Order,
     {
-      subscription: subscriptionId,
-      status: { $ne: 'pending' },
-      stripeTaxCalculationId: { $ne: null },
-      stripeTaxTransactionId: null,
+      $and: [
+        where,
+        {
+          status: { $ne: 'pending' },
+          stripeTaxCalculationId: { $ne: null },
+          stripeTaxTransactionId: null,
+        },
+      ],
     },
-    { fields: ['id'] },
+    { fields: ['id'], orderBy: { createdAt: 'asc' } },
   );
-  for (const order of unrecorded) await recordOrderTaxTransaction(deps, order.id);
+  for (const order of owed) await recordOrderTaxTransaction(deps, order.id);
+  return owed.length;
 }
 
 /**
