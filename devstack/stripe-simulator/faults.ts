@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { seededRandom } from '../seeded-random.ts';
 import type {
   StripeCallFaultMode,
   StripeChaos,
@@ -134,17 +135,6 @@ function drawn(
     draw -= share;
   }
   return undefined;
-}
-
-/** A repeatable source of numbers in [0, 1) (mulberry32), for chaos with a seed. */
-function seededRandom(seed: number): () => number {
-  let current = seed >>> 0;
-  return () => {
-    current = (current + 0x6d2b79f5) >>> 0;
-    let mixed = Math.imul(current ^ (current >>> 15), current | 1);
-    mixed ^= mixed + Math.imul(mixed ^ (mixed >>> 7), mixed | 61);
-    return ((mixed ^ (mixed >>> 14)) >>> 0) / 4_294_967_296;
-  };
 }
 
 /** What `bodyIncludes` is looked for in (see StripeFault). */
