@@ -5,7 +5,7 @@ import { dashboardBrowserSuite, ownerPage, screenshotsDir } from './browser-test
 
 /**
  * The customer page shows the customer's balance and its ledger, and "Add credit" credits it
- * with a reason after confirming (headless Chromium).
+ * with a reason after confirming, the entry naming who added it (headless Chromium).
  */
 describe('dashboard: customer balance (browser)', () => {
   const suite = dashboardBrowserSuite();
@@ -34,6 +34,8 @@ describe('dashboard: customer balance (browser)', () => {
     const entry = balance.getByRole('row').filter({ hasText: 'Late delivery' });
     await entry.getByText('$12.50').waitFor();
     await entry.getByText('Adjustment').waitFor();
+    // Who added it is kept with the entry and shown: the owner who signed in.
+    await entry.getByRole('cell', { name: 'Ada Owner', exact: true }).waitFor();
     const read = await page.request.get(`${suite.api.url}/v1/customers/${customer.id}/balance`);
     assert.deepEqual(await read.json(), { balance: 1250, currency: 'usd' });
     await page.screenshot({

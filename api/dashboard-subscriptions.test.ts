@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { testCards } from '../commerce/orders/testing.ts';
@@ -104,7 +105,7 @@ describe('dashboard: subscriptions and failed renewals (browser)', () => {
     await page.close();
   });
 
-  it('shows the seats of a seat-based subscription, and adds seats after previewing their proration', async () => {
+  it('shows the seats of a seat-based subscription, adds seats after previewing their proration, and exports the subscriptions', async () => {
     const { page, seller } = await signedInSeller();
     await seller.polar.organizations.update({
       id: seller.organizationId,
@@ -116,7 +117,7 @@ describe('dashboard: subscriptions and failed renewals (browser)', () => {
       prices: [{ amountType: 'seat_based', pricePerSeat: 3100 }],
     });
     // January has 31 days: on the 22nd, 10 of them are left, and 3100 a seat prorates to the cent.
-    const { subscriptionId, clockId } = await subscribeOnTestClock(
+    const { subscriptionId, clockId, email } = await subscribeOnTestClock(
       suite.api,
       seller,
       team.id,
@@ -178,6 +179,19 @@ describe('dashboard: subscriptions and failed renewals (browser)', () => {
       (order) => order.billingReason === 'subscription_update',
     );
     assert.equal(update?.totalAmount, 2000, 'the server charged what the preview said');
+
+    // The list's export: Polar's subscriptions CSV, the new amount in it.
+    await page.getByRole('link', { name: 'Subscriptions', exact: true }).first().click();
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Export CSV' }).click(),
+    ]);
+    assert.equal(download.suggestedFilename(), 'subscriptions.csv');
+    const [header, row, end] = (await readFile(await download.path(), 'utf8')).split('\r\n');
+    assert.equal(header, 'Email,Created At,Active,Product,Price,Currency,Interval');
+    const [rowEmail, , ...rest] = (row ?? '').split(',');
+    assert.deepEqual([rowEmail, ...rest], [email, 'true', 'Team plan', '124.00', 'usd', 'month']);
+    assert.equal(end, '');
     await page.close();
   });
 

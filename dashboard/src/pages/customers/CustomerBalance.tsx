@@ -9,6 +9,7 @@ import { ErrorMessage } from '../../components/ErrorMessage';
 import { Field } from '../../components/Form';
 import { Money } from '../../components/Money';
 import { Link } from '../../router';
+import { membersApi, membersKey } from '../organization/api';
 import {
   adjustBalance,
   type BalanceAdjustment,
@@ -26,7 +27,8 @@ const kindLabels: Record<string, string> = {
 
 /**
  * The customer's balance (credit it has to spend on its next orders) and the ledger it sums,
- * newest first, with "Add credit": an amount and the reason, which the entry keeps.
+ * newest first, with "Add credit": an amount and the reason, which the entry keeps with who
+ * added it (shown by name; the user id once they left the organization).
  */
 export function CustomerBalanceSection({ state }: { state: CustomerState }) {
   const [adding, setAdding] = useState(false);
@@ -34,6 +36,13 @@ export function CustomerBalanceSection({ state }: { state: CustomerState }) {
     queryKey: ['customer', state.id, 'balance'],
     queryFn: ({ signal }) => fetchBalanceEntries(state.id, signal),
   });
+  const members = useQuery({
+    queryKey: [...membersKey, 'all'],
+    queryFn: ({ signal }) => membersApi.all(signal),
+  });
+  const byUser = new Map(members.data?.map((member) => [member.userId, member.user]));
+  const author = (userId: string | null) =>
+    userId === null ? '—' : (byUser.get(userId)?.name ?? userId);
   const { balance, currency } = state.balance;
   return (
     <Section
@@ -68,6 +77,7 @@ export function CustomerBalanceSection({ state }: { state: CustomerState }) {
                 <th scope="col">Date</th>
                 <th scope="col">Kind</th>
                 <th scope="col">Reason</th>
+                <th scope="col">By</th>
                 <th scope="col" className="col-amount">
                   Amount
                 </th>
@@ -89,6 +99,7 @@ export function CustomerBalanceSection({ state }: { state: CustomerState }) {
                       </>
                     )}
                   </td>
+                  <td>{author(entry.created_by_user_id)}</td>
                   <td className="col-amount">
                     <Money amount={entry.amount} currency={entry.currency} />
                   </td>
