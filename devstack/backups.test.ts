@@ -1,10 +1,20 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@temporalio/client';
+import pg from 'pg';
 import { runInvariants } from '../bench/soak/invariants.ts';
 import { buy } from '../commerce/orders/testing.ts';
 import { advanceTestClock, subscribeOnTestClock } from '../commerce/subscriptions/testing.ts';
@@ -21,7 +31,7 @@ import { workflowIds } from '../processes/workflow-ids.ts';
 import { connectTemporal } from '../temporal/client.ts';
 import { startWorkerProcess } from './app-processes.ts';
 import { eventually } from './eventually.ts';
-import { dropDatabase } from './postgres.ts';
+import { dropDatabase, startEmbeddedPostgres } from './postgres.ts';
 import { findFreePort, Supervisor } from './supervisor.ts';
 import { startTemporalDevServer } from './temporal.ts';
 import { startOwnTestStack, type TestStack } from './test-stack.ts';
@@ -285,5 +295,109 @@ describe('backing up and restoring the database and the Temporal state', () => {
     assert.ok(checked.includes('exactly one succeeded charge per paid order'), checked.join(', '));
     assert.ok(checked.includes('no PaymentIntent without its order'), checked.join(', '));
     assert.ok(checked.includes('no workflow stuck'), checked.join(', '));
+  });
+});
+
+/**
+ * `npm start` on its embedded PostgreSQL: the backup holds the cluster's files (no pg_dump of
+ * the embedded major version ships), the data folder's secrets and the uploaded files, and the
+ * restore puts them into a new data folder where the embedded PostgreSQL opens them.
+ */
+describe('backing up and restoring the embedded PostgreSQL', () => {
+  const root = mkdtempSync(join(tmpdir(), 'tollgate-embedded-backups-'));
+  // Passable: under root, the embedded PostgreSQL runs as its own user and must reach its cluster.
+  chmodSync(root, 0o755);
+  const supervisor = new Supervisor(() => undefined);
+  after(async () => {
+    await supervisor.stopAll();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  /** `npm start`'s settings for `dataDir`: no DATABASE_URL, and a Temporal of its own elsewhere. */
+  async function embeddedEnv(dataDir: string): Promise<NodeJS.ProcessEnv> {
+    const variables: NodeJS.ProcessEnv = {
+      ...process.env,
+      NODE_ENV: 'test',
+      TOLLGATE_DATA_DIR: dataDir,
+      TOLLGATE_EMBEDDED_POSTGRES_PORT: String(await findFreePort()),
+      TOLLGATE_API_PORT: String(await findFreePort()),
+      TEMPORAL_ADDRESS: '127.0.0.1:7233',
+    };
+    delete variables.DATABASE_URL;
+    delete variables.TOLLGATE_PAYLOAD_KEYS;
+    delete variables.TOLLGATE_AUTH_SECRET;
+    return variables;
+  }
+
+  /** Runs the embedded PostgreSQL on `dataDir`'s cluster and answers its database's URL. */
+  const startCluster = async (dataDir: string) =>
+    startEmbeddedPostgres(supervisor, {
+      directory: join(dataDir, 'postgres'),
+      port: await findFreePort(),
+      database: 'tollgate',
+      logFile: join(root, 'logs', 'postgres.log'),
+    });
+
+  it('puts the cluster, the secrets and the uploads back into a new data folder', async () => {
+    const sourceDir = join(root, 'source');
+    const restoredDir = join(root, 'restored');
+    const sourceUrl = await startCluster(sourceDir);
+    const client = new pg.Client({ connectionString: sourceUrl });
+    await client.connect();
+    await client.query('create table ledger (id int primary key, amount int not null)');
+    await client.query('insert into ledger values (1, 1200), (2, 900)');
+    await client.end();
+    const secrets = {
+      'payload-keys': `local:${Buffer.alloc(32, 3).toString('base64')}`,
+      'auth-secret': 'a'.repeat(64),
+    };
+    for (const [name, value] of Object.entries(secrets))
+      writeFileSync(join(sourceDir, name), value);
+    mkdirSync(join(sourceDir, 'files', 'org'), { recursive: true });
+    writeFileSync(join(sourceDir, 'files', 'org', 'ebook.pdf'), '%PDF-1.7 the ebook');
+
+    const sourceEnv = await embeddedEnv(sourceDir);
+    const running = await runScript('db-backup', [], sourceEnv);
+    assert.equal(running.code, 1);
+    assert.match(running.output, /embedded PostgreSQL is running .*stop `npm start`/);
+    await supervisor.stopAll();
+
+    const saved = await runScript('db-backup', ['--to', join(root, 'backups')], sourceEnv);
+    assert.equal(saved.code, 0, saved.output);
+    const [backupName = ''] = readdirSync(join(root, 'backups'));
+    const backup = join(root, 'backups', backupName);
+    const manifest = JSON.parse(readFileSync(join(backup, 'manifest.json'), 'utf8'));
+    assert.equal(manifest.database.kind, 'cluster');
+    assert.deepEqual(manifest.secrets.files, ['payload-keys', 'auth-secret']);
+    assert.equal(manifest.temporal, undefined, 'an external Temporal keeps its own state');
+
+    const restoredEnv = await embeddedEnv(restoredDir);
+    const intoConfigured = await runScript('db-restore', [backup], {
+      ...restoredEnv,
+      DATABASE_URL: sourceUrl,
+    });
+    assert.equal(intoConfigured.code, 1);
+    assert.match(intoConfigured.output, /restore it with DATABASE_URL unset/);
+    const put = await runScript('db-restore', [backup], restoredEnv);
+    assert.equal(put.code, 0, put.output);
+    const again = await runScript('db-restore', [backup], restoredEnv);
+    assert.equal(again.code, 1);
+    assert.match(again.output, /Restoring would replace .*postgres.*--force/);
+
+    for (const [name, value] of Object.entries(secrets)) {
+      assert.equal(readFileSync(join(restoredDir, name), 'utf8'), value);
+    }
+    assert.equal(
+      readFileSync(join(restoredDir, 'files', 'org', 'ebook.pdf'), 'utf8'),
+      '%PDF-1.7 the ebook',
+    );
+    const restored = new pg.Client({ connectionString: await startCluster(restoredDir) });
+    await restored.connect();
+    const { rows } = await restored.query('select id, amount from ledger order by id');
+    await restored.end();
+    assert.deepEqual(rows, [
+      { id: 1, amount: 1200 },
+      { id: 2, amount: 900 },
+    ]);
   });
 });

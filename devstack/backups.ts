@@ -543,8 +543,8 @@ export async function restore(
   const { kind } = manifest.database;
   if (kind === 'cluster' && config.database.url) {
     throw new BackupError(
-      'This backup holds the embedded PostgreSQL cluster: restore it without DATABASE_URL ' +
-        '(into the embedded database), then move its data with pg_dump if you need to',
+      'This backup holds the embedded PostgreSQL’s cluster, which only the embedded ' +
+        'PostgreSQL opens: restore it with DATABASE_URL unset',
     );
   }
   if (kind === 'cluster') {
