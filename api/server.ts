@@ -9,11 +9,12 @@ import {
   type Server,
   type ServerResponse,
 } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ingestPaths } from '../commerce/events/routes.ts';
 import { ConfigurationError, loadRuntimeConfig, type RuntimeConfig } from '../config/env.ts';
 import { createLogger } from '../config/logger.ts';
 import { answerPoolMetricsRequests, collectProcessMetrics } from '../core/metrics.ts';
-import { processPool } from '../core/process-pool.ts';
+import { exitOnceStopped, processPool, stopGraceMs } from '../core/process-pool.ts';
 import { installedTracing } from '../core/trace-context.ts';
 import { ChangeListener } from '../db/change-notifications.ts';
 import { observeDatabase } from '../db/metrics.ts';
@@ -42,8 +43,15 @@ export async function startApiServer(
   const app = createApp({ config, logger, orm, temporal, stripe, changes });
   const handle = app.callback();
   const forward = ingestUrl ? ingestForwarder(ingestUrl) : undefined;
+  /** Requests being answered: a drain closes their connections once they are answered. */
+  const answering = new Set<ServerResponse>();
+  let draining = false;
   const server = await new Promise<Server>((resolve, reject) => {
     const listening = createServer((request, response) => {
+      // A request on a connection opened before the drain began (new ones are refused).
+      if (draining) return refuseWhileDraining(response);
+      answering.add(response);
+      response.once('close', () => answering.delete(response));
       const path = request.url?.split('?', 1)[0] ?? '';
       if (forward && ingestPaths.includes(path)) forward(request, response);
       else void handle(request, response);
@@ -53,15 +61,53 @@ export async function startApiServer(
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : listen.port;
+  /**
+   * Drains, then closes the connections: new connections are refused from now on (the port is
+   * no longer listened to), idle kept-alive ones are closed, and requests under way are
+   * answered, each connection closed once its answer is sent; whatever is still unanswered after
+   * `drainMs` is cut off. Then Temporal, the change listener and the database pool are closed.
+   */
   const close = async () => {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeAllConnections();
+    draining = true;
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    for (const response of answering) {
+      // Not kept alive: the connection is closed right after this answer.
+      if (!response.headersSent) response.shouldKeepAlive = false;
+      else response.once('finish', () => response.socket?.end());
+    }
+    const drained = await Promise.race([
+      closed.then(() => true),
+      sleep(drainMs, false, { ref: false }),
+    ]);
+    if (!drained) {
+      logger.warn({ unanswered: answering.size }, 'requests cut off at the end of the drain');
+      server.closeAllConnections();
+      await closed;
+    }
     await temporal.connection.close();
     await changes.close();
     unobserveDatabase();
     await orm.close();
   };
   return { server, url: `http://${listen.host}:${port}`, config, logger, orm, temporal, close };
+}
+
+/**
+ * How long requests under way at SIGTERM have to be answered: within the grace period a process
+ * pool allows a copy, with time left to close the connections after.
+ */
+const drainMs = stopGraceMs - 2_000;
+
+/** The answer to a request that arrives while its process drains: sent again, it reaches another. */
+function refuseWhileDraining(response: ServerResponse) {
+  response.shouldKeepAlive = false;
+  response.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' });
+  response.end(
+    JSON.stringify({
+      error: 'ServiceUnavailable',
+      detail: 'This API process is shutting down; send the request again',
+    }),
+  );
 }
 
 /** Hop-by-hop headers: about one connection, never passed on. */
@@ -154,6 +200,9 @@ async function main() {
       await api.close();
       await installedTracing()?.shutdown();
       api.logger.info('api stopped');
+      exitOnceStopped((activeResources) =>
+        api.logger.warn({ activeResources }, 'still running after the API stopped; exiting'),
+      );
     });
   }
 }

@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { projectRoot } from '../config/env.ts';
 import { taskQueues } from '../temporal/task-queues.ts';
@@ -10,8 +11,8 @@ export async function startWorkerProcess(
   supervisor: Supervisor,
   addresses: ServiceAddresses,
   options: { env: NodeJS.ProcessEnv; namespace: string; logFile: string },
-): Promise<void> {
-  supervisor.spawn({
+): Promise<ChildProcess> {
+  const child = supervisor.spawn({
     name: 'worker',
     command: process.execPath,
     args: [join(projectRoot, 'temporal', 'worker.ts')],
@@ -23,6 +24,7 @@ export async function startWorkerProcess(
     () => taskQueueHasWorker(addresses.temporalAddress, options.namespace, taskQueues.main),
     { timeoutMs: 120_000, intervalMs: 250 },
   );
+  return child;
 }
 
 /**
@@ -38,8 +40,8 @@ export async function startApiProcess(
   supervisor: Supervisor,
   addresses: ServiceAddresses,
   options: { env: NodeJS.ProcessEnv; url: string; logFile: string },
-): Promise<void> {
-  supervisor.spawn({
+): Promise<ChildProcess> {
+  const child = supervisor.spawn({
     name: 'api',
     command: process.execPath,
     args: [...apiNodeFlags, join(projectRoot, 'api', 'server.ts')],
@@ -51,4 +53,5 @@ export async function startApiProcess(
     async () => (await fetch(`${options.url}/api/health/ready`)).status === 200,
     { timeoutMs: 60_000, intervalMs: 200 },
   );
+  return child;
 }

@@ -9,7 +9,7 @@ import { webhookDeliverySettings } from '../commerce/webhooks/settings.ts';
 import { loadRuntimeConfig, type RuntimeConfig } from '../config/env.ts';
 import { createLogger } from '../config/logger.ts';
 import { collectProcessMetrics } from '../core/metrics.ts';
-import { processPool } from '../core/process-pool.ts';
+import { exitOnceStopped, processPool, stopGraceMs } from '../core/process-pool.ts';
 import { installedTracing } from '../core/trace-context.ts';
 import { observeDatabase } from '../db/metrics.ts';
 import { openOrm } from '../db/orm.ts';
@@ -39,6 +39,15 @@ const concurrency = {
   databaseConnections: 30,
 };
 
+/**
+ * What a worker does on SIGTERM (`shutdown()`): it stops polling at once and tells the server
+ * (the ShutdownWorker call); activities under way get 5 s to finish before they are cancelled
+ * (a webhook delivery then abandons its request and is sent again), and after 7 s the worker
+ * gives up waiting: both within the grace period a process pool, or a supervisor's 10 s, allows
+ * before it kills the process.
+ */
+const shutdownOptions = { shutdownGraceTime: 5_000, shutdownForceTime: stopGraceMs - 1_000 };
+
 /** A worker on the main task queue with every workflow and activity; `run()` it to poll. */
 export async function createWorker(config: RuntimeConfig) {
   const dataConverter = temporalDataConverter(config.temporal.payloadKeys);
@@ -57,6 +66,7 @@ export async function createWorker(config: RuntimeConfig) {
     dataConverter,
     maxConcurrentWorkflowTaskExecutions: concurrency.workflowTasks,
     maxConcurrentLocalActivityExecutions: concurrency.localActivities,
+    ...shutdownOptions,
     activities: createActivities({
       config,
       orm,
@@ -75,6 +85,7 @@ export async function createWorker(config: RuntimeConfig) {
     dataConverter,
     activities: createWebhookActivities(orm),
     maxConcurrentActivityTaskExecutions: 500,
+    ...shutdownOptions,
   });
   // Queues committed outbox events for their endpoints; runs while the workers do.
   const relay = new WebhookRelay({
@@ -99,9 +110,12 @@ export async function createWorker(config: RuntimeConfig) {
     // The periodic jobs: their schedules, created once however many workers start.
     await ensureUpkeepSchedules(temporal, config.upkeep);
     await endReminderLoop(temporal);
-    await Promise.all([worker.run(), webhookWorker.run()]);
-    await customerMailRelay.close();
-    await relay.close();
+    try {
+      await Promise.all([worker.run(), webhookWorker.run()]);
+    } finally {
+      await customerMailRelay.close();
+      await relay.close();
+    }
   };
   const close = async () => {
     await connection.close();
@@ -142,11 +156,21 @@ if (import.meta.main) {
     const logger = createLogger('worker', config.logLevel);
     const { run, close } = await createWorker(config);
     logger.info({ taskQueue: taskQueues.main }, 'worker polling');
-    // The workers stop themselves on SIGINT and SIGTERM, finishing the tasks in hand.
-    await run();
+    // The Temporal runtime shuts both workers down on SIGINT and SIGTERM (`shutdown()`): they
+    // finish the tasks in hand and `run()` returns.
+    try {
+      await run();
+    } catch (error) {
+      // The activities still running after the force time are left to their retries.
+      logger.error({ err: error }, 'worker did not stop gracefully');
+      process.exitCode = 1;
+    }
     await close();
     stopTemporalMetrics();
     await installedTracing()?.shutdown();
     logger.info('worker stopped');
+    exitOnceStopped((activeResources) =>
+      logger.warn({ activeResources }, 'still running after the worker stopped; exiting'),
+    );
   }
 }

@@ -15,20 +15,24 @@ async function timed(
   probe: () => Promise<string>,
 ): Promise<ServiceCheck> {
   const started = performance.now();
+  let timer: NodeJS.Timeout | undefined;
   try {
     const detail = await Promise.race([
       probe(),
-      new Promise<never>((_, reject) =>
-        setTimeout(
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(
           () => reject(new Error(`no answer within ${checkTimeoutMs} ms`)),
           checkTimeoutMs,
-        ),
-      ),
+        );
+      }),
     ]);
     return { name, ok: true, latencyMs: performance.now() - started, detail };
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
     return { name, ok: false, latencyMs: performance.now() - started, detail };
+  } finally {
+    // Answered in time: its timer must not keep a stopping process alive for 2 s.
+    clearTimeout(timer);
   }
 }
 
