@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import {
   chmodSync,
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -191,7 +192,7 @@ describe('backing up and restoring the database and the Temporal state', () => {
       databaseUrl: stack.addresses.databaseUrl,
       temporalPort: sourcePort,
     };
-    // The dev server holds its file: a copy taken under it could miss a write.
+    // The dev server holds its file without a busy timeout: a copy taken under it could fail its writes.
     const refused = await runScript('db-backup', ['--to', backups], scriptEnv(sourceSettings));
     assert.equal(refused.code, 1, refused.output);
     assert.match(refused.output, /Temporal dev server looks to be running.*stop `npm start`/);
@@ -383,6 +384,26 @@ describe('backing up and restoring the embedded PostgreSQL', () => {
     const again = await runScript('db-restore', [backup], restoredEnv);
     assert.equal(again.code, 1);
     assert.match(again.output, /Restoring would replace .*postgres.*--force/);
+    // A backup of another format, or from a newer Tollgate, is refused before anything changes.
+    const altered = join(root, 'altered');
+    cpSync(backup, altered, { recursive: true });
+    const restoreAltered = async (change: Record<string, unknown>) => {
+      writeFileSync(join(altered, 'manifest.json'), JSON.stringify({ ...manifest, ...change }));
+      return runScript('db-restore', [altered], await embeddedEnv(join(root, 'elsewhere')));
+    };
+    const otherFormat = await restoreAltered({ format: 2 });
+    assert.equal(otherFormat.code, 1);
+    assert.match(otherFormat.output, /a backup of format 2; this Tollgate reads format 1 only/);
+    const future = 'Migration29990101000000_from_the_future';
+    const newer = await restoreAltered({
+      database: { ...manifest.database, migrations: [...manifest.database.migrations, future] },
+    });
+    assert.equal(newer.code, 1);
+    assert.match(
+      newer.output,
+      new RegExp(`migrations this Tollgate does not know \\(${future}\\)`),
+    );
+    assert.ok(!existsSync(join(root, 'elsewhere')));
 
     for (const [name, value] of Object.entries(secrets)) {
       assert.equal(readFileSync(join(restoredDir, name), 'utf8'), value);
