@@ -15,11 +15,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createAccessToken } from '../commerce/access-tokens/service.ts';
 import { Member, Organization, User } from '../db/entities/index.ts';
 import { openOrm } from '../db/orm.ts';
+import { seededRandom } from '../devstack/seeded-random.ts';
 import { stripeSimulatorControl } from '../devstack/stripe-simulator.ts';
 import { allScopes } from '../domain/scopes.ts';
+import { commerceEventTypes } from '../domain/webhooks.ts';
 import { connectTemporal } from '../temporal/client.ts';
 import { writeBenchResults } from './lib/results.ts';
-import { runInvariants } from './soak/invariants.ts';
+import { runInvariants, type WebhookReceipt } from './soak/invariants.ts';
+import { type SoakReceiver, startReceivers } from './soak/receivers.ts';
 import { type SoakStack, startSoakStack } from './soak/stack.ts';
 import {
   apiClient,
@@ -44,21 +47,14 @@ const trafficSeconds = Math.round(minutes * 60);
 const faultsPerKind = short ? 1 : Math.max(1, Math.round(minutes * 0.6));
 /** How long the lanes may take to finish what they started once the traffic stops. */
 const drainSeconds = short ? 120 : 240;
+/** How long a webhook receiver stays down each time (within the retry schedule of bench/soak/stack.ts). */
+const receiverDownMs = short ? 15_000 : 45_000;
 
 const say = (line: string) =>
   console.log(`[soak ${new Date().toISOString().slice(11, 19)}] ${line}`);
 
-/** A repeatable random sequence (mulberry32), its seed printed so a run can be replayed. */
+/** The run's draws come from this seed, printed so a run can be replayed (`--seed=`). */
 const seed = Number(flag('seed') ?? Math.floor(Math.random() * 2 ** 31));
-function seededRandom(start: number) {
-  let state = start;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const random = seededRandom(seed);
 
 const processFaults = {
@@ -103,9 +99,11 @@ async function main() {
   const count = (kind: string) => faults.set(kind, (faults.get(kind) ?? 0) + 1);
   const unaskedExits: string[] = [];
   let stopping = false;
+  let closeReceivers = async (): Promise<unknown> => undefined;
   const stopStack = async () => {
     stopping = true;
     await stack.stop();
+    await closeReceivers();
   };
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => void stopStack().then(() => process.exit(130)));
@@ -114,6 +112,39 @@ async function main() {
     const { token, organizationId } = await seedSeller(stack.addresses.databaseUrl);
     const seller = apiClient(stack.apiUrl, token);
     const buyer = apiClient(stack.apiUrl, null);
+    // Five receivers, most of them misbehaving, each an endpoint of every event type.
+    const receivers = await startReceivers([
+      { name: 'steady', seed },
+      { name: 'failing', failFraction: 0.2, seed: seed + 1 },
+      { name: 'hanging', hangFraction: 0.05, seed: seed + 2 },
+      { name: 'going-down', seed: seed + 3 },
+      { name: 'flaky', failFraction: 0.1, hangFraction: 0.02, seed: seed + 4 },
+    ]);
+    closeReceivers = () => Promise.all(receivers.map((receiver) => receiver.close()));
+    for (const receiver of receivers) {
+      const endpoint = await seller(
+        'POST',
+        '/v1/webhooks/endpoints',
+        { url: receiver.url, format: 'raw', events: [...commerceEventTypes] },
+        { expect: [200, 201] },
+      );
+      receiver.setSecret(endpoint.body.secret);
+    }
+    const goingDown = receivers[3] as SoakReceiver;
+    const stripe = stripeSimulatorControl(stack.stripeSimulatorUrl);
+    // Stripe's network at random all along, besides the faults armed at chosen moments.
+    await stripe.setChaos({
+      error: 0.03,
+      drop: 0.02,
+      lost: 0.03,
+      slow: 0.05,
+      hang: 0,
+      duplicate: 0.1,
+      reorder: 0.05,
+      slowMs: 1500,
+      reorderMs: 1000,
+      seed,
+    });
     const catalog: Catalog = await seedCatalog(seller);
     const ops = new OperationCounts();
     const trafficEnds = Date.now() + trafficSeconds * 1000;
@@ -144,6 +175,7 @@ async function main() {
     const schedule = [
       ...Object.keys(processFaults).flatMap((kind) => Array(faultsPerKind).fill(kind) as string[]),
       ...Array(2 * faultsPerKind).fill('stripe'),
+      ...Array(faultsPerKind).fill('receiver'),
     ].sort(() => random() - 0.5);
     const faultLane = (async () => {
       const gap = (trafficSeconds * 1000 * 0.85) / schedule.length;
@@ -154,7 +186,12 @@ async function main() {
         const injected = faulting.then(async () => {
           if (kind === 'stripe') {
             count(await stripeNetworkFault(stack));
-            count('Stripe network faults (all)');
+            return;
+          }
+          if (kind === 'receiver') {
+            // Down for a while in the background: the endpoint's events wait, in order.
+            void goingDown.downFor(receiverDownMs);
+            count('webhook receiver down');
             return;
           }
           say(`fault: ${kind}`);
@@ -194,8 +231,25 @@ async function main() {
     );
 
     say('draining: faults off, waiting for checkouts and deliveries to settle');
-    await stripeSimulatorControl(stack.stripeSimulatorUrl).clearFaults();
+    await stripe.clearChaos();
+    await stripe.clearFaults();
+    for (const [mode, times] of Object.entries(await stripe.faultCounts())) {
+      if (times) faults.set(`Stripe ${mode} (armed or random)`, times);
+    }
+    // Every receiver healthy again: what they hold back must now be delivered.
+    for (const receiver of receivers) receiver.setBehaviour({});
+    await Promise.all(receivers.map((receiver) => receiver.comeBack()));
     await settle(stack.addresses.databaseUrl);
+    const webhookReceipts: WebhookReceipt[] = receivers.flatMap((receiver) =>
+      receiver.records.map((record) => ({
+        url: receiver.url,
+        webhookId: record.webhookId,
+        // What identifies the event's content: a redelivery must carry the same.
+        body: record.eventKey,
+        status: record.outcome === 'accepted' ? 200 : record.outcome === 'failed' ? 500 : undefined,
+        signatureValid: record.signatureValid,
+      })),
+    );
 
     const temporal = await connectTemporal({
       ...stack.config.temporal,
@@ -207,6 +261,8 @@ async function main() {
       stripeSecretKey: stack.config.stripe.secretKey,
       temporal,
       acknowledgedEvents: { organizationId, externalIds: acknowledgedEvents },
+      webhookReceipts,
+      deliveredEndpointUrls: receivers.map((receiver) => receiver.url),
       api: { url: stack.apiUrl, token },
     }).finally(() => temporal.connection.close());
     const violations = results.flatMap((result) => result.violations);
@@ -239,6 +295,7 @@ async function main() {
         ]),
       ),
     );
+    for (const note of results.flatMap((result) => result.notes)) say(`note: ${note}`);
     for (const violation of violations.slice(0, 100)) {
       say(`VIOLATION ${violation.invariant}: ${violation.detail} ${JSON.stringify(violation.ids)}`);
     }
@@ -261,6 +318,7 @@ async function main() {
         checked: result.checked,
         held: result.checked && result.violations.length === 0,
         violations: result.violations.length,
+        notes: result.notes,
       })),
       violations,
       seconds: Math.round((Date.now() - started) / 1000),
@@ -297,19 +355,23 @@ async function seedSeller(databaseUrl: string) {
   }
 }
 
-/** Waits (up to two minutes) until no checkout is left confirmed and the outbox is relayed. */
+/**
+ * Waits (up to three minutes) until no checkout is left confirmed, the outbox is relayed and
+ * every webhook event delivered.
+ */
 async function settle(databaseUrl: string) {
   const orm = await openOrm(databaseUrl);
   try {
-    const deadline = Date.now() + 120_000;
+    const deadline = Date.now() + 180_000;
     while (Date.now() < deadline) {
       const [row] = await orm.em
         .getConnection()
-        .execute<{ confirmed: string; unrelayed: string }[]>(
+        .execute<{ confirmed: string; unrelayed: string; undelivered: string }[]>(
           `select (select count(*) from checkouts where status = 'confirmed') as confirmed,
-             (select count(*) from outbox_events where relayed_at is null) as unrelayed`,
+             (select count(*) from outbox_events where relayed_at is null) as unrelayed,
+             (select count(*) from webhook_events where succeeded is not true) as undelivered`,
         );
-      if (Number(row?.confirmed) === 0 && Number(row?.unrelayed) === 0) return;
+      if ([row?.confirmed, row?.unrelayed, row?.undelivered].every((n) => Number(n) === 0)) return;
       await sleep(1000);
     }
   } finally {

@@ -32,6 +32,8 @@ export interface InvariantResult {
   /** False when the run lacked what the rule reads (no simulator, no receivers…). */
   checked: boolean;
   violations: Violation[];
+  /** What the check saw that breaks no promise but is worth reading. */
+  notes: string[];
 }
 
 /** A webhook request a receiver took, in the order it arrived at that receiver. */
@@ -44,6 +46,8 @@ export interface WebhookReceipt {
   body: string;
   /** What the receiver answered (2xx: accepted); undefined when it never answered (hung, down). */
   status?: number;
+  /** Whether its Standard Webhooks signature verified with the endpoint's secret, if checked. */
+  signatureValid?: boolean;
 }
 
 export interface InvariantInputs {
@@ -97,20 +101,23 @@ export async function runInvariants(inputs: InvariantInputs): Promise<InvariantR
     const results: InvariantResult[] = [];
     const check = async (
       invariant: InvariantName,
-      run: () => Promise<Omit<Violation, 'invariant'>[] | undefined>,
+      run: (notes: string[]) => Promise<Omit<Violation, 'invariant'>[] | undefined>,
     ) => {
+      const notes: string[] = [];
       try {
-        const found = await run();
+        const found = await run(notes);
         results.push({
           invariant,
           checked: found !== undefined,
           violations: (found ?? []).map((violation) => ({ invariant, ...violation })),
+          notes,
         });
       } catch (error) {
         results.push({
           invariant,
           checked: true,
           violations: [{ invariant, detail: `the check itself failed: ${String(error)}`, ids: {} }],
+          notes,
         });
       }
     };
@@ -431,23 +438,35 @@ export async function runInvariants(inputs: InvariantInputs): Promise<InvariantR
       return violations;
     });
 
-    await check('webhooks delivered in order per endpoint', async () => {
+    await check('webhooks delivered in order per endpoint', async (notes) => {
       if (!inputs.webhookReceipts) return undefined;
       const violations: Omit<Violation, 'invariant'>[] = [];
       const endpoints = await query('select id, url from webhook_endpoints');
       for (const endpoint of endpoints) {
         const url = text(endpoint.url);
         const ids = { endpoint: text(endpoint.id) };
+        // The endpoint's events in the order they were emitted, each with what it is about.
         const queued = await query(
-          `select id, succeeded from webhook_events where endpoint_id = ?
-           order by created_at, id`,
+          `select e.id, e.succeeded, coalesce(o.data->>'id', '') as subject
+           from webhook_events e left join outbox_events o on o.id = e.outbox_event_id
+           where e.endpoint_id = ? order by e.created_at, e.id`,
           [endpoint.id],
         );
         const position = new Map(queued.map((row, index) => [text(row.id), index]));
+        const subjectOf = new Map(queued.map((row) => [text(row.id), text(row.subject)]));
         const received = inputs.webhookReceipts.filter((receipt) => receipt.url === url);
         const firstBody = new Map<string, string>();
+        // The furthest event delivered so far: of each resource, and of any.
+        const furthestOf = new Map<string, number>();
         let furthest = -1;
+        let reorderedAcrossResources = 0;
         for (const receipt of received) {
+          if (receipt.signatureValid === false) {
+            violations.push({
+              detail: 'a delivery whose signature did not verify',
+              ids: { ...ids, webhookEvent: receipt.webhookId },
+            });
+          }
           const at = position.get(receipt.webhookId);
           if (at === undefined) {
             violations.push({
@@ -458,13 +477,19 @@ export async function runInvariants(inputs: InvariantInputs): Promise<InvariantR
           }
           const body = firstBody.get(receipt.webhookId);
           if (body === undefined) {
-            // A first delivery must come after every earlier event's first delivery.
-            if (at < furthest) {
+            // A first delivery comes after the first delivery of every earlier event about the
+            // same resource (a subscription's changes in the order they were made).
+            const subject = subjectOf.get(receipt.webhookId) ?? '';
+            const subjectFurthest = furthestOf.get(subject) ?? -1;
+            if (at < subjectFurthest) {
               violations.push({
-                detail: `event #${at + 1} first arrived after event #${furthest + 1}`,
+                detail: `event #${at + 1} of resource ${subject} first arrived after its event #${subjectFurthest + 1}`,
                 ids: { ...ids, webhookEvent: receipt.webhookId },
               });
+            } else if (at < furthest) {
+              reorderedAcrossResources += 1;
             }
+            furthestOf.set(subject, Math.max(subjectFurthest, at));
             furthest = Math.max(furthest, at);
             firstBody.set(receipt.webhookId, receipt.body);
           } else if (body !== receipt.body) {
@@ -473,6 +498,13 @@ export async function runInvariants(inputs: InvariantInputs): Promise<InvariantR
               ids: { ...ids, webhookEvent: receipt.webhookId },
             });
           }
+        }
+        if (reorderedAcrossResources > 0) {
+          // Transactions about different resources commit in any order: an event emitted
+          // (timestamped) earlier may commit, and so be relayed and sent, after a later one.
+          notes.push(
+            `endpoint ${text(endpoint.id)}: ${reorderedAcrossResources} events arrived after a later-stamped event about another resource (committed later)`,
+          );
         }
         // Every event Tollgate marked delivered was taken by the receiver.
         const accepted = new Set(

@@ -209,6 +209,11 @@ export async function startSoakStack(
       TOLLGATE_PUBLIC_URL: apiUrl,
       TOLLGATE_API_PROCESSES: String(apiProcesses),
       TOLLGATE_WORKER_PROCESSES: String(workerProcesses),
+      // Webhook retries within the soak's minutes (not days): a receiver down for a few minutes
+      // is retried every 10 s, and disabled only after about four minutes of failures.
+      TOLLGATE_WEBHOOK_RETRY_DELAYS: ['1', '2', '5', ...Array(22).fill('10')].join(','),
+      // Checkouts left open expire within the soak's minutes (they hold discount redemptions).
+      TOLLGATE_CHECKOUT_TTL_SECONDS: '90',
       ...serviceEnvironment(addresses),
     };
     const processEnv = { ...own, ...env };

@@ -235,17 +235,30 @@ export async function buyers(
 ) {
   for (let index = 0; index < limit && !lane.over(); index++) {
     const roll = lane.random();
-    if (roll < 0.1) {
-      await lane.ops.run('checkout abandoned', async () => {
-        await lane.seller(
-          'POST',
-          '/v1/checkouts/',
-          { products: [lane.catalog.oneTimeProductId] },
-          {
-            expect: [201],
-          },
-        );
-      });
+    if (roll < 0.15) {
+      // Left to expire: some untouched, some declined once with the discount held meanwhile.
+      const declined = roll < 0.07;
+      await lane.ops.run(
+        declined ? 'checkout declined, then abandoned' : 'checkout abandoned',
+        async () => {
+          const checkout = await lane.seller(
+            'POST',
+            '/v1/checkouts/',
+            { products: [lane.catalog.oneTimeProductId], discount_id: lane.catalog.discountId },
+            { expect: [201] },
+          );
+          if (!declined) return;
+          await lane.buyer(
+            'POST',
+            `/v1/checkouts/client/${checkout.body.client_secret}/confirm`,
+            {
+              ...buyerDetails(nextLabel('leaver')),
+              confirmation_token_id: 'pm_card_chargeDeclined',
+            },
+            { expect: [200] },
+          );
+        },
+      );
       continue;
     }
     const declinedFirst = roll < 0.3;
