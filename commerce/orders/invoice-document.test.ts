@@ -52,7 +52,7 @@ describe('the invoice template', () => {
     const view = invoiceView(renewal());
     assert.deepEqual(view.billingPeriod, { start: '2026-03-31', end: '2026-04-30' });
     assert.deepEqual(view.lines, [
-      { description: 'Team plan', quantity: 3, amount: 3000, taxAmount: 540 },
+      { description: 'Team plan', quantity: 3, perSeat: true, amount: 3000, taxAmount: 540 },
     ]);
     assert.deepEqual(
       view.totals.map(({ label, amount }) => [label, amount]),

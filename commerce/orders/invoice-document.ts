@@ -23,9 +23,15 @@ export interface InvoiceLine {
   description: string;
   /** Seats for a seat-based price, else 1. */
   quantity: number;
+  /** The quantity counts seats: printed `5 seats`, not a bare `5`. */
+  perSeat: boolean;
   amount: number;
   taxAmount: number;
 }
+
+/** The quantity as the line prints it: `1`, or `5 seats` for a seat-based plan. */
+export const quantityText = ({ quantity, perSeat }: InvoiceLine) =>
+  perSeat ? `${quantity} ${quantity === 1 ? 'seat' : 'seats'}` : String(quantity);
 
 /** One of the order's tax lines as the invoice prints it. */
 export interface InvoiceTaxLine {
@@ -202,6 +208,7 @@ export function invoiceView(source: InvoiceSource): InvoiceView {
     lines: source.items.map((item) => ({
       description: item.label,
       quantity: item.proration ? 1 : (source.seats ?? 1),
+      perSeat: !item.proration && source.seats !== null,
       amount: item.amount,
       taxAmount: item.taxAmount,
     })),
@@ -242,6 +249,7 @@ export function creditNoteView(source: CreditNoteSource): InvoiceView {
       {
         description: `Refund (${refund.reason.replaceAll('_', ' ')}) of invoice ${order.invoiceNumber}`,
         quantity: 1,
+        perSeat: false,
         amount: refund.amount,
         taxAmount: refund.taxAmount,
       },
@@ -302,7 +310,7 @@ export function invoiceHtml(view: InvoiceView): string {
   const rows = view.lines
     .map(
       (line) =>
-        `<tr><td>${escapeHtml(line.description)}</td><td>${line.quantity}</td><td>${money(view, line.taxAmount)}</td><td>${money(view, line.amount)}</td></tr>`,
+        `<tr><td>${escapeHtml(line.description)}</td><td>${quantityText(line)}</td><td>${money(view, line.taxAmount)}</td><td>${money(view, line.amount)}</td></tr>`,
     )
     .join('');
   const totals = view.totals
@@ -343,8 +351,8 @@ ${view.footer ? `<footer>${escapeHtml(view.footer)}</footer>` : ''}
 
 /** Column x positions and widths of the PDF's line table (A4, 50pt margins). */
 const columns = {
-  description: { x: 50, width: 265 },
-  quantity: { x: 315, width: 50 },
+  description: { x: 50, width: 250 },
+  quantity: { x: 300, width: 65 },
   tax: { x: 365, width: 80 },
   amount: { x: 445, width: 100 },
 };
@@ -405,7 +413,7 @@ function drawPdf(document: PDFKit.PDFDocument, view: InvoiceView) {
   for (const line of view.lines) {
     row({
       description: line.description,
-      quantity: String(line.quantity),
+      quantity: quantityText(line),
       tax: money(view, line.taxAmount),
       amount: money(view, line.amount),
     });

@@ -1,34 +1,11 @@
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import { getDocument, OPS } from 'pdfjs-dist/legacy/build/pdf.mjs';
-import { OrderItem, Order as OrderRow, StoredFile } from '../../db/entities/index.ts';
+import { OrderItem, Order as OrderRow } from '../../db/entities/index.ts';
 import { eventually } from '../../devstack/eventually.ts';
-import { filePublicUrl } from '../files/schemas.ts';
-import { fileStorage } from '../files/service.ts';
+import { advanceTestClock, subscribeOnTestClock } from '../subscriptions/testing.ts';
 import { callV1, createSeller, type Seller, startCommerceApi, type TestApi } from '../testing.ts';
+import { pdfImages, pdfText, uploadedLogoUrl } from './invoice-testing.ts';
 import { buy } from './testing.ts';
-
-/** pdfjs reads the standard fonts' metrics from its own folder (silences its warning). */
-const standardFontDataUrl = `${join(
-  dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json')),
-  'standard_fonts',
-)}/`;
-
-/** The text of every page of a PDF, each text run on its own line (blank runs left out). */
-async function pdfText(bytes: ArrayBuffer): Promise<string> {
-  const pdf = await getDocument({ data: new Uint8Array(bytes), standardFontDataUrl }).promise;
-  const pages: string[] = [];
-  for (let number = 1; number <= pdf.numPages; number += 1) {
-    const content = await (await pdf.getPage(number)).getTextContent();
-    const runs = content.items.map((item) => ('str' in item ? item.str : ''));
-    pages.push(runs.filter((run) => run.trim()).join('\n'));
-  }
-  return pages.join('\n');
-}
 
 /** A tax line of 20 % French VAT, its amounts left to each order. */
 const frenchVat = {
@@ -38,19 +15,6 @@ const frenchVat = {
   inclusive: false,
   reverseCharge: false,
 };
-
-/** How many images the PDF's first page paints. */
-async function pdfImages(bytes: ArrayBuffer): Promise<number> {
-  const pdf = await getDocument({ data: new Uint8Array(bytes), standardFontDataUrl }).promise;
-  const operators = await (await pdf.getPage(1)).getOperatorList();
-  return operators.fnArray.filter((op) => op === OPS.paintImageXObject).length;
-}
-
-/** A 1×1 PNG (a red dot). */
-const dotPng = Buffer.from(
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==',
-  'base64',
-);
 
 describe('invoice and credit note documents', () => {
   let api: TestApi;
@@ -211,6 +175,57 @@ describe('invoice and credit note documents', () => {
     assert.match(page, /Reverse charge — VAT to be accounted for by the recipient/);
   });
 
+  it('prints the seats of a seat-based plan on its line, at checkout and on renewal', async () => {
+    await seller.polar.organizations.update({
+      id: seller.organizationId,
+      organizationUpdate: { featureSettings: { seatBasedPricingEnabled: true } },
+    });
+    const team = await seller.polar.products.create({
+      name: 'Team plan',
+      recurringInterval: 'month',
+      prices: [{ amountType: 'seat_based', pricePerSeat: 900 }],
+    });
+    const { subscriptionId, clockId } = await subscribeOnTestClock(
+      api,
+      seller,
+      team.id,
+      '2027-01-01T00:00:00Z',
+      5,
+    );
+    await advanceTestClock(api, seller, clockId, '2027-02-01T00:00:00Z');
+    const { customerId } = await seller.polar.subscriptions.get({ id: subscriptionId });
+    const orders = await eventually(
+      () => seller.polar.orders.list({ customerId, sorting: ['created_at'] }),
+      (page) => page.result.items.some((order) => order.billingReason === 'subscription_cycle'),
+      { what: 'the renewal order of the team plan' },
+    );
+    const textOf = async (id: string) => {
+      // The clock's buyer gave no billing address: the seller fills it in, as invoices need.
+      await seller.polar.orders.update({
+        id,
+        orderUpdate: {
+          billingName: 'Ada Buyer',
+          billingAddress: {
+            country: 'FR',
+            line1: '1 rue de la Paix',
+            postalCode: '75002',
+            city: 'Paris',
+          },
+        },
+      });
+      await seller.polar.orders.generateInvoice({ id });
+      const { url } = await seller.polar.orders.invoice({ id });
+      return pdfText(await (await fetch(`${onTestApi(url)}&format=pdf`)).arrayBuffer());
+    };
+    const [first, renewal] = orders.result.items;
+    assert.ok(first && renewal);
+    // The line, one cell a run: what was bought, how many seats, its tax, its amount.
+    const checkoutText = await textOf(first.id);
+    assert.ok(checkoutText.includes('Team plan\n5 seats\n$0.00\n$45.00'), checkoutText);
+    const renewalText = await textOf(renewal.id);
+    assert.ok(renewalText.includes('Team plan (5 seats)\n5 seats\n$0.00\n$45.00'), renewalText);
+  });
+
   it('prints a logo the organization uploaded, and never fetches one from elsewhere', async () => {
     const invoicePdf = async () => {
       const { url } = await seller.polar.orders.invoice({ id: orderId });
@@ -225,27 +240,7 @@ describe('invoice and credit note documents', () => {
     assert.equal(await pdfImages(await invoicePdf()), 0);
 
     // The organization's own avatar file, stored as an upload leaves it.
-    const path = `${seller.organizationId}/${randomUUID()}/logo.png`;
-    const storage = fileStorage(api.config.files);
-    const part = { number: 1, chunkStart: 0, chunkEnd: dotPng.length, sha256Base64: null };
-    await storage.startUpload(path, [part]);
-    const { etag } = await storage.writePart(path, part, Readable.from([dotPng]));
-    await storage.completeUpload(path, [{ number: 1, etag, sha256Base64: null }], {
-      size: dotPng.length,
-      sha256Base64: null,
-    });
-    const em = api.orm.em.fork();
-    const file = em.create(StoredFile, {
-      organization: seller.organizationId,
-      name: 'logo.png',
-      path,
-      mimeType: 'image/png',
-      size: dotPng.length,
-      service: 'organization_avatar',
-      isUploaded: true,
-    });
-    await em.flush();
-    assert.equal((await setLogo(filePublicUrl(file, api.config.api.publicUrl))).status, 200);
+    assert.equal((await setLogo(await uploadedLogoUrl(api, seller.organizationId))).status, 200);
     assert.equal(await pdfImages(await invoicePdf()), 1);
   });
 
@@ -255,6 +250,11 @@ describe('invoice and credit note documents', () => {
     assert.equal(pdf.headers.get('content-type'), 'application/pdf');
     const html = await fetch(onTestApi(url));
     assert.match(html.headers.get('content-type') ?? '', /^text\/html/);
+    // Its inline styles and inlined logo are all the page may use; nothing in it runs.
+    assert.equal(
+      html.headers.get('content-security-policy'),
+      "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox",
+    );
     const page = await html.text();
     assert.match(page, /Tollgate Test Works SAS/);
     assert.match(page, /Tax ID: FR61954506077/);

@@ -76,6 +76,12 @@ export async function answerInvoiceDocument(ctx: Context, view: InvoiceView) {
   ctx.vary('Accept');
   if (!wantsPdf) {
     ctx.type = 'html';
+    // The page is whole in itself: its inline styles (the brand colour) and its logo inlined as
+    // data are all it may use, which the API's policy for pages (style-src 'self') would block.
+    ctx.set(
+      'Content-Security-Policy',
+      "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox",
+    );
     ctx.body = invoiceHtml(view);
     return;
   }
