@@ -33,3 +33,24 @@ export function queryCounts(countDir: string): Record<string, number> {
   }
   return counts;
 }
+
+/**
+ * Statements sent so far (countQueriesOfAppProcesses with TOLLGATE_QUERY_COUNT_STATEMENTS set),
+ * by `<role> <client>: <statement, values blanked>`, over processes.
+ */
+export function statementCounts(countDir: string): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const file of readdirSync(countDir)) {
+    const role = /^\d+-(worker|server)\.statements\.json$/.exec(file)?.[1];
+    if (!role) continue;
+    const byStatement = JSON.parse(readFileSync(join(countDir, file), 'utf8')) as Record<
+      string,
+      number
+    >;
+    for (const [statement, queries] of Object.entries(byStatement)) {
+      const key = `${role === 'server' ? 'api' : role} ${statement}`;
+      counts[key] = (counts[key] ?? 0) + queries;
+    }
+  }
+  return counts;
+}

@@ -1,10 +1,9 @@
-import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type Stripe from 'stripe';
 import { Payment } from '../../db/entities/index.ts';
 import type { PaymentStatus } from '../../db/entities/order.ts';
 import { findPage, inList, type ListQuery } from '../../db/listing.ts';
-import { sql, sqlCondition } from '../../db/sql.ts';
+import { executeBound, sql, sqlCondition } from '../../db/sql.ts';
 import type { PaymentOutcome } from '../../domain/payments.ts';
 import { resourceNotFound } from '../errors.ts';
 import type { paymentSortFields } from './schemas.ts';
@@ -165,74 +164,97 @@ export function paymentOutcomeOf(
   }
 }
 
+/** A Payment row as recordPaymentOutcome finds it (`…_before`) and leaves it. */
+interface RecordedPaymentRow {
+  status_before: PaymentStatus;
+  processor_id_before: string | null;
+  processor_id: string;
+  decline_reason: string | null;
+  decline_message: string | null;
+  method_metadata: Record<string, unknown>;
+}
+
 /** The final outcome a settled payment's row holds (whatever a later answer of Stripe says). */
-function settledOutcomeOf(payment: Payment, paymentIntent: Stripe.PaymentIntent): PaymentOutcome {
+function settledOutcomeOf(
+  row: RecordedPaymentRow,
+  paymentId: string,
+  paymentIntent: Stripe.PaymentIntent,
+): PaymentOutcome {
   const card = cardOf(paymentIntent);
-  const succeeded = payment.status === 'succeeded';
+  const succeeded = row.status_before === 'succeeded';
   return {
-    paymentId: payment.id,
-    paymentIntentId: payment.processorId ?? paymentIntent.id,
+    paymentId,
+    paymentIntentId: row.processor_id,
     status: succeeded ? 'succeeded' : 'failed',
-    declineCode: succeeded ? null : (payment.declineReason ?? 'payment_failed'),
-    message: succeeded ? null : (payment.declineMessage ?? null),
+    declineCode: succeeded ? null : (row.decline_reason ?? 'payment_failed'),
+    message: succeeded ? null : (row.decline_message ?? null),
     cardBrand: card?.brand ?? null,
     cardLast4: card?.last4 ?? null,
   };
 }
 
 /**
- * Writes what Stripe said about an attempt onto its Payment (locked, so the answer of the
- * API call and the webhook's event, arriving together, apply one after the other): the
- * PaymentIntent id, the card, and a final status once — a settled payment is never reopened
- * (`settledBefore`: it was settled already, by whichever of the two came first, and the
- * outcome answered is the one settled). `answeredBefore`: a PaymentIntent's state was recorded
- * before (the charge's own answer, or an earlier event). Null when no such payment exists (a
- * PaymentIntent made elsewhere).
+ * Writes what Stripe said about an attempt onto its Payment, in one statement that locks the
+ * row (so the answer of the API call and the webhook's event, arriving together, apply one
+ * after the other) and reads it as it was: the PaymentIntent id, the card, and a final status
+ * once — a settled payment is never reopened (`settledBefore`: it was settled already, by
+ * whichever of the two came first, and the outcome answered is the one settled).
+ * `answeredBefore`: a PaymentIntent's state was recorded before (the charge's own answer, or an
+ * earlier event). Null when no such payment exists (a PaymentIntent made elsewhere). Runs in
+ * `em`'s transaction when it has one.
  */
 export async function recordPaymentOutcome(
   em: EntityManager,
   paymentId: string,
   paymentIntent: Stripe.PaymentIntent,
 ): Promise<{
-  payment: Payment;
   outcome: PaymentOutcome | null;
   settledBefore: boolean;
   answeredBefore: boolean;
 } | null> {
-  return em.transactional(async (tx) => {
-    const payment = await tx.findOne(
-      Payment,
-      { id: paymentId },
-      { lockMode: LockMode.PESSIMISTIC_WRITE },
-    );
-    if (!payment) return null;
-    const settledBefore = payment.status !== 'pending';
-    const answeredBefore = Boolean(payment.processorId);
-    const outcome = settledBefore
-      ? settledOutcomeOf(payment, paymentIntent)
-      : paymentOutcomeOf(paymentIntent, paymentId);
-    payment.processorId ??= paymentIntent.id;
-    const card = cardOf(paymentIntent);
-    if (card) payment.methodMetadata = { ...payment.methodMetadata, ...card };
-    if (payment.status === 'pending' && outcome?.status === 'succeeded') {
-      payment.status = 'succeeded';
-    } else if (payment.status === 'pending' && outcome?.status === 'failed') {
-      payment.status = 'failed';
-      payment.declineReason = outcome.declineCode?.slice(0, 255) ?? null;
-      payment.declineMessage = outcome.message?.slice(0, 255) ?? null;
-    }
-    await tx.flush();
-    // Events carry the payment method's id only: the card is the one recorded before.
-    const { brand, last4 } = payment.methodMetadata;
-    return {
-      payment,
-      settledBefore,
-      answeredBefore,
-      outcome: outcome && {
-        ...outcome,
-        cardBrand: outcome.cardBrand ?? (typeof brand === 'string' ? brand : null),
-        cardLast4: outcome.cardLast4 ?? (typeof last4 === 'string' ? last4 : null),
-      },
-    };
-  });
+  const decided = paymentOutcomeOf(paymentIntent, paymentId);
+  const settling = decided?.status === 'succeeded' || decided?.status === 'failed' ? decided : null;
+  const card = cardOf(paymentIntent);
+  // SET reads the row as it was; `before` hands the same to RETURNING, which sees it as left.
+  const [row] = await executeBound<RecordedPaymentRow>(
+    em,
+    `with before as (select id, status, processor_id from payments where id = $1 for update)
+     update payments p set
+       processor_id = coalesce(p.processor_id, $2),
+       method_metadata = p.method_metadata || $3::jsonb,
+       status = case when p.status = 'pending' and $4::text is not null then $4 else p.status end,
+       decline_reason = case when p.status = 'pending' and $4::text = 'failed' then $5
+         else p.decline_reason end,
+       decline_message = case when p.status = 'pending' and $4::text = 'failed' then $6
+         else p.decline_message end,
+       modified_at = case when p.processor_id is null or ($4::text is not null and p.status = 'pending')
+         or p.method_metadata || $3::jsonb is distinct from p.method_metadata then $7
+         else p.modified_at end
+     from before where p.id = before.id
+     returning before.status as status_before, before.processor_id as processor_id_before,
+       p.processor_id, p.decline_reason, p.decline_message, p.method_metadata`,
+    [
+      paymentId,
+      paymentIntent.id,
+      JSON.stringify(card ?? {}),
+      settling?.status ?? null,
+      settling?.declineCode?.slice(0, 255) ?? null,
+      settling?.message?.slice(0, 255) ?? null,
+      new Date(),
+    ],
+  );
+  if (!row) return null;
+  const settledBefore = row.status_before !== 'pending';
+  const outcome = settledBefore ? settledOutcomeOf(row, paymentId, paymentIntent) : decided;
+  // Events carry the payment method's id only: the card is the one recorded before.
+  const { brand, last4 } = row.method_metadata;
+  return {
+    settledBefore,
+    answeredBefore: Boolean(row.processor_id_before),
+    outcome: outcome && {
+      ...outcome,
+      cardBrand: outcome.cardBrand ?? (typeof brand === 'string' ? brand : null),
+      cardLast4: outcome.cardLast4 ?? (typeof last4 === 'string' ? last4 : null),
+    },
+  };
 }
