@@ -1,14 +1,14 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { bodyParser } from '@koa/bodyparser';
-import { RequestContext } from '@mikro-orm/core';
 import Koa from 'koa';
 import serveStatic from 'koa-static';
 import { ingestPaths } from '../commerce/events/routes.ts';
-import { commerceRoutes } from '../commerce/routes.ts';
+import { commerceRouting } from '../commerce/routes.ts';
 import { projectRoot } from '../config/env.ts';
 import { AppError } from '../core/errors.ts';
 import { installedTracing } from '../core/trace-context.ts';
+import { withRequestEntityManager } from '../db/request-context.ts';
 import { authRoutes } from './auth/routes.ts';
 import { checkoutNotices, checkoutPageRoutes } from './checkout-page.ts';
 import type { AppDependencies } from './dependencies.ts';
@@ -19,6 +19,7 @@ import { rejectUnstorableText } from './middleware/input-sanity.ts';
 import { requestLog } from './middleware/request-log.ts';
 import { securityHeaders } from './middleware/security-headers.ts';
 import { traceRequests } from './middleware/tracing.ts';
+import { routesFor } from './route-prefixes.ts';
 import { apiReferenceRoutes } from './routes/api-reference.ts';
 import { devOutboxRoutes } from './routes/dev-outbox.ts';
 import { healthRoutes } from './routes/health.ts';
@@ -42,8 +43,9 @@ export function createApp(dependencies: AppDependencies): Koa {
   app.use(requestLog(dependencies.logger));
   app.use(securityHeaders(config));
   app.use(errorResponses(dependencies.logger));
-  // Every request gets its own identity map, so entities never leak between requests.
-  app.use((_ctx, next) => RequestContext.create(dependencies.orm.em, next));
+  // Every request gets its own identity map, so entities never leak between requests; forked
+  // when the request first reads or writes, so answers from a cache skip it.
+  app.use((_ctx, next) => withRequestEntityManager(dependencies.orm.em, next));
   // File parts are raw bytes streamed to storage, whatever Content-Type they carry; event
   // batches (up to 10 MB) are read by their route as they arrive.
   app.use((ctx, next) => {
@@ -82,28 +84,29 @@ export function createApp(dependencies: AppDependencies): Koa {
   });
 
   // A known path with the wrong method answers as an unknown one (404), as Better Auth does:
-  // its client sends calls without body fields as GET and expects exactly that.
-  for (const router of [
+  // its client sends calls without body fields as GET and expects exactly that. Each router is
+  // tried only for paths its routes can match (`routesFor`).
+  for (const routes of [
     // /api/auth/openapi.json is public: answered before auth's origin and rate-limit checks.
-    apiReferenceRoutes(dependencies),
-    authRoutes(dependencies),
-    commerceRoutes(dependencies),
-    healthRoutes(dependencies),
-    maintenanceRoutes(dependencies),
-    metricsRoutes(dependencies),
-    temporalCodecRoutes(dependencies),
+    routesFor(apiReferenceRoutes(dependencies)),
+    routesFor(authRoutes(dependencies)),
+    commerceRouting(dependencies),
+    routesFor(healthRoutes(dependencies)),
+    routesFor(maintenanceRoutes(dependencies)),
+    routesFor(metricsRoutes(dependencies)),
+    routesFor(temporalCodecRoutes(dependencies)),
     // Captured mail is shown in development, when the stack runs the capture server.
     ...(config.env === 'development' && config.mail.captureDir
-      ? [devOutboxRoutes(dependencies, config.mail.captureDir)]
+      ? [routesFor(devOutboxRoutes(dependencies, config.mail.captureDir))]
       : []),
   ]) {
-    app.use(router.routes());
+    app.use(routes);
   }
 
   const dashboardIndex = join(dashboardDist, 'index.html');
   if (existsSync(dashboardIndex)) {
     const indexPage = readFileSync(dashboardIndex);
-    app.use(checkoutPageRoutes(config, dashboardDist, checkoutNotices(dependencies)).routes());
+    app.use(routesFor(checkoutPageRoutes(config, dashboardDist, checkoutNotices(dependencies))));
     app.use(serveStatic(dashboardDist));
     // The dashboard routes in the browser: any other page path gets its index page.
     app.use((ctx) => {

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { Migrator } from '@mikro-orm/migrations';
 import { defineConfig, MikroORM, type Options } from '@mikro-orm/postgresql';
 import { entities } from './entities/index.ts';
+import { requestEntityManager } from './request-context.ts';
 
 export const migrationsPath = join(import.meta.dirname, 'migrations');
 
@@ -22,6 +23,8 @@ export function ormOptions(databaseUrl: string, maxConnections = 10): Options {
       silent: true,
     },
     pool: { min: 0, max: maxConnections },
+    // `orm.em` used while serving a request is that request's own fork (db/request-context.ts).
+    context: requestEntityManager,
   });
 }
 

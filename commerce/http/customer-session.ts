@@ -1,9 +1,9 @@
-import { RequestContext } from '@mikro-orm/core';
 import type { Context, Middleware } from 'koa';
 import type { AppDependencies } from '../../api/dependencies.ts';
 import { AppError } from '../../core/errors.ts';
 import type { ChangeListener } from '../../db/change-notifications.ts';
 import { Customer } from '../../db/entities/index.ts';
+import { requestEntityManager } from '../../db/request-context.ts';
 import { hashToken } from '../../domain/token-hashes.ts';
 import {
   findLiveCustomerRow,
@@ -63,17 +63,17 @@ function sessionCheck(changes: ChangeListener | undefined): Middleware {
     const bearer = /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
     ctx.set('WWW-Authenticate', 'Bearer realm="tollgate"');
     if (!bearer) throw commerceError('Unauthorized');
-    // The request's own entity manager (api/app.ts opens one per request).
-    const em = RequestContext.getEntityManager();
-    if (!em) throw new Error('customerSession() runs inside a request context');
-    const session = await sessions.read(hashToken(bearer), '', () => findOpenSession(em, bearer), {
-      worthKeeping: (found) => found !== null,
-    });
+    const session = await sessions.read(
+      hashToken(bearer),
+      '',
+      () => findOpenSession(requestEm(), bearer),
+      { worthKeeping: (found) => found !== null },
+    );
     const { organizationId, customerId } = session ?? { organizationId: '', customerId: '' };
     const row =
       session && session.expiresAt > Date.now()
         ? await customers.read(organizationId, customerId, () =>
-            findLiveCustomerRow(em, organizationId, customerId),
+            findLiveCustomerRow(requestEm(), organizationId, customerId),
           )
         : null;
     if (!row) {
@@ -118,6 +118,16 @@ function sessionCheck(changes: ChangeListener | undefined): Middleware {
   };
 }
 
+/**
+ * The request's own entity manager (api/app.ts gives each request one, forked on first use:
+ * asked for only when a cache misses).
+ */
+function requestEm() {
+  const em = requestEntityManager();
+  if (!em) throw new Error('customerSession() runs inside a request context');
+  return em;
+}
+
 /** A body Koa would answer as JSON (not bytes, text or a stream). */
 const isJsonObject = (body: unknown): body is object =>
   typeof body === 'object' &&
@@ -132,10 +142,8 @@ const isJsonObject = (body: unknown): body is object =>
  */
 export function sessionCustomerOf(ctx: Context): Customer {
   const state = ctx.state as { customer?: Customer; customerRow: Record<string, unknown> };
-  const em = RequestContext.getEntityManager();
-  if (!em) throw new Error('sessionCustomerOf() runs inside a request context');
   // A copy: the entity may be changed by the request, the cached row must not.
-  state.customer ??= em.map(Customer, structuredClone(state.customerRow));
+  state.customer ??= requestEm().map(Customer, structuredClone(state.customerRow));
   return state.customer;
 }
 
