@@ -3,7 +3,11 @@ import type { Middleware } from 'koa';
 import type { TrustedProxies } from '../../config/env.ts';
 
 /** `::ffff:192.0.2.1` (an IPv4 peer on a dual-stack socket) as `192.0.2.1`. */
-const unmapped = (address: string) => address.replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/i, '$1');
+const unmapped = (address: string) =>
+  // Most peers are plain IPv4 or IPv6: no regular expression for them, per request.
+  address.charCodeAt(0) === 58 // ':'
+    ? address.replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/i, '$1')
+    : address;
 
 /** One X-Forwarded-For entry as an address, or null: ports and brackets some proxies add go. */
 function forwardedAddress(entry: string): string | null {

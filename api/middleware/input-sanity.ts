@@ -52,12 +52,19 @@ export function findUnstorableText(value: unknown, part: string): Loc | null {
 
 /** The path as routers decode their parameters; as sent when it is not valid percent-encoding. */
 function decodedPath(path: string): string {
+  if (!path.includes('%')) return path;
   try {
     return decodeURIComponent(path);
   } catch {
     return path;
   }
 }
+
+/**
+ * Whether a raw query string can hold unstorable text once parsed: only through a percent
+ * escape, or as sent. Most hold neither, and are not parsed here for nothing.
+ */
+const mayEncodeUnstorableText = (raw: string) => raw.includes('%') || isUnstorableText(raw);
 
 /**
  * Refuses, before any route sees it, a request whose path, query or parsed body holds text the
@@ -68,7 +75,7 @@ export function rejectUnstorableText(): Middleware {
   return (ctx, next) => {
     const loc =
       (isUnstorableText(decodedPath(ctx.path)) ? ['path'] : null) ??
-      findUnstorableText(ctx.query, 'query') ??
+      (mayEncodeUnstorableText(ctx.querystring) ? findUnstorableText(ctx.query, 'query') : null) ??
       findUnstorableText(ctx.request.body, 'body');
     if (loc) {
       throw new RequestValidationError([

@@ -10,7 +10,9 @@ describe('request log', () => {
   before(async () => {
     api = await startTestApi();
     seller = await createSeller(api);
-    // Every line the request log writes, as whoever reads the log file would see it.
+    // Every line the request log writes, as whoever reads the log file would see it: at info,
+    // the level that keeps them (the middleware builds none below it).
+    api.logger.level = 'info';
     const info = api.logger.info.bind(api.logger);
     api.logger.info = ((...line: Parameters<typeof info>) => {
       logged.push(line[0]);

@@ -36,16 +36,19 @@ export function requestLog(logger: Logger): Middleware {
     try {
       await next();
     } finally {
-      logger.info(
-        {
-          requestId,
-          method: ctx.method,
-          path: redactedPath(ctx.path),
-          status: ctx.status,
-          durationMs: Math.round(performance.now() - started),
-        },
-        'request',
-      );
+      // Built only when kept: below info (LOG_LEVEL=warn) pino would drop the line anyway.
+      if (logger.isLevelEnabled('info')) {
+        logger.info(
+          {
+            requestId,
+            method: ctx.method,
+            path: redactedPath(ctx.path),
+            status: ctx.status,
+            durationMs: Math.round(performance.now() - started),
+          },
+          'request',
+        );
+      }
     }
   };
 }

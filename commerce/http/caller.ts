@@ -28,7 +28,8 @@ const invalidCredentials: CommerceState = { caller: null, invalidToken: true };
 
 // Identifying a caller costs queries, so `identifyCaller` only leaves the means here and the
 // `scope` middleware runs it: routes that need no caller (public ones) never pay for it.
-const pendingIdentification = new WeakMap<Context, () => Promise<CommerceState>>();
+// Kept in the request's state (`pendingIdentification`): cheaper than a WeakMap entry per request.
+type Identification = (ctx: Context) => Promise<CommerceState>;
 
 /**
  * Prepares the caller of every /v1 request, identified when a route asks for it (`scope`): an
@@ -46,8 +47,10 @@ export function identifyCaller({ orm, config, changes }: AppDependencies): Middl
     maxKeysPerScope: 1,
     maxScopes: 10_000,
   });
+  // One identifying function per app, not a closure per request.
+  const identifyRequest = (ctx: Context) => identify(ctx, orm, tokens, settings);
   return (ctx, next) => {
-    pendingIdentification.set(ctx, () => identify(ctx, orm, tokens, settings));
+    ctx.state.pendingIdentification = identifyRequest;
     return next();
   };
 }
@@ -210,8 +213,8 @@ export function signedInUser({ orm, config }: AppDependencies) {
 async function identifiedState(ctx: Context): Promise<CommerceState> {
   const known = ctx.state.commerce as CommerceState | undefined;
   if (known) return known;
-  const identify = pendingIdentification.get(ctx);
-  const state = identify ? await identify() : anonymous;
+  const identify = ctx.state.pendingIdentification as Identification | undefined;
+  const state = identify ? await identify(ctx) : anonymous;
   ctx.state.commerce = state;
   return state;
 }
