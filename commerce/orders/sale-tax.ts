@@ -1,6 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Address, TaxId } from '../../db/entities/customer.ts';
-import { Organization, Product } from '../../db/entities/index.ts';
+import {
+  Checkout,
+  type Customer,
+  Organization,
+  Product,
+  type Subscription,
+} from '../../db/entities/index.ts';
 import {
   computeTax,
   isReverseCharge,
@@ -19,12 +25,40 @@ import { sellerTaxRates } from '../tax-rates/service.ts';
  * changes").
  */
 
+/** Where a buyer is billed, and under which tax id. */
+export interface BillingDetails {
+  billingAddress?: Address | null;
+  taxId?: TaxId | null;
+}
+
+/**
+ * Where a subscription's order (a renewal, a plan change) is billed and taxed: the customer's
+ * billing details as they stand; for a customer who has no billing address (one the seller named
+ * at checkout keeps their own details), those the buyer gave at the subscription's checkout.
+ */
+export async function subscriptionBillingDetails(
+  em: EntityManager,
+  subscription: Pick<Subscription, 'checkoutId'> & { customer: Customer },
+): Promise<BillingDetails> {
+  const { customer } = subscription;
+  if (customer.billingAddress?.country) {
+    return { billingAddress: customer.billingAddress, taxId: customer.taxId ?? null };
+  }
+  const checkout = subscription.checkoutId
+    ? await em.findOne(Checkout, subscription.checkoutId)
+    : null;
+  return {
+    billingAddress: checkout?.customerBillingAddress ?? null,
+    taxId: checkout?.customerTaxId ?? null,
+  };
+}
+
 /** What is sold, to whom: the order's net amount (price less discount, prorations included). */
 export interface Sale {
   organizationId: string;
   /** The product billed: its tax behaviour (`exempt` pays none) applies to the whole amount. */
   productId: string;
-  customer: { billingAddress?: Address | null; taxId?: TaxId | null };
+  customer: BillingDetails;
   currency: string;
   netAmount: number;
   /** Names the Stripe Tax calculation's line: the order's id, or the plan change's. */

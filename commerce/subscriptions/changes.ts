@@ -32,7 +32,12 @@ import { recordMissingTaxTransactions } from '../../integrations/stripe/tax-tran
 import { addBalanceEntry } from '../customers/balance.ts';
 import { recordCustomerStateChange } from '../customers/state.ts';
 import { commerceError, resourceNotFound } from '../errors.ts';
-import { type SaleTax, saleTax } from '../orders/sale-tax.ts';
+import {
+  type BillingDetails,
+  type SaleTax,
+  saleTax,
+  subscriptionBillingDetails,
+} from '../orders/sale-tax.ts';
 import { nextInvoiceNumber, serializeOrders } from '../orders/service.ts';
 import { appendEvent, type CommerceEventType } from '../outbox.ts';
 import { scheduleOf, subscriptionNow } from './schedule.ts';
@@ -505,13 +510,14 @@ async function changePlan(
   const difference = items.reduce((sum, item) => sum + item.amount, 0);
   const invoiced = behavior === 'invoice' && difference > 0;
   const credited = difference < 0;
-  const tax = invoiced
+  const billedTo = invoiced ? await subscriptionBillingDetails(em, subscription) : null;
+  const tax = billedTo
     ? await saleTax(
         em,
         {
           organizationId: subscription.organization.id,
           productId: target.product.id,
-          customer: subscription.customer,
+          customer: billedTo,
           currency: subscription.currency,
           netAmount: difference,
           reference: `subscription-update:${update.id}`,
@@ -541,7 +547,9 @@ async function changePlan(
     locked.seats = target.seats;
     if (!invoiced && !credited) locked.pendingItems = [...locked.pendingItems, ...items];
     await tx.flush();
-    if (paymentId && tax) await recordPaidChange(tx, locked, items, paymentId, tax);
+    if (paymentId && tax && billedTo) {
+      await recordPaidChange(tx, locked, items, paymentId, { tax, billedTo });
+    }
     if (credited) await creditProration(tx, locked, items, update);
     const result = await resultOf(tx, locked, deps.publicUrl);
     const organizationId = locked.organization.id;
@@ -576,15 +584,15 @@ function creditProration(
 }
 
 /**
- * The paid order of an invoiced plan change, its proration lines (each with its share of the
- * tax), its tax, and its payment linked to it.
+ * The paid order of an invoiced plan change, billed to `billedTo`: its proration lines (each
+ * with its share of the tax), its tax, and its payment linked to it.
  */
 async function recordPaidChange(
   tx: EntityManager,
   subscription: Subscription,
   items: PendingSubscriptionItem[],
   paymentId: string,
-  tax: SaleTax,
+  { tax, billedTo }: { tax: SaleTax; billedTo: BillingDetails },
 ): Promise<void> {
   await tx.populate(subscription, ['customer']);
   const organizationId = subscription.organization.id;
@@ -607,7 +615,7 @@ async function recordPaidChange(
     totalAmount: tax.totalAmount,
     currency: subscription.currency,
     billingName: subscription.customer.name ?? null,
-    billingAddress: subscription.customer.billingAddress ?? null,
+    billingAddress: billedTo.billingAddress ?? null,
     invoiceNumber: await nextInvoiceNumber(tx, organizationId),
     metadata: {},
   });

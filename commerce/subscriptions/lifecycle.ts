@@ -24,7 +24,7 @@ import { paymentIdOf } from '../../integrations/stripe/payments.ts';
 import { addBalanceEntry, balanceToUse, recordOrderDebit } from '../customers/balance.ts';
 import { recordCustomerStateChange } from '../customers/state.ts';
 import { commerceError } from '../errors.ts';
-import { saleTax } from '../orders/sale-tax.ts';
+import { saleTax, subscriptionBillingDetails } from '../orders/sale-tax.ts';
 import { type OrderWire, orderWire } from '../orders/schemas.ts';
 import { type InvoiceCounterRow, invoiceNumberOf, serializeOrders } from '../orders/service.ts';
 import { appendEvent } from '../outbox.ts';
@@ -183,8 +183,9 @@ async function orderWireOf(tx: EntityManager, order: Order) {
  * subscription's pendingItems, which the order takes over). A credit larger than the order goes
  * to the customer's balance (renewal_credit); an order that owes something takes what it can
  * from the balance first (`from_balance_amount`, an order_debit), all in the order's
- * transaction. Taxed on its net amount for the customer as they stand now (`saleTax`; `stripe`
- * for an organization taxing with Stripe Tax, whose calculation the order keeps). Inserted once
+ * transaction. Billed and taxed on its net amount for the customer as they stand now
+ * (`subscriptionBillingDetails`, `saleTax`; `stripe` for an organization taxing with Stripe Tax,
+ * whose calculation the order keeps). Inserted once
  * under its deterministic id; asked again, it answers the one there. Records order.created (and
  * customer.state_changed when the balance moved).
  */
@@ -210,12 +211,13 @@ export async function openRenewalOrder(
     );
     const { customer } = subscription;
     const currency = subscription.currency;
+    const billedTo = await subscriptionBillingDetails(tx, subscription);
     const tax = await saleTax(
       tx,
       {
         organizationId: subscription.organization.id,
         productId: subscription.product.id,
-        customer,
+        customer: billedTo,
         currency,
         netAmount: untaxed.netAmount,
         reference: orderId,
@@ -244,7 +246,7 @@ export async function openRenewalOrder(
       fromBalanceAmount: fromBalance,
       currency,
       billingName: customer.name ?? null,
-      billingAddress: customer.billingAddress ?? null,
+      billingAddress: billedTo.billingAddress ?? null,
       invoiceNumber,
       metadata: subscription.metadata,
       customFieldData: subscription.customFieldData,

@@ -13,7 +13,7 @@ import { recordMissingTaxTransactions } from '../../integrations/stripe/tax-tran
 import { buyerClient, testCards } from '../orders/testing.ts';
 import { callV1, createSeller, type Seller, startCommerceApi, type TestApi } from '../testing.ts';
 import { renewalOrderIdOf } from './lifecycle.ts';
-import { advanceTestClock } from './testing.ts';
+import { advanceTestClock, subscribeOnTestClock } from './testing.ts';
 
 // Every subscription here starts on its own test clock at this instant: its first period is
 // January (31 days), and the plans cost multiples of 31 cents, so prorations come to the cent.
@@ -231,6 +231,18 @@ describe('tax on renewals and plan changes, with the seller’s rates', () => {
     assert.deepEqual(amountsOf(renewal), [3131, 0, 3131, 'paid']);
     const stored = await storedOrder(renewal.id);
     assert.deepEqual(stored.taxLines, [line('FR', 'Reverse charge', 0, 3131, 0, true)]);
+  });
+
+  it('bills and taxes the renewal of a named customer without an address where the checkout said', async () => {
+    // The customer is created with an email only; the buyer gives a Paris address at checkout.
+    const { subscriptionId, clockId } = await subscribeOnTestClock(api, seller, teamId, newYear);
+    const { customerId } = await seller.polar.subscriptions.get({ id: subscriptionId });
+    const renewal = await renewed(clockId, customerId);
+    // 20 % of 31.31 is 6.262: 6.26.
+    assert.deepEqual(amountsOf(renewal), [3131, 626, 3757, 'paid']);
+    const stored = await storedOrder(renewal.id);
+    assert.deepEqual(stored.taxLines, [line('FR', 'VAT FR', 2000, 3131, 626)]);
+    assert.equal(stored.billingAddress?.country, 'FR');
   });
 
   it('docs/tax.md: an invoiced upgrade is charged now with its VAT; the renewal taxes the new plan', async () => {
