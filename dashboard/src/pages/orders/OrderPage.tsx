@@ -1,4 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
+import type { ReactNode } from 'react';
 import { useState } from 'react';
 import { DateTime } from '../../components/DateTime';
 import { Details, EntityPage, EntityPageFallback, Section } from '../../components/EntityPage';
@@ -83,6 +84,16 @@ export default function OrderPage({ params }: PageProps) {
             ['Net', money(data.net_amount)],
             ['Tax', money(data.tax_amount)],
             ['Total', money(data.total_amount)],
+            // The customer's balance paid this much of the total; the card the rest.
+            ...(data.from_balance_amount > 0
+              ? [
+                  ['Balance used', money(-data.from_balance_amount)] satisfies [string, ReactNode],
+                  ['Charged', money(data.total_amount - data.from_balance_amount)] satisfies [
+                    string,
+                    ReactNode,
+                  ],
+                ]
+              : []),
             [
               'Refunded',
               <>
