@@ -16,8 +16,7 @@
  * Round trips are counted in the API and worker processes themselves (bench/lib/query-counter.ts
  * preloaded into them); workflow tasks are read from the histories of a sample of subscriptions.
  */
-import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -29,6 +28,7 @@ import { clockAdvancedSignal, subscriptionStateQuery } from '../processes/subscr
 import { workflowIds } from '../processes/workflow-ids.ts';
 import { connectTemporal } from '../temporal/client.ts';
 import { benchRun } from './lib/bench-run.ts';
+import { coresBusy, cpuMsPerOperation, machineCpu, processCpu } from './lib/process-cpu.ts';
 import { countQueriesOfAppProcesses, queryCounts } from './lib/query-counts.ts';
 import { writeBenchResults } from './lib/results.ts';
 
@@ -73,85 +73,6 @@ async function inPool<T>(items: T[], limit: number, task: (item: T) => Promise<v
     }
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
-}
-
-/**
- * CPU time (clock ticks) burned so far by each process of the run, named by what it is: the
- * processes this bench started (the Stripe simulator runs inside the bench process itself) and
- * the PostgreSQL backends serving the bench's database, by pid.
- */
-const clockTicksPerSecond = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim());
-function processCpu(postgresPids: number[]): Map<string, { pid: number; ticks: number }[]> {
-  const stats = new Map<number, { parent: number; ticks: number }>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      stats.set(Number(entry), {
-        parent: Number(fields[1]),
-        ticks: Number(fields[11]) + Number(fields[12]),
-      });
-    } catch {
-      // The process ended while we read.
-    }
-  }
-  const descendsFromBench = (pid: number): boolean => {
-    for (let at = pid; at > 1; at = stats.get(at)?.parent ?? 0) if (at === process.pid) return true;
-    return false;
-  };
-  const nameOf = (pid: number) => {
-    if (pid === process.pid) return 'bench process (Stripe simulator)';
-    const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
-    if (command.includes('stripe-mock')) return 'stripe-mock';
-    if (command.includes('temporal/worker.ts')) return 'worker';
-    if (command.includes('api/server.ts')) return 'API';
-    if (/\btemporal\b.*server/.test(command)) return 'Temporal dev server';
-    return `other: ${command.slice(0, 40)}`;
-  };
-  const byName = new Map<string, { pid: number; ticks: number }[]>();
-  const note = (name: string, pid: number, ticks: number) =>
-    byName.set(name, [...(byName.get(name) ?? []), { pid, ticks }]);
-  for (const [pid, { ticks }] of stats) {
-    if (!descendsFromBench(pid)) continue;
-    try {
-      note(nameOf(pid), pid, ticks);
-    } catch {
-      // Ended while we read.
-    }
-  }
-  for (const pid of postgresPids) {
-    const ticks = stats.get(pid)?.ticks;
-    if (ticks !== undefined) note('PostgreSQL (the bench database)', pid, ticks);
-  }
-  return byName;
-}
-
-/** Busy and total clock ticks of the whole machine (every core), from /proc/stat. */
-function machineCpu() {
-  const [, ...fields] = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').split(/\s+/);
-  const ticks = fields.filter(Boolean).map(Number);
-  const total = ticks.reduce((sum, value) => sum + value, 0);
-  const idle = (ticks[3] ?? 0) + (ticks[4] ?? 0);
-  return { busy: total - idle, total };
-}
-
-/** Cores each process kept busy between two snapshots (a process new since the first counts whole). */
-function coresBusy(
-  before: Map<string, { pid: number; ticks: number }[]>,
-  after: Map<string, { pid: number; ticks: number }[]>,
-  seconds: number,
-): Record<string, number> {
-  const busy: Record<string, number> = {};
-  for (const [name, processes] of after) {
-    const earlier = new Map((before.get(name) ?? []).map(({ pid, ticks }) => [pid, ticks]));
-    const ticks = processes.reduce(
-      (sum, { pid, ticks: now }) => sum + now - (earlier.get(pid) ?? 0),
-      0,
-    );
-    busy[name] = Number((ticks / clockTicksPerSecond / seconds).toFixed(2));
-  }
-  return busy;
 }
 
 try {
@@ -514,7 +435,11 @@ try {
   );
   const timeOf = (event: { eventTime?: { seconds?: unknown; nanos?: number | null } | null }) =>
     Number(event.eventTime?.seconds ?? 0) * 1000 + (event.eventTime?.nanos ?? 0) / 1e6;
-  const perRenewal = { workflowTasks: [] as number[], localActivities: [] as number[] };
+  const perRenewal = {
+    workflowTasks: [] as number[],
+    localActivities: [] as number[],
+    activityTasks: [] as number[],
+  };
   /** Signals a renewal's history received, by name (the clock's included). */
   const signalsPerRenewal: Record<string, number> = {};
   const history = { workflowTasks: [] as number[], events: [] as number[] };
@@ -548,6 +473,9 @@ try {
     );
     perRenewal.localActivities.push(
       afterSignal.filter((event) => event.markerRecordedEventAttributes).length,
+    );
+    perRenewal.activityTasks.push(
+      afterSignal.filter((event) => event.activityTaskCompletedEventAttributes).length,
     );
     for (const event of afterSignal) {
       const name = event.workflowExecutionSignaledEventAttributes?.signalName;
@@ -594,6 +522,7 @@ try {
     workflowTasksPerRenewal: {
       subscription: mean(perRenewal.workflowTasks),
       localActivities: mean(perRenewal.localActivities),
+      activityTasks: mean(perRenewal.activityTasks),
       testClockAdvance: advanceTasks / count,
     },
     signalsPerRenewal,
@@ -611,6 +540,7 @@ try {
         Number(mean(connectionSamples.map((sample) => sample[state] ?? 0)).toFixed(1)),
       ]),
     ),
+    cpuMsPerRenewal: cpuMsPerOperation(cpuBefore, cpuAfter, count),
     coresBusyWhileRenewing: {
       ...cores,
       'all of the above': Number(oursBusy.toFixed(2)),
@@ -650,6 +580,7 @@ try {
       value: results.workflowTasksPerRenewal.subscription,
     },
     'local activities per renewal': { value: results.workflowTasksPerRenewal.localActivities },
+    'activity tasks per renewal': { value: results.workflowTasksPerRenewal.activityTasks },
     ...Object.fromEntries(
       Object.entries(signalsPerRenewal).map(([name, value]) => [
         `signals per renewal (${name})`,
@@ -678,6 +609,12 @@ try {
       ]),
     ),
     ...Object.fromEntries(
+      Object.entries(results.cpuMsPerRenewal).map(([name, value]) => [
+        `CPU ms per renewal: ${name}`,
+        { value },
+      ]),
+    ),
+    ...Object.fromEntries(
       Object.entries(results.coresBusyWhileRenewing).map(([name, value]) => [
         `cores busy: ${name}`,
         { value },
@@ -688,7 +625,7 @@ try {
     `load average before ${loadBefore.map((v) => v.toFixed(2)).join(' ')}, after ${loadAfter.map((v) => v.toFixed(2)).join(' ')}`,
   );
   writeBenchResults('renewals', {
-    settings: `NODE_ENV=test LOG_LEVEL=warn, 1 API process, 1 worker, ${count} monthly subscriptions on one test clock, pm_card_visa off-session`,
+    settings: `NODE_ENV=test LOG_LEVEL=warn, ${process.env.TOLLGATE_API_PROCESSES ?? 1} API process(es), ${process.env.TOLLGATE_WORKER_PROCESSES ?? 1} worker process(es), ${count} monthly subscriptions on one test clock, pm_card_visa off-session`,
     targets: target,
     results,
     met: { renewalsPerSecond: renewalsPerSecond >= target.renewalsPerSecond, correct },
