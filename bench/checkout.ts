@@ -24,6 +24,7 @@ import { stripeSimulatorControl } from '../devstack/stripe-simulator.ts';
 import { workflowIds } from '../processes/workflow-ids.ts';
 import { connectTemporal } from '../temporal/client.ts';
 import { benchRun } from './lib/bench-run.ts';
+import { cpuMsPerOperation, processCpu } from './lib/process-cpu.ts';
 import { countQueriesOfAppProcesses, queryCounts, statementCounts } from './lib/query-counts.ts';
 import { writeBenchResults } from './lib/results.ts';
 
@@ -37,7 +38,7 @@ if (!(durationSeconds > 0 && Number.isInteger(concurrency) && concurrency > 0)) 
   throw new Error('usage: node bench/checkout.ts [--seconds=60] [--concurrency=20]');
 }
 const warmupSeconds = 5;
-const apiProcesses = availableParallelism();
+const apiProcesses = Number(process.env.TOLLGATE_API_PROCESSES ?? availableParallelism());
 const target = { checkoutsPerSecond: 50 };
 /** Histories read for the workflow task count. */
 const sampleSize = 20;
@@ -167,11 +168,20 @@ try {
   await sleep(1000);
   const countsBefore = queryCounts(countDir);
   const statementsBefore = statementCounts(countDir);
+  // The PostgreSQL backends serving the bench's database, for their CPU per checkout.
+  const postgresPids = async () =>
+    (
+      await db.execute<{ pid: number }[]>(
+        'select pid from pg_stat_activity where datname = current_database()',
+      )
+    ).map((row) => row.pid);
+  const cpuBefore = processCpu(await postgresPids());
   say(`measuring: ${durationSeconds} s, ${concurrency} customers`);
   const measured = await phase(durationSeconds);
   await sleep(1000);
   const countsAfter = queryCounts(countDir);
   const statementsAfter = statementCounts(countDir);
+  const cpuAfter = processCpu(await postgresPids());
   const loadAfter = loadavg();
   const { completed } = measured;
   const count = completed.length;
@@ -213,11 +223,13 @@ try {
     Number(event.eventTime?.seconds ?? 0) * 1000 + (event.eventTime?.nanos ?? 0) / 1e6;
   let checkoutTasks = 0;
   let grantTasks = 0;
+  let activityTasks = 0;
   /** Where a checkout's time goes: each activity from scheduled to completed, summed. */
   const activityMs: Record<string, number> = {};
   for (const done of sample) {
     const events = await historyOf(workflowIds.checkout(done.checkoutId));
     checkoutTasks += events.filter((event) => event.workflowTaskCompletedEventAttributes).length;
+    activityTasks += events.filter((event) => event.activityTaskCompletedEventAttributes).length;
     const scheduled = new Map<string, { name: string; at: number }>();
     for (const event of events) {
       const name = event.activityTaskScheduledEventAttributes?.activityType?.name;
@@ -228,6 +240,7 @@ try {
     }
     const grant = await historyOf(workflowIds.benefitGrant(done.customerId, benefit.id));
     grantTasks += grant.filter((event) => event.workflowTaskCompletedEventAttributes).length;
+    activityTasks += grant.filter((event) => event.activityTaskCompletedEventAttributes).length;
   }
 
   const checkoutsPerSecond = count / measured.seconds;
@@ -246,7 +259,9 @@ try {
     workflowTasksPerCheckout: {
       checkout: checkoutTasks / sample.length,
       benefitGrant: grantTasks / sample.length,
+      activityTasks: activityTasks / sample.length,
     },
+    cpuMsPerCheckout: cpuMsPerOperation(cpuBefore, cpuAfter, count),
     activityMs: Object.fromEntries(
       Object.entries(activityMs).map(([name, total]) => [name, Math.round(total / sample.length)]),
     ),
@@ -271,6 +286,15 @@ try {
     ),
     'workflow tasks per checkout (checkout)': { value: results.workflowTasksPerCheckout.checkout },
     'workflow tasks per checkout (grant)': { value: results.workflowTasksPerCheckout.benefitGrant },
+    'activity tasks per checkout (checkout and grant)': {
+      value: results.workflowTasksPerCheckout.activityTasks,
+    },
+    ...Object.fromEntries(
+      Object.entries(results.cpuMsPerCheckout).map(([name, value]) => [
+        `CPU ms per checkout: ${name}`,
+        { value },
+      ]),
+    ),
     ...Object.fromEntries(
       Object.entries(results.activityMs).map(([name, ms]) => [
         `activity ${name}, scheduled → completed (ms)`,
@@ -282,7 +306,7 @@ try {
     `load average before ${loadBefore.map((v) => v.toFixed(2)).join(' ')}, after ${loadAfter.map((v) => v.toFixed(2)).join(' ')}`,
   );
   writeBenchResults('checkout', {
-    settings: `NODE_ENV=test LOG_LEVEL=warn, ${apiProcesses} API processes, 1 worker, ${concurrency} customers, ${durationSeconds} s after ${warmupSeconds} s warm-up`,
+    settings: `NODE_ENV=test LOG_LEVEL=warn, ${apiProcesses} API processes, ${process.env.TOLLGATE_WORKER_PROCESSES ?? 1} worker process(es), ${concurrency} customers, ${durationSeconds} s after ${warmupSeconds} s warm-up`,
     targets: target,
     results,
     met: { checkoutsPerSecond: met },
