@@ -123,7 +123,7 @@ export function createCheckoutActivities(
       paymentId,
       paymentMethodId = null,
     }: CompleteCheckoutInput): Promise<CompletedCheckout> {
-      const done = await completeCheckout(
+      const { taxTransactionOwed, ...done } = await completeCheckout(
         orm.em.fork(),
         checkoutId,
         paymentId,
@@ -132,7 +132,7 @@ export function createCheckoutActivities(
       );
       // After the commit (no Stripe call in a transaction); a retry finds the order and tells
       // Stripe again. Stripe Tax records the tax the order collected (once, by the order's id).
-      await recordOrderTaxTransaction({ orm, stripe }, done.orderId);
+      if (taxTransactionOwed) await recordOrderTaxTransaction({ orm, stripe }, done.orderId);
       if (done.subscriptionId && paymentMethodId) {
         await sendDefaultCardToStripe(
           { em: orm.em.fork(), stripe },

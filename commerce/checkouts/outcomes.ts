@@ -35,12 +35,24 @@ export interface CompletedCheckout {
   subscriptionId: string | null;
 }
 
-const completed = (order: Order): CompletedCheckout => ({
+/**
+ * What completeCheckout answers: the succeeded checkout, and whether its order may still owe
+ * Stripe Tax its transaction (a checkout priced by Stripe Tax; see recordOrderTaxTransaction,
+ * which has nothing to record otherwise).
+ */
+export interface CheckoutCompletion extends CompletedCheckout {
+  taxTransactionOwed: boolean;
+}
+
+const completed = (order: Order, checkout: Checkout): CheckoutCompletion => ({
   organizationId: order.organization.id,
   customerId: order.customer.id,
   productId: order.product.id,
   orderId: order.id,
   subscriptionId: order.subscription?.id ?? null,
+  taxTransactionOwed:
+    !order.stripeTaxTransactionId &&
+    Boolean(order.stripeTaxCalculationId ?? checkout.stripeTaxCalculationId),
 });
 
 /**
@@ -132,14 +144,14 @@ export async function completeCheckout(
   paymentId: string | null,
   publicUrl: string,
   paymentMethodId: string | null = null,
-): Promise<CompletedCheckout> {
+): Promise<CheckoutCompletion> {
   let completedNow = false;
   const done = await em.transactional(async (tx) => {
     // Locked first: of two runs at once, the second waits and then finds the order.
     const checkout = await lockedCheckout(tx, checkoutId);
     // The order and the checkout's success are written together: a succeeded checkout has it.
     if (checkout.status === 'succeeded' && checkout.order) {
-      return completed(await tx.findOneOrFail(Order, checkout.order.id));
+      return completed(await tx.findOneOrFail(Order, checkout.order.id), checkout);
     }
     if (checkout.status !== 'confirmed' || !checkout.customer) {
       throw new Error(`checkout ${checkoutId} is ${checkout.status}, not confirmed`);
@@ -147,8 +159,9 @@ export async function completeCheckout(
     // What the order and the checkout's event show of them, read before the invoice number is
     // taken: from then until the commit the organization's row is locked, and every checkout of
     // the organization completing meanwhile waits for it.
-    await tx.populate(checkout, ['product', 'discount', 'customer', 'productPrice.meter']);
+    // The offer first: the product it loads is the checkout's, which the populate then skips.
     const offer = await offeredProducts(tx, checkout.productIds, publicUrl);
+    await tx.populate(checkout, ['product', 'discount', 'customer', 'productPrice.meter']);
     const organizationId = checkout.organization.id;
     const subscription = await subscriptionOnPayment(tx, checkout, publicUrl);
     if (subscription) subscription.stripePaymentMethodId = paymentMethodId;
@@ -186,7 +199,7 @@ export async function completeCheckout(
       await recordCustomerStateChange(tx, organizationId, checkout.customer.id);
     }
     completedNow = true;
-    return completed(order);
+    return completed(order, checkout);
   });
   if (completedNow) businessMetrics.checkoutsPaid.inc();
   return done;
