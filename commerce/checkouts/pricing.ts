@@ -12,15 +12,14 @@ import { checkoutAmounts, priceAmountOf } from '../../domain/checkout-amounts.ts
 import { checkoutPrice, customAmountProblem } from '../../domain/prices.ts';
 import {
   computeTax,
-  isReverseCharge,
   type TaxBuyer,
   type TaxResult,
   type TaxSettings,
   taxSettingsOf,
 } from '../../domain/tax.ts';
 import type { StripeClient } from '../../integrations/stripe/client.ts';
-import { calculateStripeTax } from '../../integrations/stripe/tax.ts';
 import { invalidFields } from '../errors.ts';
+import { stripeCanPlace, stripeSaleTax } from '../orders/sale-tax.ts';
 import type { ProductWire } from '../products/service.ts';
 import { sellerTaxRates } from '../tax-rates/service.ts';
 import {
@@ -212,10 +211,6 @@ async function taxOf(
     });
 }
 
-/** Stripe needs a US or Canadian buyer's state or postal code besides the country. */
-const placeKnown = (buyer: TaxBuyer & { postalCode: string | null }) =>
-  !['US', 'CA'].includes(buyer.country.toUpperCase()) || Boolean(buyer.state || buyer.postalCode);
-
 /**
  * Stripe Tax's answer for the net amount, its calculation kept on the checkout (the paid order
  * records a transaction from it); null until Stripe can place the buyer. A calculation records
@@ -231,30 +226,21 @@ async function stripeTaxOf(
   netAmount: number,
   buyer: TaxBuyer & { postalCode: string | null },
 ): Promise<TaxResult | null> {
-  if (!placeKnown(buyer)) return null;
+  if (!stripeCanPlace(buyer)) return null;
   if (netAmount <= 0) {
     return { lines: [], taxAmount: 0, amountExcludingTax: netAmount, totalAmount: netAmount };
   }
   try {
-    const calculation = await calculateStripeTax(stripe, {
+    const tax = await stripeSaleTax(stripe, {
       currency: checkout.currency,
       amount: netAmount,
-      inclusive: settings.pricesIncludeTax,
+      settings,
       behavior: product.taxBehavior,
       buyer,
-      reverseCharge: isReverseCharge(settings.homeCountry, buyer),
       reference: checkout.id,
     });
-    checkout.stripeTaxCalculationId = calculation.calculationId;
-    const inclusiveTax = calculation.lines
-      .filter((line) => line.inclusive)
-      .reduce((sum, line) => sum + line.taxAmount, 0);
-    return {
-      lines: calculation.lines,
-      taxAmount: calculation.taxAmount,
-      amountExcludingTax: netAmount - inclusiveTax,
-      totalAmount: calculation.totalAmount,
-    };
+    checkout.stripeTaxCalculationId = tax.stripeTaxCalculationId;
+    return tax;
   } catch (error) {
     if (!(error instanceof Stripe.errors.StripeError)) throw error;
     throw invalidFields([

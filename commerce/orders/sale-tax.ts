@@ -10,8 +10,10 @@ import {
 import {
   computeTax,
   isReverseCharge,
+  type TaxBehavior,
   type TaxBuyer,
   type TaxResult,
+  type TaxSettings,
   taxSettingsOf,
 } from '../../domain/tax.ts';
 import type { StripeClient } from '../../integrations/stripe/client.ts';
@@ -112,17 +114,47 @@ export async function saleTax(
     return { ...tax, stripeTaxCalculationId: null };
   }
   if (!stripe) throw new Error('Stripe Tax needs the Stripe client to tax an order');
-  const postalCode = address.postalCode ?? null;
-  const placeUnknown = ['US', 'CA'].includes(buyer.country.toUpperCase()) && !buyer.state;
-  if (placeUnknown && !postalCode) return untaxed(sale.netAmount);
-  const calculation = await calculateStripeTax(stripe, {
+  const located = { ...buyer, postalCode: address.postalCode ?? null };
+  if (!stripeCanPlace(located)) return untaxed(sale.netAmount);
+  return stripeSaleTax(stripe, {
     currency: sale.currency,
     amount: sale.netAmount,
-    inclusive: settings.pricesIncludeTax,
+    settings,
     behavior: taxBehavior,
-    buyer: { ...buyer, postalCode },
-    reverseCharge: isReverseCharge(settings.homeCountry, buyer),
+    buyer: located,
     reference: sale.reference,
+  });
+}
+
+/** Stripe needs a US or Canadian buyer's state or postal code besides the country. */
+export const stripeCanPlace = (buyer: TaxBuyer & { postalCode: string | null }) =>
+  !['US', 'CA'].includes(buyer.country.toUpperCase()) || Boolean(buyer.state || buyer.postalCode);
+
+/**
+ * Stripe Tax's calculation of `amount` (more than nothing) sold to the buyer, as a sale's tax:
+ * inclusive when the organization's prices include tax, reverse charged for EU B2B across
+ * borders. A Stripe error is thrown to the caller.
+ */
+export async function stripeSaleTax(
+  stripe: StripeClient,
+  request: {
+    currency: string;
+    amount: number;
+    settings: TaxSettings;
+    behavior: TaxBehavior;
+    buyer: TaxBuyer & { postalCode: string | null };
+    reference: string;
+  },
+): Promise<SaleTax> {
+  const { amount, settings, buyer } = request;
+  const calculation = await calculateStripeTax(stripe, {
+    currency: request.currency,
+    amount,
+    inclusive: settings.pricesIncludeTax,
+    behavior: request.behavior,
+    buyer,
+    reverseCharge: isReverseCharge(settings.homeCountry, buyer),
+    reference: request.reference,
   });
   const inclusiveTax = calculation.lines
     .filter((line) => line.inclusive)
@@ -130,7 +162,7 @@ export async function saleTax(
   return {
     lines: calculation.lines,
     taxAmount: calculation.taxAmount,
-    amountExcludingTax: sale.netAmount - inclusiveTax,
+    amountExcludingTax: amount - inclusiveTax,
     totalAmount: calculation.totalAmount,
     stripeTaxCalculationId: calculation.calculationId,
   };
