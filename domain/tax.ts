@@ -125,6 +125,17 @@ export interface TaxLine {
   reverseCharge: boolean;
 }
 
+/** The standard wording an EU invoice (and the checkout) carries when the buyer accounts for the VAT. */
+export const reverseChargeNotice = 'Reverse charge — VAT to be accounted for by the recipient';
+
+/** A tax line's name as invoices and the checkout show it: `VAT DE (DE)`, `Reverse charge (FR)`. */
+export const taxLineName = (line: Pick<TaxLine, 'displayName' | 'jurisdiction'>) =>
+  `${line.displayName} (${line.jurisdiction})`;
+
+/** A tax line's rate as invoices and the checkout show it: `19%`, `21% incl.`. */
+export const taxLineRate = (line: Pick<TaxLine, 'rateBps' | 'inclusive'>) =>
+  `${ratePercent(line.rateBps)}${line.inclusive ? ' incl.' : ''}`;
+
 export interface TaxInput {
   rates: readonly SellerTaxRate[];
   /** The seller's home country (ISO alpha-2), for the EU reverse charge; null when not set. */

@@ -18,6 +18,7 @@ import { type discountBaseWire, discountBaseWireSchema } from '../discounts/sche
 import { type OrganizationWire, organizationWireSchema } from '../organizations/schemas.ts';
 import { type PriceWire, priceWireSchema, productWireSchema } from '../products/schemas.ts';
 import type { ProductWire } from '../products/service.ts';
+import { taxLineWire, taxLineWireSchema } from '../tax-rates/schemas.ts';
 import { dateTimeWireSchema, isoDateTime, isoDateTimeOrNull, metadataWireSchema } from '../wire.ts';
 
 export const checkoutSortFields = ['created_at', 'expires_at', 'status'] as const;
@@ -181,6 +182,8 @@ const checkoutWireShape = {
   discount_amount: z.int(),
   net_amount: z.int(),
   tax_amount: z.int().nullable(),
+  /** Tollgate's addition: the lines behind `tax_amount` (empty while it is null). */
+  tax_lines: z.array(taxLineWireSchema),
   total_amount: z.int(),
   currency: z.string(),
   active_trial_interval: z.enum(recurringIntervals).nullable(),
@@ -296,6 +299,7 @@ export function checkoutWire(
     discount_amount: checkout.discountAmount,
     net_amount: checkout.netAmount,
     tax_amount: checkout.taxAmount ?? null,
+    tax_lines: checkout.taxLines.map(taxLineWire),
     total_amount: checkout.totalAmount,
     currency: checkout.currency,
     active_trial_interval: view.activeTrial?.interval ?? null,

@@ -4,7 +4,7 @@ import { type BillingInterval, nextBillingPeriod } from '../../domain/billing-pe
 import { escapeHtml } from '../../domain/html.ts';
 import { formatMoney } from '../../domain/money.ts';
 import type { InvoiceSettings } from '../../domain/organization-settings.ts';
-import { ratePercent, type TaxLine } from '../../domain/tax.ts';
+import { reverseChargeNotice, type TaxLine, taxLineName, taxLineRate } from '../../domain/tax.ts';
 
 /**
  * The one template of invoices and credit notes: a pure view built from the order (or refund)
@@ -43,9 +43,6 @@ export interface InvoiceTaxLine {
   taxAmount: number;
   reverseCharge: boolean;
 }
-
-/** The standard wording an EU invoice carries when the buyer accounts for the VAT. */
-export const reverseChargeNotice = 'Reverse charge — VAT to be accounted for by the recipient';
 
 export interface InvoiceTotal {
   label: string;
@@ -168,8 +165,8 @@ const brandingOf = (settings: InvoiceSettings) => ({
 });
 
 const invoiceTaxLine = (line: TaxLine): InvoiceTaxLine => ({
-  name: `${line.displayName} (${line.jurisdiction})`,
-  rate: `${ratePercent(line.rateBps)}${line.inclusive ? ' incl.' : ''}`,
+  name: taxLineName(line),
+  rate: taxLineRate(line),
   taxableAmount: line.taxableAmount,
   taxAmount: line.taxAmount,
   reverseCharge: line.reverseCharge,

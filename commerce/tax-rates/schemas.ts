@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { TaxRate } from '../../db/entities/index.ts';
 import { addressCountries, subdivisions } from '../../domain/addresses.ts';
-import { maxRateBps } from '../../domain/tax.ts';
+import { maxRateBps, type TaxLine } from '../../domain/tax.ts';
 import { dateTimeWireSchema, isoDateTime, isoDateTimeOrNull } from '../wire.ts';
 
 export const taxRateSortFields = ['created_at', 'country'] as const;
@@ -80,3 +80,29 @@ export function taxRateWire(rate: TaxRate): z.input<typeof taxRateWireSchema> {
     inclusive: rate.inclusive,
   };
 }
+
+/**
+ * Tollgate's own (issue 22): one tax line of a checkout (domain/tax.ts's `TaxLine`): where,
+ * which rate, the amount it applies to and its tax; `reverse_charge` for EU B2B across borders.
+ */
+export const taxLineWireSchema = z
+  .object({
+    jurisdiction: z.string(),
+    display_name: z.string(),
+    rate_bps: z.int(),
+    taxable_amount: z.int(),
+    tax_amount: z.int(),
+    inclusive: z.boolean(),
+    reverse_charge: z.boolean(),
+  })
+  .meta({ id: 'TaxLine' });
+
+export const taxLineWire = (line: TaxLine): z.input<typeof taxLineWireSchema> => ({
+  jurisdiction: line.jurisdiction,
+  display_name: line.displayName,
+  rate_bps: line.rateBps,
+  taxable_amount: line.taxableAmount,
+  tax_amount: line.taxAmount,
+  inclusive: line.inclusive,
+  reverse_charge: line.reverseCharge,
+});

@@ -82,6 +82,7 @@ export function CheckoutPage({
           form={form}
           phase={phase}
           slowPayment={state.slowPayment}
+          repricing={state.repricing}
           stripePublishableKey={stripePublishableKey}
           onTokenSource={onTokenSource}
         />

@@ -1,3 +1,5 @@
+import { Fragment } from 'react';
+import { reverseChargeNotice, taxLineName, taxLineRate } from '../../../domain/tax.ts';
 import type { CheckoutPublic } from './api';
 import { formatMoney } from './money';
 import { checkoutChargeTerms, intervalText } from './prices';
@@ -37,12 +39,22 @@ export function CheckoutSummary({ checkout }: { checkout: CheckoutPublic }) {
             </dd>
           </>
         )}
-        {checkout.tax_amount !== null && (
+        {checkout.tax_amount !== null && checkout.tax_lines.length === 0 && (
           <>
             <dt>Tax</dt>
             <dd>{formatMoney(checkout.tax_amount, currency)}</dd>
           </>
         )}
+        {checkout.tax_lines.map((line) => (
+          <Fragment key={`${line.jurisdiction} ${line.display_name}`}>
+            <dt>
+              {taxLineName({ displayName: line.display_name, jurisdiction: line.jurisdiction })}
+              {', '}
+              {taxLineRate({ rateBps: line.rate_bps, inclusive: line.inclusive })}
+            </dt>
+            <dd data-testid="tax-line">{formatMoney(line.tax_amount, currency)}</dd>
+          </Fragment>
+        ))}
         <dt className="total">Total</dt>
         <dd className="total" data-testid="total-amount">
           {formatMoney(checkout.total_amount, currency)}
@@ -65,6 +77,11 @@ export function CheckoutSummary({ checkout }: { checkout: CheckoutPublic }) {
           </>
         )}
       </dl>
+      {checkout.tax_lines.some((line) => line.reverse_charge) && (
+        <p className="charge-terms" data-testid="reverse-charge">
+          {reverseChargeNotice}
+        </p>
+      )}
       {terms && (
         <p className="charge-terms" data-testid="charge-terms">
           {terms}

@@ -6,6 +6,8 @@ interface PaymentSectionProps {
   form: CheckoutForm;
   phase: Phase;
   slowPayment: boolean;
+  /** The total is being priced for the buyer's new place: the button waits for it. */
+  repricing: boolean;
   stripePublishableKey: string | null;
   onTokenSource: (source: ConfirmationTokenSource) => void;
 }
@@ -15,6 +17,7 @@ export function PaymentSection({
   form,
   phase,
   slowPayment,
+  repricing,
   stripePublishableKey,
   onTokenSource,
 }: PaymentSectionProps) {
@@ -46,7 +49,7 @@ export function PaymentSection({
           />
         ))}
 
-      <button type="submit" className="primary" disabled={form.busy}>
+      <button type="submit" className="primary" disabled={form.busy || repricing}>
         {phase === 'processing'
           ? 'Processing payment…'
           : phase === 'confirming'
@@ -55,7 +58,9 @@ export function PaymentSection({
       </button>
       <p className="status" role="status" aria-live="polite">
         {phase !== 'processing'
-          ? ''
+          ? repricing
+            ? 'Updating the total for your address…'
+            : ''
           : slowPayment
             ? 'Still waiting for the payment: if your bank asked you to confirm it, please do.'
             : 'Your payment is being processed.'}

@@ -86,6 +86,18 @@ export interface CheckoutDiscount {
   duration_in_months?: number;
 }
 
+/** Tollgate's addition: one tax line of the checkout (the rate in basis points: 1900 = 19 %). */
+export interface TaxLine {
+  jurisdiction: string;
+  display_name: string;
+  rate_bps: number;
+  taxable_amount: number;
+  tax_amount: number;
+  inclusive: boolean;
+  /** EU B2B across borders: no tax, the buyer accounts for it. */
+  reverse_charge: boolean;
+}
+
 export type CheckoutStatus = 'open' | 'expired' | 'confirmed' | 'succeeded' | 'failed';
 
 export interface CheckoutPublic {
@@ -101,6 +113,8 @@ export interface CheckoutPublic {
   discount_amount: number;
   net_amount: number;
   tax_amount: number | null;
+  /** The lines behind `tax_amount`, once the buyer's country is known (Tollgate's addition). */
+  tax_lines: TaxLine[];
   total_amount: number;
   currency: string;
   product_id: string;

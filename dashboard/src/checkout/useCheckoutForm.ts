@@ -11,12 +11,14 @@ import {
 } from './form';
 import { showRefusal } from './refusal';
 import { usePaymentPolling } from './usePaymentPolling';
+import { useTaxUpdates } from './useTaxUpdates';
 
 /**
  * The hosted checkout's state: the checkout as the server last answered it, what the buyer
  * entered, errors by field and a banner for the rest, why the checkout is closed, and the phase.
  * Loads the checkout (with what the buyer typed before a reload), sends the changes the server
- * prices (`save`), shows refusals (`refused`) and follows the payment once confirmed.
+ * prices (`save`; the buyer's place for tax as it is typed, see useTaxUpdates), shows refusals
+ * (`refused`) and follows the payment once confirmed.
  */
 export function useCheckoutForm(
   clientSecret: string,
@@ -102,6 +104,18 @@ export function useCheckoutForm(
     }
   };
 
+  const repricing = useTaxUpdates({
+    clientSecret,
+    checkout,
+    values,
+    open,
+    phase,
+    setPhase,
+    setErrors,
+    received,
+    refused,
+  });
+
   const slowPayment = usePaymentPolling(clientSecret, phase, {
     received,
     setErrors,
@@ -125,6 +139,8 @@ export function useCheckoutForm(
     phase,
     setPhase,
     slowPayment,
+    /** The buyer's place changed and the total shown is not yet priced for it. */
+    repricing,
     formRef,
     received,
     refused,

@@ -25,7 +25,8 @@ export function useConfirm(
   async function submit(event: FormEvent) {
     event.preventDefault();
     const { checkout, values, setErrors, setPhase } = state;
-    if (!values || !checkout || state.phase !== 'editing') return;
+    // Never pay a total not yet priced for the place typed (Enter pressed in a field).
+    if (!values || !checkout || state.phase !== 'editing' || state.repricing) return;
     state.setBanner(null);
     const price = checkout.product_price;
     const amount = price.amount_type === 'custom' ? parseMoneyInput(values.amountText) : null;
