@@ -10,6 +10,7 @@ import {
   Payment,
   Subscription,
 } from '../../db/entities/index.ts';
+import { planLabel } from '../../domain/prices.ts';
 import { recordOrderDebit } from '../customers/balance.ts';
 import { recordCustomerStateChange } from '../customers/state.ts';
 import { orderWire } from '../orders/schemas.ts';
@@ -102,9 +103,11 @@ async function createOrderOf(
     metadata: checkout.metadata,
     customFieldData: checkout.customFieldData,
   });
+  // Named as a renewal names it: a seat-based plan with its seats (`Team plan (5 seats)`).
+  const plan = planLabel(checkout.product.name, checkout.seats ?? null);
   const item = tx.create(OrderItem, {
     order,
-    label: trialing ? `${checkout.product.name} (trial)` : checkout.product.name,
+    label: trialing ? `${plan} (trial)` : plan,
     amount: amounts.subtotal,
     taxAmount: amounts.tax,
     productPrice: checkout.productPrice,

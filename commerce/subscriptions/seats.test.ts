@@ -66,6 +66,10 @@ describe('subscription seats (PATCH /v1/subscriptions/{id} and the portal with {
     const { subscriptionId, customerId, clockId } = await subscribe(2);
     const bought = await wireOf(subscriptionId);
     assert.deepEqual([bought.body.seats, bought.body.amount], [2, 6200]);
+    // The checkout's order names the seats as renewals do.
+    const [purchase] = await ordersOf(customerId, 'subscription_create');
+    assert.ok(purchase, 'the checkout’s order');
+    assert.deepEqual(linesOf(purchase), [['Team plan (2 seats)', 6200]]);
     // 10 of 31 days used: 21/31 of each amount is left.
     await advanceTestClock(api, seller, clockId, day(10));
 
