@@ -28,7 +28,7 @@ const batchSize = 500;
 const overdueAfter = '1 minute';
 // Relay passes of every process take turns (transaction-level advisory lock): one pass at a
 // time keeps queue order equal to outbox order.
-const relayLockKey = 7_117_001;
+export const relayLockKey = 7_117_001;
 // The least time between two wake-ups of one endpoint's workflow (see `wake`).
 const wakeIntervalMs = 1_000;
 
@@ -130,11 +130,14 @@ export class WebhookRelay {
     const client = await this.requirePool().connect();
     try {
       await client.query(`begin; select pg_advisory_xact_lock(${relayLockKey})`);
+      // Never `skip locked`: a row skipped because another transaction holds it (a mail relay's
+      // claim references it, taking a key-share lock) would let a newer event overtake it.
+      // `no key update` does not wait on key-share locks, and passes already take turns.
       const { rows: events } = await client.query<OutboxRow>(
         `select id, organization_id, type, data,
            to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as created_at
          from outbox_events where relayed_at is null
-         order by outbox_events.created_at, id limit $1 for update skip locked`,
+         order by outbox_events.created_at, id limit $1 for no key update`,
         [batchSize],
       );
       if (events.length === 0) {

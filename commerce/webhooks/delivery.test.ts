@@ -5,6 +5,7 @@ import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import pg from 'pg';
 import { createWebhookActivities } from '../../activities/webhooks.ts';
 import { startApiServer } from '../../api/server.ts';
 import { loadRuntimeConfig } from '../../config/env.ts';
@@ -15,7 +16,7 @@ import { eventually } from '../../devstack/eventually.ts';
 import { dropDatabase, ensureDatabase } from '../../devstack/postgres.ts';
 import type { WebhookDeliverySettings } from '../../domain/webhooks.ts';
 import { waitForMail } from '../../integrations/mail/testing.ts';
-import { WebhookRelay } from '../../processes/webhook-relay.ts';
+import { relayLockKey, WebhookRelay } from '../../processes/webhook-relay.ts';
 import { workersOnOwnQueue } from '../../temporal/testing.ts';
 import { appendEvent } from '../outbox.ts';
 import { callV1, createSeller, type Seller } from '../testing.ts';
@@ -225,6 +226,39 @@ describe('webhook delivery: retries, order, faults', () => {
     assert.deepEqual(
       deliveredSeqs(choppy, (count) => count % 4 !== 0),
       expected,
+    );
+  });
+
+  it('keeps append order while a mail relay holds an older event (key-share lock)', async () => {
+    const target = await receiver();
+    await endpointFor(target);
+    const relayTurn = new pg.Client({ connectionString: stack.databaseUrl });
+    const mailClaim = new pg.Client({ connectionString: stack.databaseUrl });
+    await Promise.all([relayTurn.connect(), mailClaim.connect()]);
+    try {
+      // The relay waits for its turn while the older event is claimed by a mail relay's open
+      // transaction and a newer event commits.
+      await relayTurn.query('select pg_advisory_lock($1)', [relayLockKey]);
+      await appendEvents(1, 1);
+      const older = await relayTurn.query<{ id: string }>(
+        `select id from outbox_events where organization_id = $1 and data->>'seq' = '1'`,
+        [seller.organizationId],
+      );
+      await mailClaim.query('begin');
+      await mailClaim.query('insert into customer_mail_events (event_id) values ($1)', [
+        older.rows[0]?.id,
+      ]);
+      await appendEvents(2, 1);
+      await relayTurn.query('select pg_advisory_unlock($1)', [relayLockKey]);
+      await target.receivedAtLeast(2, 'both events, the claim still open');
+      await mailClaim.query('commit');
+    } finally {
+      await mailClaim.query('rollback').catch(() => undefined);
+      await Promise.all([relayTurn.end(), mailClaim.end()]);
+    }
+    assert.deepEqual(
+      deliveredSeqs(target, () => true),
+      [1, 2],
     );
   });
 
