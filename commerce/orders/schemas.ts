@@ -13,6 +13,7 @@ import {
 import { discountBaseWire, discountBaseWireSchema } from '../discounts/schemas.ts';
 import { productBaseWire, productBaseWireSchema } from '../products/schemas.ts';
 import { subscriptionCoreWire, subscriptionCoreWireSchema } from '../subscriptions/schemas.ts';
+import { taxLineWire, taxLineWireSchema } from '../tax-rates/schemas.ts';
 import { dateTimeWireSchema, isoDateTime, isoDateTimeOrNull, metadataWireSchema } from '../wire.ts';
 
 export const orderSortFields = [
@@ -75,6 +76,8 @@ export const orderWireSchema = z
     discount_amount: z.int(),
     net_amount: z.int(),
     tax_amount: z.int(),
+    /** Tollgate's addition: the lines behind `tax_amount` (empty when nothing was taxed). */
+    tax_lines: z.array(taxLineWireSchema),
     total_amount: z.int(),
     from_balance_amount: z.int(),
     refunded_amount: z.int(),
@@ -149,6 +152,7 @@ export function orderWire(order: Order, items: OrderItem[]): OrderWire {
     discount_amount: order.discountAmount,
     net_amount: order.netAmount,
     tax_amount: order.taxAmount,
+    tax_lines: order.taxLines.map(taxLineWire),
     total_amount: order.totalAmount,
     from_balance_amount: order.fromBalanceAmount,
     refunded_amount: order.refundedAmount,

@@ -82,7 +82,7 @@ export function taxRateWire(rate: TaxRate): z.input<typeof taxRateWireSchema> {
 }
 
 /**
- * Tollgate's own (issue 22): one tax line of a checkout (domain/tax.ts's `TaxLine`): where,
+ * Tollgate's own (issue 22): one tax line of a checkout or an order (domain/tax.ts's `TaxLine`): where,
  * which rate, the amount it applies to and its tax; `reverse_charge` for EU B2B across borders.
  */
 export const taxLineWireSchema = z

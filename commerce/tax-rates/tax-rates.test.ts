@@ -2,15 +2,15 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Polar } from '@polar-sh/sdk';
 import type { AddressInput } from '@polar-sh/sdk/models/components/addressinput.js';
-import { Order } from '../../db/entities/index.ts';
-import type { TaxLine } from '../../domain/tax.ts';
+import type { z } from 'zod';
 import { buyerClient, ordersOfCheckout, settledCheckout, testCards } from '../orders/testing.ts';
 import { callV1, createSeller, type Seller, startCommerceApi, type TestApi } from '../testing.ts';
+import type { taxLineWireSchema } from './schemas.ts';
 
 /**
  * docs/tax.md's worked example, end to end: a seller established in Germany with its own rates
  * sells a $49.00 product; each buyer's checkout shows the tax once the billing address is known,
- * and the order carries it, to the cent.
+ * and the order carries it, to the cent, with its tax lines in the seller's and the buyer's answers.
  */
 describe('seller-defined tax rates (/v1/tax-rates) at checkout', () => {
   let api: TestApi;
@@ -134,7 +134,7 @@ describe('seller-defined tax rates (/v1/tax-rates) at checkout', () => {
     taxId?: string;
     tax: number;
     total: number;
-    lines: TaxLine[];
+    lines: z.input<typeof taxLineWireSchema>[];
   }[] = [
     {
       who: 'a German consumer: 19 % on top',
@@ -144,12 +144,12 @@ describe('seller-defined tax rates (/v1/tax-rates) at checkout', () => {
       lines: [
         {
           jurisdiction: 'DE',
-          displayName: 'VAT DE',
-          rateBps: 1900,
-          taxableAmount: 4900,
-          taxAmount: 931,
+          display_name: 'VAT DE',
+          rate_bps: 1900,
+          taxable_amount: 4900,
+          tax_amount: 931,
           inclusive: false,
-          reverseCharge: false,
+          reverse_charge: false,
         },
       ],
     },
@@ -169,12 +169,12 @@ describe('seller-defined tax rates (/v1/tax-rates) at checkout', () => {
       lines: [
         {
           jurisdiction: 'FR',
-          displayName: 'Reverse charge',
-          rateBps: 0,
-          taxableAmount: 4900,
-          taxAmount: 0,
+          display_name: 'Reverse charge',
+          rate_bps: 0,
+          taxable_amount: 4900,
+          tax_amount: 0,
           inclusive: false,
-          reverseCharge: true,
+          reverse_charge: true,
         },
       ],
     },
@@ -192,12 +192,12 @@ describe('seller-defined tax rates (/v1/tax-rates) at checkout', () => {
       lines: [
         {
           jurisdiction: 'US-CA',
-          displayName: 'Sales tax CA',
-          rateBps: 725,
-          taxableAmount: 4900,
-          taxAmount: 355,
+          display_name: 'Sales tax CA',
+          rate_bps: 725,
+          taxable_amount: 4900,
+          tax_amount: 355,
           inclusive: false,
-          reverseCharge: false,
+          reverse_charge: false,
         },
       ],
     },
@@ -209,12 +209,12 @@ describe('seller-defined tax rates (/v1/tax-rates) at checkout', () => {
       lines: [
         {
           jurisdiction: 'NL',
-          displayName: 'VAT NL',
-          rateBps: 2100,
-          taxableAmount: 4050,
-          taxAmount: 850,
+          display_name: 'VAT NL',
+          rate_bps: 2100,
+          taxable_amount: 4050,
+          tax_amount: 850,
           inclusive: true,
-          reverseCharge: false,
+          reverse_charge: false,
         },
       ],
     },
@@ -255,8 +255,17 @@ describe('seller-defined tax rates (/v1/tax-rates) at checkout', () => {
         [order.netAmount, order.taxAmount, order.totalAmount, order.items[0]?.taxAmount],
         [4900, example.tax, example.total, example.tax],
       );
-      const stored = await api.orm.em.fork().findOneOrFail(Order, order.id);
-      assert.deepEqual(stored.taxLines, example.lines);
+      // The SDK drops Tollgate's `tax_lines` once it has checked them against the document: the
+      // wire itself says what they are, to the seller and in the buyer's portal.
+      await seller.polar.orders.get({ id: order.id });
+      const sellerOrder = await v1('GET', `/v1/orders/${order.id}`);
+      assert.deepEqual(sellerOrder.body.tax_lines, example.lines);
+      const { token } = await seller.polar.customerSessions.create({
+        customerId: order.customerId,
+      });
+      await seller.polar.customerPortal.orders.get({ customerSession: token }, { id: order.id });
+      const portalOrder = await callV1(api, token, 'GET', `/v1/customer-portal/orders/${order.id}`);
+      assert.deepEqual(portalOrder.body.tax_lines, example.lines);
     });
   }
 });
