@@ -120,6 +120,33 @@ describe('dashboard: customers, orders and refunds (browser)', () => {
     await page.getByText('refunded', { exact: true }).first().waitFor({ timeout: 30_000 });
     const refunds = page.getByRole('table', { name: 'Refunds' });
     await refunds.getByRole('row').filter({ hasText: '$5.00' }).getByText('succeeded').waitFor();
+    // A succeeded refund's credit note: its number links the HTML view, next to its PDF.
+    const listed = await callV1(
+      suite.api,
+      seller.token,
+      'GET',
+      `/v1/refunds/?order_id=${order.id}`,
+    );
+    const refund = listed.body.items.find((item: { amount: number }) => item.amount === 500);
+    assert.match(refund.credit_note_number, /.+/);
+    const creditNote = refunds.getByRole('link', {
+      name: refund.credit_note_number,
+      exact: true,
+    });
+    const creditNoteUrl = (await creditNote.getAttribute('href')) ?? '';
+    assert.match(
+      creditNoteUrl,
+      new RegExp(`/v1/refunds/${refund.id}/credit-note/document\\?token=`),
+    );
+    const creditNoteView = await page.request.get(creditNoteUrl);
+    assert.equal(creditNoteView.status(), 200);
+    assert.ok((await creditNoteView.text()).includes(refund.credit_note_number));
+    const pdf = await page.request.get(
+      (await refunds
+        .getByRole('link', { name: `${refund.credit_note_number} as PDF` })
+        .getAttribute('href')) ?? '',
+    );
+    assert.equal(pdf.headers()['content-type'], 'application/pdf');
     // The buyer gave a billing address: the invoice can be made out, and opens from its link.
     await page.getByRole('button', { name: 'Generate invoice' }).click();
     const invoice = page.getByRole('link', { name: 'Invoice', exact: true });

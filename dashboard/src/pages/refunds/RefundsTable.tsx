@@ -5,6 +5,7 @@ import { ResourceTable, type TableOptions } from '../../components/ResourceListP
 import { StatusBadge } from '../../components/StatusBadge';
 import { Link } from '../../router';
 import { fetchRefunds, type Refund, reasonLabels } from './api';
+import { CreditNoteLinks } from './CreditNoteLinks';
 import '../orders/sales.css';
 
 const column = createColumnHelper<Refund>();
@@ -36,6 +37,10 @@ const columns = [
   column.accessor('revoke_benefits', {
     header: 'Benefits',
     cell: (cell) => (cell.getValue() ? 'Revoked' : 'Kept'),
+  }),
+  column.accessor('credit_note_number', {
+    header: 'Credit note',
+    cell: (cell) => <CreditNoteLinks refund={cell.row.original} />,
   }),
   column.accessor('order_id', {
     id: 'order_id',

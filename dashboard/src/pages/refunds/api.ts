@@ -17,6 +17,10 @@ export const reasonLabels: Record<RefundReason, string> = {
   other: 'Other',
 };
 
+/** The signed link of a succeeded refund's credit note (HTML; `&format=pdf` for its PDF). */
+export const fetchCreditNoteUrl = (id: string) =>
+  api.get<{ url: string }>(`/v1/refunds/${id}/credit-note`).then((creditNote) => creditNote.url);
+
 export const fetchRefunds = (
   query: Record<string, string | number | boolean | string[]>,
   signal: AbortSignal,
