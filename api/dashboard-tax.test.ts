@@ -2,15 +2,18 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { buyerClient } from '../commerce/orders/testing.ts';
 import { taxedOrder } from '../commerce/tax-report/testing.ts';
 import { callV1 } from '../commerce/testing.ts';
+import { Checkout } from '../db/entities/index.ts';
 import { eventually } from '../devstack/eventually.ts';
 import { dashboardBrowserSuite, screenshotsDir, sellerPage } from './browser-testing.ts';
 
 /**
  * The Tax page in headless Chromium: a seller turns on its own rates, adds the German rate (a
  * rate that is no percentage refused in words first), sees it listed, and once a German buyer
- * paid, reads the month's tax in the report and downloads it as CSV.
+ * paid, reads the month's tax in the report and downloads it as CSV. Another chooses Stripe Tax;
+ * a product is made tax exempt, then taxable again, in the product form.
  */
 describe('dashboard: tax settings, rates and report (browser)', () => {
   const suite = dashboardBrowserSuite();
@@ -77,5 +80,73 @@ describe('dashboard: tax settings, rates and report (browser)', () => {
       'Period,Country,Subdivision,Currency,Reverse Charge,Taxable Amount,Tax Amount,Orders\r\n' +
         `${day.slice(0, 7)},DE,,usd,no,49.00,9.31,1\r\n`,
     );
+  });
+
+  it('chooses Stripe Tax, keeps it after a reload, and a checkout is then priced by Stripe', async () => {
+    const { page, seller } = await sellerPage(suite.browser, suite.api.url, suite.api, {
+      organizationName: 'Stripe Tax Works',
+    });
+    await page.goto(`${suite.api.url}/`);
+    await page.getByRole('link', { name: 'Tax', exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: 'Tax' }).waitFor();
+    await page.getByLabel('Tax mode').selectOption({ label: 'Stripe Tax' });
+    await page.getByLabel('Home country').fill('DE');
+    await page.getByRole('button', { name: 'Save tax settings' }).click();
+    await eventually(
+      () => callV1(suite.api, seller.token, 'GET', `/v1/organizations/${seller.organizationId}`),
+      (answer) => answer.body.tax_settings.mode === 'stripe_tax',
+      { what: 'the tax settings saved' },
+    );
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Tax' }).waitFor();
+    assert.equal(await page.getByLabel('Tax mode').inputValue(), 'stripe_tax');
+    assert.equal(await page.getByLabel('Home country').inputValue(), 'DE');
+
+    // No rate of the seller's own: the German 19 % is Stripe's calculation (the simulator's table).
+    const product = await seller.polar.products.create({
+      name: 'Handbook',
+      prices: [{ amountType: 'fixed', priceAmount: 4900, priceCurrency: 'usd' }],
+    });
+    const created = await seller.polar.checkouts.create({ products: [product.id] });
+    const priced = await buyerClient(suite.api).checkouts.clientUpdate({
+      clientSecret: created.clientSecret,
+      checkoutUpdatePublic: {
+        customerBillingAddress: { country: 'DE', city: 'Berlin', line1: 'Unter den Linden 1' },
+      },
+    });
+    assert.deepEqual([priced.netAmount, priced.taxAmount, priced.totalAmount], [4900, 931, 5831]);
+    const checkout = await suite.api.orm.em.fork().findOneOrFail(Checkout, created.id);
+    assert.match(checkout.stripeTaxCalculationId ?? '', /^taxcalc_/);
+    await page.close();
+  });
+
+  it('makes a product tax exempt in the product form, then taxable again', async () => {
+    const { page, seller } = await sellerPage(suite.browser, suite.api.url, suite.api, {
+      organizationName: 'Exempt Works',
+    });
+    const taxBehavior = async (productId: string) =>
+      (await callV1(suite.api, seller.token, 'GET', `/v1/products/${productId}`)).body.tax_behavior;
+    await page.goto(`${suite.api.url}/products/new`);
+    await page.getByRole('heading', { level: 1, name: 'New product' }).waitFor();
+    await page.getByLabel('Name').fill('Children’s book');
+    await page.getByLabel('Billing').selectOption({ label: 'One-time purchase' });
+    await page.getByLabel('Amount (USD)').fill('15');
+    assert.equal(await page.getByLabel('Tax behaviour').inputValue(), 'taxable');
+    await page.getByLabel('Tax behaviour').selectOption({ label: 'Tax exempt' });
+    await page.getByRole('button', { name: 'Create product' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Children’s book', exact: true }).waitFor();
+    await page.getByText('Tax exempt', { exact: true }).waitFor();
+    const productId = page.url().split('/').at(-1) ?? '';
+    assert.equal(await taxBehavior(productId), 'exempt');
+
+    await page.getByRole('link', { name: 'Edit', exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: 'Edit Children’s book' }).waitFor();
+    assert.equal(await page.getByLabel('Tax behaviour').inputValue(), 'exempt');
+    await page.getByLabel('Tax behaviour').selectOption({ label: 'Taxable' });
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Children’s book', exact: true }).waitFor();
+    await page.getByText('Taxable', { exact: true }).waitFor();
+    assert.equal(await taxBehavior(productId), 'taxable');
+    await page.close();
   });
 });

@@ -22,6 +22,11 @@ const billingOptions = [
   { value: '', label: 'One-time purchase' },
   ...recurringIntervals.map((interval) => ({ value: interval, label: billingLabel(interval) })),
 ];
+/** Exempt products are never taxed, whichever tax mode the organization uses (docs/tax.md). */
+const taxOptions = [
+  { value: 'taxable', label: 'Taxable' },
+  { value: 'exempt', label: 'Tax exempt' },
+];
 const trialOptions = [
   { value: '', label: 'No trial' },
   ...recurringIntervals.map((interval) => ({ value: interval, label: `${interval}s` })),
@@ -115,6 +120,14 @@ export function ProductForm({ product }: { product?: Product }) {
           />
         </div>
       )}
+
+      <SelectField
+        form={form}
+        name="tax_behavior"
+        label="Tax behaviour"
+        options={taxOptions}
+        hint="Exempt products are sold without tax, whatever the organization's tax settings."
+      />
 
       <PricesField
         prices={values.prices}

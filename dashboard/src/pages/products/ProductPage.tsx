@@ -72,6 +72,7 @@ function ProductView({ product }: { product: Product }) {
             ['Description', product.description ?? <span className="muted">None</span>],
             ['Billing', billingLabel(product.recurring_interval)],
             ...(product.is_recurring ? [['Free trial', trial] as [string, string]] : []),
+            ['Tax', product.tax_behavior === 'exempt' ? 'Tax exempt' : 'Taxable'],
             ['Created', <DateTime key="created" value={product.created_at} />],
             ['Modified', <DateTime key="modified" value={product.modified_at} />],
             ['ID', <code key="id">{product.id}</code>],

@@ -7,6 +7,7 @@ import type { CustomFieldWire } from '../../../../commerce/custom-fields/schemas
 import type { productMediaWire } from '../../../../commerce/files/schemas.ts';
 import type { MeterWire } from '../../../../commerce/meters/schemas.ts';
 import type { PriceWire, ProductBaseWire } from '../../../../commerce/products/schemas.ts';
+import type { TaxBehavior } from '../../../../domain/tax.ts';
 import { api, type ListResource } from '../../api/client';
 import type { PageQuery } from '../../components/DataTable';
 
@@ -27,6 +28,8 @@ export interface Product extends ProductBaseWire {
     order: number;
     required: boolean;
   }[];
+  /** Tollgate's own (docs/tax.md): whether the organization's tax applies to it. */
+  tax_behavior: TaxBehavior;
 }
 
 /** Query cache keys: every product query starts with `productsKey`, so one invalidation refreshes all. */

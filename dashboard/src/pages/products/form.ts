@@ -5,6 +5,7 @@
  */
 import { productCreateInput, productUpdateInput } from '../../../../commerce/products/schemas.ts';
 import { priceAmountLimits, priceListViolations } from '../../../../domain/prices.ts';
+import type { TaxBehavior } from '../../../../domain/tax.ts';
 import { formatMoney, moneyInputText, parseMoneyInput } from '../../checkout/money';
 import type { Benefit, Price, Product, ProductMedia } from './api';
 
@@ -53,6 +54,7 @@ export interface ProductFormValues {
   prices: PriceDraft[];
   medias: ProductMedia[];
   attached_custom_fields: { custom_field_id: string; required: boolean }[];
+  tax_behavior: TaxBehavior;
   /** Not in the product's body: set after saving it (`POST /v1/products/{id}/benefits`). */
   benefits: Benefit[];
 }
@@ -113,6 +115,7 @@ export function initialValues(product?: Product): ProductFormValues {
       prices: [emptyPrice()],
       medias: [],
       attached_custom_fields: [],
+      tax_behavior: 'taxable',
       benefits: [],
     };
   }
@@ -128,6 +131,7 @@ export function initialValues(product?: Product): ProductFormValues {
       custom_field_id,
       required,
     })),
+    tax_behavior: product.tax_behavior,
     benefits: product.benefits,
   };
 }
@@ -210,6 +214,7 @@ export function productBody(values: ProductFormValues, creating: boolean) {
     prices: values.prices.map((draft, index) => priceBody(draft, index, issues)),
     medias: values.medias.map((media) => media.id),
     attached_custom_fields: values.attached_custom_fields,
+    tax_behavior: values.tax_behavior,
   };
   const violations = priceListViolations(
     values.prices.map((draft) =>
