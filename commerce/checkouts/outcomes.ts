@@ -99,6 +99,9 @@ async function createOrderOf(
     currency: checkout.currency,
     billingName: checkout.customerBillingName ?? checkout.customerName ?? null,
     billingAddress: checkout.customerBillingAddress ?? null,
+    // A subscription's first order pays for its first period (its trial, when it has one).
+    billingPeriodStart: subscription?.currentPeriodStart ?? null,
+    billingPeriodEnd: subscription?.currentPeriodEnd ?? null,
     invoiceNumber: await nextInvoiceNumber(tx, organizationId),
     metadata: checkout.metadata,
     customFieldData: checkout.customFieldData,
@@ -110,6 +113,7 @@ async function createOrderOf(
     label: trialing ? `${plan} (trial)` : plan,
     amount: amounts.subtotal,
     taxAmount: amounts.tax,
+    seats: checkout.seats ?? null,
     productPrice: checkout.productPrice,
   });
   return { order, item };

@@ -22,7 +22,10 @@ const renewal = (): InvoiceSource => ({
     totalAmount: 3240,
     fromBalanceAmount: 1000,
     currency: 'eur',
-    createdAt: new Date('2026-03-31T00:00:05Z'),
+    // Made on a test clock: its period is the simulated one, not the day it was written.
+    createdAt: new Date('2026-11-27T09:40:00Z'),
+    billingPeriodStart: new Date('2026-03-31T00:00:00Z'),
+    billingPeriodEnd: new Date('2026-04-30T00:00:00Z'),
     taxLines: [
       {
         jurisdiction: 'FR',
@@ -35,8 +38,7 @@ const renewal = (): InvoiceSource => ({
       },
     ],
   },
-  items: [{ label: 'Team plan', amount: 3000, taxAmount: 540, proration: false }],
-  seats: 3,
+  items: [{ label: 'Team plan', amount: 3000, taxAmount: 540, proration: false, seats: 3 }],
   subscription: { billingAnchor: new Date('2026-01-31T00:00:00Z'), recurringInterval: 'month' },
   organization: { name: 'acme', invoiceSettings: defaultInvoiceSettings() },
   buyerTaxId: null,
@@ -103,6 +105,14 @@ describe('the invoice template', () => {
       /<td>Reverse charge \(DE\)<\/td><td>0%<\/td><td>€27\.00<\/td><td>€0\.00<\/td>/,
     );
     assert.match(html, /Reverse charge — VAT to be accounted for by the recipient/);
+  });
+
+  it('counts the period of an order made before periods were recorded from its day', () => {
+    const source = renewal();
+    source.order.billingPeriodStart = null;
+    source.order.billingPeriodEnd = null;
+    source.order.createdAt = new Date('2026-03-31T00:00:05Z');
+    assert.deepEqual(invoiceView(source).billingPeriod, { start: '2026-03-31', end: '2026-04-30' });
   });
 
   it('prints no period for a one-time purchase and escapes what buyers typed', () => {

@@ -94,9 +94,18 @@ export interface InvoiceSource {
     taxLines: readonly TaxLine[];
     currency: string;
     createdAt: Date;
+    /** The subscription period it pays for, as recorded when it was made (db/entities/order.ts). */
+    billingPeriodStart?: Date | null | undefined;
+    billingPeriodEnd?: Date | null | undefined;
   };
-  items: { label: string; amount: number; taxAmount: number; proration: boolean }[];
-  seats: number | null;
+  /** Its lines; `seats`: what a seat-based line billed (null for other lines). */
+  items: {
+    label: string;
+    amount: number;
+    taxAmount: number;
+    proration: boolean;
+    seats?: number | null | undefined;
+  }[];
   subscription: { billingAnchor: Date; recurringInterval: BillingInterval } | null;
   organization: { name: string; invoiceSettings: InvoiceSettings };
   buyerTaxId: string | null;
@@ -144,13 +153,19 @@ function sellerOf(organization: InvoiceSource['organization']): InvoiceParty {
 }
 
 /**
- * The period a subscription order pays for: from the order's day to the next whole interval
- * after the subscription's anchor. Proration orders (`subscription_update`) pay for no period.
+ * The period a subscription order pays for: the one recorded with the order (by the
+ * subscription's clock, so a test clock's renewal bills its simulated period). An order made
+ * before periods were recorded pays from its day to the next whole interval after the
+ * subscription's anchor. Proration orders (`subscription_update`) pay for no period.
  */
 function billingPeriodOf(source: InvoiceSource): InvoiceView['billingPeriod'] {
   const { order, subscription } = source;
   const periodic = ['subscription_create', 'subscription_cycle'].includes(order.billingReason);
-  if (!subscription || !periodic) return null;
+  if (!periodic) return null;
+  if (order.billingPeriodStart && order.billingPeriodEnd) {
+    return { start: isoDay(order.billingPeriodStart), end: isoDay(order.billingPeriodEnd) };
+  }
+  if (!subscription) return null;
   const { start, end } = nextBillingPeriod(
     subscription.billingAnchor,
     subscription.recurringInterval,
@@ -204,8 +219,8 @@ export function invoiceView(source: InvoiceSource): InvoiceView {
     },
     lines: source.items.map((item) => ({
       description: item.label,
-      quantity: item.proration ? 1 : (source.seats ?? 1),
-      perSeat: !item.proration && source.seats !== null,
+      quantity: item.seats ?? 1,
+      perSeat: item.seats != null,
       amount: item.amount,
       taxAmount: item.taxAmount,
     })),

@@ -175,7 +175,7 @@ describe('invoice and credit note documents', () => {
     assert.match(page, /Reverse charge — VAT to be accounted for by the recipient/);
   });
 
-  it('prints the seats of a seat-based plan on its line, at checkout and on renewal', async () => {
+  it('prints the seats each order billed and the period it pays for, by the test clock, at checkout and on renewal', async () => {
     await seller.polar.organizations.update({
       id: seller.organizationId,
       organizationUpdate: { featureSettings: { seatBasedPricingEnabled: true } },
@@ -219,10 +219,22 @@ describe('invoice and credit note documents', () => {
     };
     const [first, renewal] = orders.result.items;
     assert.ok(first && renewal);
-    // The line, one cell a run: what was bought (named alike), how many seats, its tax, its amount.
-    for (const order of [first, renewal]) {
+    // Seats added after the renewal (billed by an order of their own) leave its invoice at the
+    // five seats it billed. The SDK (0.35.x) knows no seats update: a raw call.
+    const added = await callV1(api, seller.token, 'PATCH', `/v1/subscriptions/${subscriptionId}`, {
+      seats: 7,
+      proration_behavior: 'prorate',
+    });
+    assert.equal(added.status, 200, JSON.stringify(added.body));
+    // The line, one cell a run: what was bought (named alike), how many seats, its tax, its amount;
+    // the period is the clock's, though both orders were written today.
+    for (const [order, period] of [
+      [first, '2027-01-01 – 2027-02-01'],
+      [renewal, '2027-02-01 – 2027-03-01'],
+    ] as const) {
       const text = await textOf(order.id);
       assert.ok(text.includes('Team plan (5 seats)\n5 seats\n$0.00\n$45.00'), text);
+      assert.ok(text.includes(`Billing period: ${period}`), text);
     }
   });
 

@@ -1,6 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import {
-  Checkout,
   Customer,
   Order,
   OrderItem,
@@ -140,10 +139,9 @@ async function invoiceSourceOf(
 ): Promise<InvoiceSource> {
   await em.populate(order, ['organization']);
   const organization = order.organization;
-  const [items, customer, checkout, subscription, payment, logo] = await Promise.all([
+  const [items, customer, subscription, payment, logo] = await Promise.all([
     em.find(OrderItem, { order }, { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }),
     em.findOne(Customer, { id: order.customer.id }),
-    order.checkoutId ? em.findOne(Checkout, { id: order.checkoutId }) : null,
     order.subscription ? em.findOne(Subscription, { id: order.subscription.id }) : null,
     em.findOne(Payment, { order, status: 'succeeded' }, { orderBy: { createdAt: 'desc' } }),
     logoOf(em, context.storage, context.publicUrl, organization),
@@ -151,8 +149,6 @@ async function invoiceSourceOf(
   return {
     order,
     items,
-    // A renewal has no checkout: it billed the subscription's seats (seat changes since aside).
-    seats: checkout ? (checkout.seats ?? null) : (subscription?.seats ?? null),
     subscription,
     organization: { name: organization.name, invoiceSettings: invoiceSettingsOf(organization) },
     buyerTaxId: customer?.taxId?.[0] ?? null,

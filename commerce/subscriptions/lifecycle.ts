@@ -203,12 +203,8 @@ export async function openRenewalOrder(
     if (existing) return renewalOrderOf(existing, subscription);
     if (!invoiceNumber) throw new Error(`renewal order ${orderId} appeared, then went away`);
     const closedPeriod = { start: subscription.currentPeriodStart, end: periodEnd };
-    const untaxed = await renewalBill(
-      tx,
-      subscription,
-      closedPeriod,
-      periodAfter(subscription, periodEnd),
-    );
+    const billedPeriod = periodAfter(subscription, periodEnd);
+    const untaxed = await renewalBill(tx, subscription, closedPeriod, billedPeriod);
     const { customer } = subscription;
     const currency = subscription.currency;
     const billedTo = await subscriptionBillingDetails(tx, subscription);
@@ -247,6 +243,8 @@ export async function openRenewalOrder(
       currency,
       billingName: customer.name ?? null,
       billingAddress: billedTo.billingAddress ?? null,
+      billingPeriodStart: billedPeriod.start,
+      billingPeriodEnd: billedPeriod.end,
       invoiceNumber,
       metadata: subscription.metadata,
       customFieldData: subscription.customFieldData,
@@ -258,6 +256,7 @@ export async function openRenewalOrder(
         amount: item.amount,
         taxAmount: item.taxAmount,
         proration: item.proration,
+        seats: item.seats,
         productPrice: item.productPriceId,
       }),
     );

@@ -136,6 +136,7 @@ describe('what a renewal bills (renewalBill) and the subscription’s meters', (
           taxAmount: 0,
           productPriceId: product.prices[0]?.id,
           proration: false,
+          seats: null,
         },
       ],
       subtotalAmount: 2500,

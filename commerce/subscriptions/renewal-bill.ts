@@ -36,6 +36,8 @@ export interface RenewalBillItem {
   taxAmount: number;
   productPriceId: string | null;
   proration: boolean;
+  /** The seats a seat-based price's line bills; null for other lines. */
+  seats: number | null;
 }
 
 /**
@@ -95,6 +97,7 @@ export async function renewalBill(
       taxAmount: 0,
       productPriceId: price.id,
       proration: false,
+      seats: price.amountType === 'seat_based' ? (subscription.seats ?? null) : null,
     });
   }
   for (const { productPrice: price } of links) {
@@ -119,10 +122,11 @@ export async function renewalBill(
       taxAmount: 0,
       productPriceId: price.id,
       proration: false,
+      seats: null,
     });
   }
   for (const pending of subscription.pendingItems) {
-    items.push({ ...pending, taxAmount: 0, proration: true });
+    items.push({ ...pending, taxAmount: 0, proration: true, seats: null });
   }
 
   const owed = items.reduce((sum, item) => sum + item.amount, 0);
@@ -133,6 +137,7 @@ export async function renewalBill(
       taxAmount: 0,
       productPriceId: null,
       proration: true,
+      seats: null,
     });
   }
   const subtotalAmount = Math.max(owed, 0);

@@ -58,6 +58,13 @@ const OrderSchema = defineEntity({
     currency: p.string(),
     billingName: p.string().nullable(),
     billingAddress: p.json<Address>().nullable(),
+    /**
+     * The subscription period the order pays for, by the subscription's clock (a test clock's
+     * renewal is made long before or after its period): set on `subscription_create` and
+     * `subscription_cycle` orders; null on others and on orders made before it was recorded.
+     */
+    billingPeriodStart: p.datetime().nullable(),
+    billingPeriodEnd: p.datetime().nullable(),
     invoiceNumber: p.string(),
     isInvoiceGenerated: p.boolean().default(false),
     metadata: metadataColumn(),
@@ -80,6 +87,8 @@ const OrderItemSchema = defineEntity({
     amount: p.integer(),
     taxAmount: p.integer().default(0),
     proration: p.boolean().default(false),
+    /** The seats a seat-based price's line billed (the subscription's may change since); else null. */
+    seats: p.integer().nullable(),
     productPrice: () => p.manyToOne(ProductPrice).nullable().deleteRule('set null'),
     ...commerceTimestampColumns(),
   },
