@@ -11,7 +11,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Config, loadConfig, projectRoot } from '../../config/env.ts';
@@ -26,6 +26,7 @@ import { startStripeSimulator } from '../../devstack/stripe-simulator.ts';
 import { findFreePort, Supervisor } from '../../devstack/supervisor.ts';
 import { startTemporalDevServer } from '../../devstack/temporal.ts';
 import { locateGoTool } from '../../devstack/tools.ts';
+import { childProcessesOf, killProcess } from './faults.ts';
 
 export type PartName = 'postgres' | 'temporal' | 'worker' | 'api';
 
@@ -275,14 +276,14 @@ export async function startSoakStack(
         part.expectingExit = true;
         if (copy) {
           // One process of the pool: its primary then stops the rest and exits.
-          const copies = childrenOf(pid);
+          const copies = childProcessesOf(pid);
           const victim = copies[Math.floor(Math.random() * copies.length)];
-          if (victim) process.kill(victim, 'SIGKILL');
+          if (victim) await killProcess(victim, { group: false });
           await waitForExit(part.child);
           return;
         }
         // The whole process group: the Temporal CLI's server, a pool's copies.
-        killGroup(pid);
+        await killProcess(pid);
         await waitForExit(part.child);
       },
       async stopGracefully(name) {
@@ -327,42 +328,5 @@ export async function startSoakStack(
     }
     await services.stopAll();
     throw error;
-  }
-}
-
-/** The processes whose parent is `pid`. */
-function childrenOf(pid: number): number[] {
-  const found: number[] = [];
-  for (const line of readProcesses()) {
-    if (line.ppid === pid) found.push(line.pid);
-  }
-  return found;
-}
-
-function readProcesses(): { pid: number; ppid: number }[] {
-  const rows: { pid: number; ppid: number }[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      rows.push({ pid: Number(entry), ppid: Number(fields[1]) });
-    } catch {
-      // Ended while we read.
-    }
-  }
-  return rows;
-}
-
-/** SIGKILL to the process group `pid` leads (the supervisor starts each child as a group leader). */
-function killGroup(pid: number) {
-  try {
-    process.kill(-pid, 'SIGKILL');
-  } catch {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // Gone already.
-    }
   }
 }
