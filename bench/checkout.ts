@@ -23,6 +23,7 @@ import { placeholders } from '../db/sql.ts';
 import { stripeSimulatorControl } from '../devstack/stripe-simulator.ts';
 import { workflowIds } from '../processes/workflow-ids.ts';
 import { connectTemporal } from '../temporal/client.ts';
+import { apiCaller } from './lib/api-caller.ts';
 import { benchRun } from './lib/bench-run.ts';
 import { cpuMsPerOperation, processCpu } from './lib/process-cpu.ts';
 import { countQueriesOfAppProcesses, queryCounts, statementCounts } from './lib/query-counts.ts';
@@ -84,21 +85,7 @@ try {
   const { orm, token } = await run.seedSeller(stack.addresses.databaseUrl);
   const db = orm.em.getConnection();
 
-  // biome-ignore lint/suspicious/noExplicitAny: the benchmark reads a few fields of the answers
-  const call = async (method: string, path: string, body?: unknown, auth = true): Promise<any> => {
-    const response = await fetch(`${apiUrl}${path}`, {
-      method,
-      headers: {
-        'content-type': 'application/json',
-        ...(auth && { authorization: `Bearer ${token}` }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const answer = await response.json();
-    if (!response.ok)
-      throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(answer)}`);
-    return answer;
-  };
+  const call = apiCaller(apiUrl, token);
   const benefit = await call('POST', '/v1/benefits/', {
     type: 'custom',
     description: 'Bench community',

@@ -27,6 +27,7 @@ import { startSubscription } from '../processes/starters.ts';
 import { clockAdvancedSignal, subscriptionStateQuery } from '../processes/subscription-messages.ts';
 import { workflowIds } from '../processes/workflow-ids.ts';
 import { connectTemporal } from '../temporal/client.ts';
+import { apiCaller } from './lib/api-caller.ts';
 import { benchRun } from './lib/bench-run.ts';
 import { coresBusy, cpuMsPerOperation, machineCpu, processCpu } from './lib/process-cpu.ts';
 import { countQueriesOfAppProcesses, queryCounts } from './lib/query-counts.ts';
@@ -97,18 +98,7 @@ try {
   const { orm, organizationId, token } = await run.seedSeller(stack.addresses.databaseUrl);
   const db = orm.em.getConnection();
 
-  // biome-ignore lint/suspicious/noExplicitAny: the benchmark reads a few fields of the answers
-  const call = async (method: string, path: string, body?: unknown): Promise<any> => {
-    const response = await fetch(`${apiUrl}${path}`, {
-      method,
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const answer = await response.json();
-    if (!response.ok)
-      throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(answer)}`);
-    return answer;
-  };
+  const call = apiCaller(apiUrl, token);
 
   say(`seeding ${count} subscriptions on one test clock`);
   const seedStarted = performance.now();

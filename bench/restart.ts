@@ -28,6 +28,7 @@ import { Supervisor } from '../devstack/supervisor.ts';
 import { startTestStack } from '../devstack/test-stack.ts';
 import { workflowIds } from '../processes/workflow-ids.ts';
 import { connectTemporal } from '../temporal/client.ts';
+import { apiCaller } from './lib/api-caller.ts';
 import { benchRun } from './lib/bench-run.ts';
 import { writeBenchResults } from './lib/results.ts';
 
@@ -95,22 +96,7 @@ try {
   run.closeOnCleanUp(() => temporal.connection.close());
   const { token } = await run.seedSeller(stack.addresses.databaseUrl);
 
-  // biome-ignore lint/suspicious/noExplicitAny: the benchmark reads a few fields of the answers
-  const call = async (method: string, path: string, body?: unknown, auth = true): Promise<any> => {
-    const response = await fetch(`${apiUrl}${path}`, {
-      method,
-      headers: {
-        'content-type': 'application/json',
-        ...(auth && { authorization: `Bearer ${token}` }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const answer = await response.json();
-    if (!response.ok) {
-      throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(answer)}`);
-    }
-    return answer;
-  };
+  const call = apiCaller(apiUrl, token);
   const product = await call('POST', '/v1/products/', {
     name: 'Restart ebook',
     prices: [{ amount_type: 'fixed', price_amount: 1000 }],
