@@ -10,6 +10,7 @@ import {
   isRunning,
   killProcess,
   type RestartableService,
+  startRestartable,
   startRestartablePostgres,
   startRestartableTemporal,
 } from '../bench/soak/faults.ts';
@@ -33,7 +34,7 @@ const once = <T>(what: string, read: () => Promise<T>) =>
     { what, timeoutMs: 60_000, intervalMs: 200 },
   ).then((answer) => (answer as { value: T }).value);
 
-describe('the soak’s process faults (bench/soak/faults.ts)', () => {
+describe('the soak stack’s faults and restartable parts (bench/soak/faults.ts)', () => {
   const config = loadConfig();
   let directory: string;
   // Not below the private folder: PostgreSQL's own user must pass through to its data.
@@ -46,7 +47,7 @@ describe('the soak’s process faults (bench/soak/faults.ts)', () => {
     directory = mkdtempSync(join(parent, 'run-'));
   });
   after(async () => {
-    for (const service of services) await service.close();
+    for (const service of services) await service.stop();
     await rm(directory, { recursive: true, force: true });
     await rm(postgresDirectory, { recursive: true, force: true });
   });
@@ -69,6 +70,60 @@ describe('the soak’s process faults (bench/soak/faults.ts)', () => {
     );
   });
 
+  it('kills one copy of a pool (its primary then exits), reports an exit nobody asked for, and restarts it', async () => {
+    const unasked: (number | null)[] = [];
+    // A pool as the API and worker processes run: a primary whose copy dying ends it all.
+    const pool = await startRestartable(
+      'pool',
+      async (supervisor) => {
+        supervisor.spawn({
+          name: 'pool',
+          command: 'bash',
+          args: ['-c', 'sleep 600 & sleep 600 & wait -n; kill $(jobs -p); exit 3'],
+          logFile: join(directory, 'pool.log'),
+        });
+        return undefined;
+      },
+      { onUnexpectedExit: (code) => unasked.push(code), retryDelayMs: 100 },
+    );
+    services.push(pool);
+    const copiesOf = (primary: number) =>
+      eventually(
+        () => childProcessesOf(primary),
+        (found) => found.length === 2,
+        { what: 'the two copies' },
+      );
+    const first = pool.pid() ?? assert.fail('the pool runs');
+    const copies = await copiesOf(first);
+    await pool.kill({ copy: true });
+    assert.equal(isRunning(first), false);
+    assert.equal(pool.pid(), undefined);
+    // One copy was the victim; the primary stopped the other before it exited.
+    assert.deepEqual(
+      copies.filter((copy) => isRunning(copy)),
+      [],
+    );
+    assert.deepEqual(unasked, []);
+
+    await pool.restart();
+    const second = pool.pid() ?? assert.fail('the pool runs again');
+    assert.notEqual(second, first);
+    // A copy dying on its own: the pool ends, and that exit is reported.
+    const [copy] = await copiesOf(second);
+    process.kill(copy ?? 0, 'SIGKILL');
+    await eventually(
+      () => unasked,
+      (codes) => codes.length === 1,
+      { what: 'the exit reported' },
+    );
+    assert.deepEqual(unasked, [3]);
+    assert.equal(pool.unexpectedExits(), 1);
+    await pool.restart();
+    assert.ok(isRunning(pool.pid() ?? 0));
+    await pool.stop();
+    assert.equal(pool.unexpectedExits(), 1);
+  });
+
   it('restarts the Temporal dev server on its SQLite file after a SIGKILL and a stop: same address, workflows kept', async () => {
     const binary = await locateGoTool('temporal', config.temporal.cliPath, () => {});
     assert.ok(binary, 'the Temporal CLI is installed');
@@ -79,7 +134,7 @@ describe('the soak’s process faults (bench/soak/faults.ts)', () => {
       logFile: join(directory, 'temporal.log'),
     });
     services.push(temporal);
-    const connection = await Connection.connect({ address: temporal.address });
+    const connection = await Connection.connect({ address: temporal.address ?? '' });
     const client = new Client({ connection });
     // A workflow no worker runs: it stays open, kept in the SQLite file only.
     const handle = await client.workflow.start('soakProbe', {
@@ -110,13 +165,14 @@ describe('the soak’s process faults (bench/soak/faults.ts)', () => {
       logFile: join(directory, 'postgres.log'),
     });
     services.push(postgres);
-    const orm = await openOrm(postgres.address);
+    const databaseUrl = postgres.address ?? assert.fail('PostgreSQL answers its URL');
+    const orm = await openOrm(databaseUrl);
     await migrateToLatest(orm);
     await orm.close();
     const runtime = loadRuntimeConfig();
     const api = await startCommerceApi({
       ...runtime,
-      database: { ...runtime.database, url: postgres.address },
+      database: { ...runtime.database, url: databaseUrl },
     });
     try {
       const seller = await createSeller(api);

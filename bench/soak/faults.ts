@@ -5,10 +5,11 @@ import { Supervisor } from '../../devstack/supervisor.ts';
 import { startTemporalDevServer, type TemporalDevServerOptions } from '../../devstack/temporal.ts';
 
 /**
- * The soak's process faults: SIGKILL of a process (and its group), and services that come back
- * after one on the same address with the same data — the Temporal dev server on its persisted
- * SQLite file, the embedded PostgreSQL on its data folder (stopped with its fast shutdown) — as
- * systemd or compose would restart them.
+ * The soak's process faults: SIGKILL of a process (and its group), and the parts of its stack
+ * (bench/soak/stack.ts) that come back after one on the same address with the same data — the
+ * Temporal dev server on its persisted SQLite file, the embedded PostgreSQL on its data folder
+ * (stopped with its fast shutdown), the API and worker pools — as systemd or compose would
+ * restart them.
  */
 
 /** Whether `pid` still runs (a zombie waiting for its parent counts as gone). */
@@ -70,31 +71,38 @@ export async function killProcess(pid: number, { group = true } = {}): Promise<v
   await Promise.all(victims.map((victim) => waitUntilGone(victim)));
 }
 
-/** A service the soak kills or stops and starts again, on the same address with the same data. */
+/** A part of the stack the soak kills or stops and starts again, on the same address with the same data. */
 export interface RestartableService {
   name: string;
-  /** Where it listens: the same after every restart. */
-  address: string;
+  /** Where it listens, the same after every restart (undefined for a part that only connects out). */
+  address: string | undefined;
   /** Its main process now; undefined while it is down. */
   pid(): number | undefined;
-  /** SIGKILL (the whole group), resolved once gone. */
-  kill(): Promise<void>;
+  /**
+   * SIGKILL of the whole group, resolved once gone; with `copy`, of one process of its pool
+   * only (its primary then stops the rest and exits), resolved once the primary is gone too.
+   */
+  kill(options?: { copy?: boolean }): Promise<void>;
   /** Its own shutdown signal (PostgreSQL's is the fast shutdown), resolved once stopped. */
   stop(): Promise<void>;
-  /** Starts it again after a kill or a stop (or stops it first, gracefully, if it runs). */
+  /**
+   * Starts it again after a kill, a stop or its own exit (stopping it first, gracefully, if it
+   * runs); tried three times, a port still held by a dying process being the usual hitch.
+   */
   restart(): Promise<void>;
   /** Exits nobody asked for, since it started. */
   unexpectedExits(): number;
-  close(): Promise<void>;
 }
 
 /**
- * Runs a service that `start` starts under the supervisor it is given (one per incarnation, so
- * stopping one stops nothing else) and answers its address; restarting it must give the same.
+ * Runs a part that `start` starts under the supervisor it is given (one per incarnation, so
+ * stopping one stops nothing else) and answers its address, if it has one; restarting it must
+ * give the same. `onUnexpectedExit` hears of every exit nobody asked for.
  */
 export async function startRestartable(
   name: string,
-  start: (supervisor: Supervisor) => Promise<string>,
+  start: (supervisor: Supervisor) => Promise<string | undefined>,
+  { onUnexpectedExit = (_code: number | null) => {}, retryDelayMs = 2000 } = {},
 ): Promise<RestartableService> {
   let supervisor: Supervisor | undefined;
   let pid: number | undefined;
@@ -102,9 +110,11 @@ export async function startRestartable(
   let unexpected = 0;
   const incarnation = async () => {
     expectingExit = false;
-    const own = new Supervisor(() => {
-      if (!expectingExit) unexpected += 1;
+    const own = new Supervisor((_service, code) => {
       pid = undefined;
+      if (expectingExit) return;
+      unexpected += 1;
+      onUnexpectedExit(code);
     });
     const spawn = own.spawn.bind(own);
     own.spawn = (options) => {
@@ -131,22 +141,37 @@ export async function startRestartable(
     name,
     address,
     pid: () => pid,
-    async kill() {
-      if (pid === undefined) return;
+    async kill({ copy = false } = {}) {
+      const primary = pid;
+      if (primary === undefined) return;
       expectingExit = true;
-      await killProcess(pid);
+      if (copy) {
+        const copies = childProcessesOf(primary);
+        const victim = copies[Math.floor(Math.random() * copies.length)];
+        if (victim) await killProcess(victim, { group: false });
+        await waitUntilGone(primary, 30_000);
+      } else {
+        await killProcess(primary);
+      }
       pid = undefined;
     },
     stop,
     async restart() {
-      await stop();
-      const again = await incarnation();
-      if (again !== address) {
-        throw new Error(`${name} came back on ${again}, not on ${address}`);
+      for (let attempt = 1; ; attempt++) {
+        await stop();
+        try {
+          const again = await incarnation();
+          if (again !== address) {
+            throw new Error(`${name} came back on ${again}, not on ${address}`);
+          }
+          return;
+        } catch (error) {
+          if (attempt >= 3) throw error;
+          await sleep(retryDelayMs);
+        }
       }
     },
     unexpectedExits: () => unexpected,
-    close: stop,
   };
 }
 
@@ -154,9 +179,12 @@ export async function startRestartable(
 export function startRestartableTemporal(
   binary: string,
   options: TemporalDevServerOptions & { databaseFile: string },
+  events?: { onUnexpectedExit?: (code: number | null) => void },
 ): Promise<RestartableService> {
-  return startRestartable('temporal', (supervisor) =>
-    startTemporalDevServer(supervisor, binary, options),
+  return startRestartable(
+    'temporal',
+    (supervisor) => startTemporalDevServer(supervisor, binary, options),
+    events,
   );
 }
 
@@ -165,11 +193,13 @@ export function startRestartableTemporal(
  * database's URL. `stop` (and `restart`) is PostgreSQL's fast shutdown: clients disconnected,
  * transactions in flight rolled back, the data flushed.
  */
-export function startRestartablePostgres(options: {
-  directory: string;
-  port: number;
-  database: string;
-  logFile: string;
-}): Promise<RestartableService> {
-  return startRestartable('postgres', (supervisor) => startEmbeddedPostgres(supervisor, options));
+export function startRestartablePostgres(
+  options: { directory: string; port: number; database: string; logFile: string },
+  events?: { onUnexpectedExit?: (code: number | null) => void },
+): Promise<RestartableService> {
+  return startRestartable(
+    'postgres',
+    (supervisor) => startEmbeddedPostgres(supervisor, options),
+    events,
+  );
 }

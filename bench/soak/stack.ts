@@ -5,42 +5,32 @@
  * touching anything else: an embedded PostgreSQL cluster (never DATABASE_URL's shared server) and
  * a fresh database, and a Temporal server of its own.
  *
- * The restartable parts (PostgreSQL, Temporal, the API pool, the worker pool) each run under a
- * Supervisor of their own: killing one stops only it, and `restart` starts it again on the same
- * port with the same data, as systemd or compose would.
+ * The restartable parts (PostgreSQL, Temporal, the API pool, the worker pool) are
+ * bench/soak/faults.ts's RestartableService, each under a Supervisor of its own: killing one
+ * stops only it, and `restart` starts it again on the same port with the same data, as systemd
+ * or compose would.
  */
-import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { appendFileSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { type Config, loadConfig, projectRoot } from '../../config/env.ts';
 import { migrateToLatest, openOrm } from '../../db/orm.ts';
 import { startApiProcess, startWorkerProcess } from '../../devstack/app-processes.ts';
-import { startEmbeddedPostgres } from '../../devstack/postgres.ts';
 import { ensurePrivateDirectory } from '../../devstack/private-files.ts';
 import { startSmtpCapture } from '../../devstack/smtp-capture.ts';
 import { type ServiceAddresses, serviceEnvironment } from '../../devstack/stack.ts';
 import { startStripeMock } from '../../devstack/stripe-mock.ts';
 import { startStripeSimulator } from '../../devstack/stripe-simulator.ts';
 import { findFreePort, Supervisor } from '../../devstack/supervisor.ts';
-import { startTemporalDevServer } from '../../devstack/temporal.ts';
 import { locateGoTool } from '../../devstack/tools.ts';
-import { childProcessesOf, killProcess } from './faults.ts';
+import {
+  type RestartableService,
+  startRestartable,
+  startRestartablePostgres,
+  startRestartableTemporal,
+} from './faults.ts';
 
 export type PartName = 'postgres' | 'temporal' | 'worker' | 'api';
-
-/** One restartable part: its current incarnation's supervisor and main child process. */
-interface Part {
-  name: PartName;
-  supervisor: Supervisor | undefined;
-  child: ChildProcess | undefined;
-  /** Set while the soak itself stops or kills it: its exit is then expected. */
-  expectingExit: boolean;
-  /** Exits nobody asked for (a pool whose copy died stops whole), since start. */
-  unexpectedExits: number;
-  start: (supervisor: Supervisor) => Promise<void>;
-}
 
 export interface SoakStack {
   config: Config;
@@ -90,26 +80,15 @@ export async function startSoakStack(
   ensurePrivateDirectory(logDir);
 
   const services = new Supervisor((service, code) => say(`${service} exited (code ${code})`));
-  const parts = new Map<PartName, Part>();
+  const parts = new Map<PartName, RestartableService>();
   const exited: PartName[] = [];
-  const startPart = async (part: Part) => {
-    const supervisor = new Supervisor((service, code) => {
-      if (part.expectingExit) return;
-      part.unexpectedExits += 1;
-      exited.push(part.name);
-      say(`${service} exited unasked (code ${code})`);
-    });
-    // The part's main child: what `kill` signals.
-    const spawn = supervisor.spawn.bind(supervisor);
-    supervisor.spawn = (options) => {
-      const child = spawn(options);
-      part.child = child;
-      return child;
-    };
-    part.supervisor = supervisor;
-    part.expectingExit = false;
-    await part.start(supervisor);
-  };
+  /** A part's exits nobody asked for are reported and kept for `takeUnexpectedExits`. */
+  const watched = (name: PartName) => ({
+    onUnexpectedExit: (code: number | null) => {
+      exited.push(name);
+      say(`${name} exited unasked (code ${code})`);
+    },
+  });
 
   try {
     const [temporalBinary, stripeMockBinary] = await Promise.all([
@@ -126,42 +105,32 @@ export async function startSoakStack(
       findFreePort(),
     ]);
 
-    let databaseUrl = '';
-    const postgres: Part = {
-      name: 'postgres',
-      supervisor: undefined,
-      child: undefined,
-      expectingExit: false,
-      unexpectedExits: 0,
-      start: async (supervisor) => {
-        databaseUrl = await startEmbeddedPostgres(supervisor, {
+    say('starting PostgreSQL and Temporal (their own, restartable)');
+    const [postgres, temporal] = await Promise.all([
+      startRestartablePostgres(
+        {
           directory: join(workDir, 'postgres'),
           port: postgresPort,
           database: 'tollgate_soak',
           logFile: join(logDir, 'postgres.log'),
-        });
-      },
-    };
-    const temporalAddress = `127.0.0.1:${temporalPort}`;
-    const temporal: Part = {
-      name: 'temporal',
-      supervisor: undefined,
-      child: undefined,
-      expectingExit: false,
-      unexpectedExits: 0,
-      start: async (supervisor) => {
-        await startTemporalDevServer(supervisor, temporalBinary, {
+        },
+        watched('postgres'),
+      ),
+      startRestartableTemporal(
+        temporalBinary,
+        {
           port: temporalPort,
           uiPort: undefined,
           databaseFile: join(workDir, 'temporal.sqlite'),
           logFile: join(logDir, 'temporal.log'),
-        });
-      },
-    };
-    say('starting PostgreSQL and Temporal (their own, restartable)');
-    await Promise.all([startPart(postgres), startPart(temporal)]);
+        },
+        watched('temporal'),
+      ),
+    ]);
     parts.set('postgres', postgres);
     parts.set('temporal', temporal);
+    const databaseUrl = postgres.address ?? '';
+    const temporalAddress = temporal.address ?? '';
 
     const upstream = await startStripeMock(services, {
       binary: stripeMockBinary,
@@ -218,48 +187,38 @@ export async function startSoakStack(
       ...serviceEnvironment(addresses),
     };
     const processEnv = { ...own, ...env };
-    const worker: Part = {
-      name: 'worker',
-      supervisor: undefined,
-      child: undefined,
-      expectingExit: false,
-      unexpectedExits: 0,
-      start: async (supervisor) => {
+    say(`starting ${workerProcesses} worker and ${apiProcesses} API processes`);
+    const worker = await startRestartable(
+      'worker',
+      async (supervisor) => {
         await startWorkerProcess(supervisor, addresses, {
           env: processEnv,
           namespace: config.temporal.namespace,
           logFile: join(logDir, 'worker.log'),
         });
+        return undefined;
       },
-    };
-    const api: Part = {
-      name: 'api',
-      supervisor: undefined,
-      child: undefined,
-      expectingExit: false,
-      unexpectedExits: 0,
-      start: async (supervisor) => {
+      watched('worker'),
+    );
+    parts.set('worker', worker);
+    const api = await startRestartable(
+      'api',
+      async (supervisor) => {
         await startApiProcess(supervisor, addresses, {
           env: processEnv,
           url: apiUrl,
           logFile: join(logDir, 'api.log'),
         });
+        return apiUrl;
       },
-    };
-    say(`starting ${workerProcesses} worker and ${apiProcesses} API processes`);
-    await startPart(worker);
-    parts.set('worker', worker);
-    await startPart(api);
+      watched('api'),
+    );
     parts.set('api', api);
 
     const partOf = (name: PartName) => {
       const part = parts.get(name);
       if (!part) throw new Error(`no part ${name}`);
       return part;
-    };
-    const waitForExit = async (child: ChildProcess | undefined) => {
-      if (!child || child.exitCode !== null || child.signalCode !== null) return;
-      await new Promise<void>((resolve) => child.once('exit', () => resolve()));
     };
     return {
       config,
@@ -268,64 +227,21 @@ export async function startSoakStack(
       stripeSimulatorUrl: simulator.url,
       env,
       workDir,
-      pidOf: (name) => partOf(name).child?.pid,
-      async kill(name, { copy = false } = {}) {
-        const part = partOf(name);
-        const pid = part.child?.pid;
-        if (!pid) return;
-        part.expectingExit = true;
-        if (copy) {
-          // One process of the pool: its primary then stops the rest and exits.
-          const copies = childProcessesOf(pid);
-          const victim = copies[Math.floor(Math.random() * copies.length)];
-          if (victim) await killProcess(victim, { group: false });
-          await waitForExit(part.child);
-          return;
-        }
-        // The whole process group: the Temporal CLI's server, a pool's copies.
-        await killProcess(pid);
-        await waitForExit(part.child);
-      },
-      async stopGracefully(name) {
-        const part = partOf(name);
-        part.expectingExit = true;
-        await part.supervisor?.stopAll();
-      },
-      async restart(name) {
-        const part = partOf(name);
-        part.expectingExit = true;
-        await part.supervisor?.stopAll();
-        for (let attempt = 1; ; attempt++) {
-          try {
-            await startPart(part);
-            return;
-          } catch (error) {
-            // A port still held by a dying process, say: once more after a breath.
-            if (attempt >= 3) throw error;
-            say(`${name} did not start (${String(error)}); trying again`);
-            part.expectingExit = true;
-            await part.supervisor?.stopAll();
-            await sleep(2000);
-          }
-        }
-      },
+      pidOf: (name) => partOf(name).pid(),
+      kill: (name, options) => partOf(name).kill(options),
+      stopGracefully: (name) => partOf(name).stop(),
+      restart: (name) => partOf(name).restart(),
       takeUnexpectedExits: () => exited.splice(0),
       async stop() {
         // The app processes first, then the services they use.
         for (const name of ['api', 'worker', 'temporal', 'postgres'] as const) {
-          const part = parts.get(name);
-          if (!part) continue;
-          part.expectingExit = true;
-          await part.supervisor?.stopAll();
+          await parts.get(name)?.stop();
         }
         await services.stopAll();
       },
     };
   } catch (error) {
-    for (const part of [...parts.values()].reverse()) {
-      part.expectingExit = true;
-      await part.supervisor?.stopAll();
-    }
+    for (const part of [...parts.values()].reverse()) await part.stop();
     await services.stopAll();
     throw error;
   }
