@@ -17,7 +17,7 @@ import {
   temporalDataConverter,
 } from './payload-codec.ts';
 import { historyWithoutCodec } from './testing.ts';
-import { workflowsPath } from './worker.ts';
+import { workflowsPath } from './workflow-bundle.ts';
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
 

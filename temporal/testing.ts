@@ -2,14 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import { type Client, Connection } from '@temporalio/client';
 import { historyToJSON, type JSONPayload } from '@temporalio/common/lib/proto-utils.js';
-import { bundleWorkflowCode, DefaultLogger, NativeConnection, Worker } from '@temporalio/worker';
+import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../activities/index.ts';
 import type { RuntimeConfig } from '../config/env.ts';
 import type { Orm } from '../db/orm.ts';
 import { createMailer } from '../integrations/mail/transport.ts';
 import { createStripeClient } from '../integrations/stripe/client.ts';
 import { temporalDataConverter } from './payload-codec.ts';
-import { workflowsPath } from './worker.ts';
+import { cachedWorkflowBundle } from './workflow-bundle.ts';
 
 /** What a test's workers need of a running API: its settings, database and Temporal client. */
 interface ApiConnections {
@@ -20,7 +20,7 @@ interface ApiConnections {
 
 /**
  * Workers a test starts itself, on a task queue of its own that the test run's worker process
- * does not poll: the workflows are bundled once, then the test starts, stops and restarts as
+ * does not poll: the workflows' bundle is made once (or found made), then the test starts, stops and restarts as
  * many workers as it needs (restart and kill tests). No sticky cache: the next workflow task
  * goes to whichever worker polls, at once, not to a stopped worker's sticky queue, where the
  * server would keep it for 10 s.
@@ -28,10 +28,7 @@ interface ApiConnections {
 export async function workersOnOwnQueue(api: ApiConnections, name: string) {
   const { temporal: settings } = api.config;
   const taskQueue = `test-${name}-${randomUUID()}`;
-  const workflowBundle = await bundleWorkflowCode({
-    workflowsPath,
-    logger: new DefaultLogger('WARN'),
-  });
+  const workflowBundle = await cachedWorkflowBundle();
   const dataConverter = temporalDataConverter(settings.payloadKeys);
   const connection = await NativeConnection.connect({ address: settings.address });
   // Every activity, as the worker process builds them, over the API's database and Temporal.

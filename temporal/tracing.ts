@@ -21,15 +21,15 @@ export function tracingClientInterceptors(): ClientInterceptors {
   return { workflow: [new OpenTelemetryWorkflowClientInterceptor()] };
 }
 
-/** Bundled with the workflow code by the worker: the workflow's spans. */
-const workflowInterceptorsModule = createRequire(import.meta.url).resolve(
+/** Bundled with the workflow code by the worker (temporal/workflow-bundle.ts): the workflow's spans. */
+export const workflowInterceptorsModule = createRequire(import.meta.url).resolve(
   '@temporalio/interceptors-opentelemetry/lib/workflow-interceptors',
 );
 
 /**
  * The tracing of the worker's two kinds of worker: both have the activities' interceptors; one
- * that runs workflows also has the workflow interceptor module and the sink through which the
- * workflow sandbox hands its spans to this process's span processor (sinks are not called on
+ * that runs workflows also has the sink through which the workflow sandbox (its bundle holds the
+ * workflow interceptor module) hands its spans to this process's span processor (sinks are not called on
  * replay: no span is exported twice).
  */
 export function tracingWorkerOptions(tracing: Tracing) {
@@ -41,7 +41,7 @@ export function tracingWorkerOptions(tracing: Tracing) {
   ];
   const activities: Pick<WorkerOptions, 'interceptors'> = { interceptors: { activity } };
   const workflows: Pick<WorkerOptions, 'interceptors' | 'sinks'> = {
-    interceptors: { activity, workflowModules: [workflowInterceptorsModule] },
+    interceptors: { activity },
     sinks: { exporter: makeWorkflowExporter(tracing.spanProcessor, tracing.resource) },
   };
   return { activities, workflows };

@@ -1,7 +1,6 @@
 // First: starts tracing, when it is on, before any other module is evaluated.
 import '../core/start-tracing.ts';
 import cluster from 'node:cluster';
-import { join } from 'node:path';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../activities/index.ts';
 import { createWebhookActivities } from '../activities/webhooks.ts';
@@ -23,8 +22,7 @@ import { serveMetrics } from './metrics-endpoint.ts';
 import { temporalDataConverter } from './payload-codec.ts';
 import { installTemporalMetrics } from './runtime-metrics.ts';
 import { taskQueues } from './task-queues.ts';
-
-export const workflowsPath = join(import.meta.dirname, '..', 'workflows', 'index.ts');
+import { cachedWorkflowBundle } from './workflow-bundle.ts';
 
 /**
  * How much the worker runs at once. A workflow task waiting on its local activities (a renewal's
@@ -48,6 +46,14 @@ const concurrency = {
  */
 const shutdownOptions = { shutdownGraceTime: 5_000, shutdownForceTime: stopGraceMs - 1_000 };
 
+/** The workflows' bundle, made once per version of their code, with tracing's interceptor when on. */
+async function workflowBundle() {
+  const interceptorModules = installedTracing()
+    ? [(await import('./tracing.ts')).workflowInterceptorsModule]
+    : [];
+  return cachedWorkflowBundle({ interceptorModules });
+}
+
 /** A worker on the main task queue with every workflow and activity; `run()` it to poll. */
 export async function createWorker(config: RuntimeConfig) {
   const dataConverter = temporalDataConverter(config.temporal.payloadKeys);
@@ -62,7 +68,7 @@ export async function createWorker(config: RuntimeConfig) {
     connection,
     namespace: config.temporal.namespace,
     taskQueue: taskQueues.main,
-    workflowsPath,
+    workflowBundle: await workflowBundle(),
     dataConverter,
     maxConcurrentWorkflowTaskExecutions: concurrency.workflowTasks,
     maxConcurrentLocalActivityExecutions: concurrency.localActivities,
@@ -146,6 +152,8 @@ if (import.meta.main) {
   if (cluster.isPrimary && config.worker.processes > 1) {
     // `config.worker.processes` copies of this worker polling the same task queues.
     const pool = processPool('worker');
+    // Bundled here, once, before the copies start: each of them then loads the file.
+    await workflowBundle();
     for (let index = 0; index < config.worker.processes; index++) pool.fork();
     await serveWorkerMetrics(config);
   } else {

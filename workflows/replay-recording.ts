@@ -1,6 +1,6 @@
 import { type Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { workflowsPath } from '../temporal/worker.ts';
+import { workflowsPath } from '../temporal/workflow-bundle.ts';
 
 /**
  * The Temporal payload keys recordings run with, as TOLLGATE_PAYLOAD_KEYS: histories are

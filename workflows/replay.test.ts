@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { parsePayloadKeys } from '../config/env.ts';
 import { encryptedEncoding, temporalDataConverter } from '../temporal/payload-codec.ts';
-import { workflowsPath } from '../temporal/worker.ts';
+import { workflowsPath } from '../temporal/workflow-bundle.ts';
 import { replayPayloadKeys } from './replay-recording.ts';
 import { replayScenarios } from './replay-scenarios.ts';
 
