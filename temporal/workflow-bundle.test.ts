@@ -17,18 +17,25 @@ describe('the cached workflow bundle', () => {
     "import { greeting } from './greeting.ts';\nexport async function greet() { return greeting; }\n",
   );
 
+  /** The bundle's file: on this writable tree it is always kept. */
+  const bundleFile = async (options: Parameters<typeof cachedWorkflowBundle>[0]) => {
+    const bundle = await cachedWorkflowBundle(options);
+    assert.ok('codePath' in bundle);
+    return bundle.codePath;
+  };
+
   it('is made once per version of the code and found again while the code is unchanged', async () => {
     writeFileSync(greeting, "export const greeting = 'hello from the first version';\n");
-    const first = await cachedWorkflowBundle({ entry });
-    assert.match(readFileSync(first.codePath, 'utf8'), /hello from the first version/);
-    assert.deepEqual(await cachedWorkflowBundle({ entry }), first);
+    const first = await bundleFile({ entry });
+    assert.match(readFileSync(first, 'utf8'), /hello from the first version/);
+    assert.equal(await bundleFile({ entry }), first);
 
     // A module the entry imports changes: a new bundle, holding the new code.
     writeFileSync(greeting, "export const greeting = 'hello from the second version';\n");
-    const second = await cachedWorkflowBundle({ entry });
-    assert.notEqual(second.codePath, first.codePath);
-    assert.match(readFileSync(second.codePath, 'utf8'), /hello from the second version/);
-    for (const { codePath } of [first, second]) rmSync(codePath);
+    const second = await bundleFile({ entry });
+    assert.notEqual(second, first);
+    assert.match(readFileSync(second, 'utf8'), /hello from the second version/);
+    for (const file of [first, second]) rmSync(file);
   });
 
   it('keeps a bundle with interceptor modules (tracing) apart from the one without', async () => {
@@ -38,11 +45,11 @@ describe('the cached workflow bundle', () => {
       interceptorModule,
       'export const interceptors = () => ({ inbound: [], outbound: [], internals: [] });\n',
     );
-    const plain = await cachedWorkflowBundle({ entry });
-    const traced = await cachedWorkflowBundle({ entry, interceptorModules: [interceptorModule] });
-    assert.notEqual(traced.codePath, plain.codePath);
-    assert.doesNotMatch(readFileSync(plain.codePath, 'utf8'), /interceptors\.ts/);
-    assert.match(readFileSync(traced.codePath, 'utf8'), /interceptors\.ts/);
-    for (const { codePath } of [plain, traced]) rmSync(codePath);
+    const plain = await bundleFile({ entry });
+    const traced = await bundleFile({ entry, interceptorModules: [interceptorModule] });
+    assert.notEqual(traced, plain);
+    assert.doesNotMatch(readFileSync(plain, 'utf8'), /interceptors\.ts/);
+    assert.match(readFileSync(traced, 'utf8'), /interceptors\.ts/);
+    for (const file of [plain, traced]) rmSync(file);
   });
 });

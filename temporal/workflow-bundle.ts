@@ -30,7 +30,7 @@ const bundleDirectory = join(projectRoot, '.data', 'workflow-bundles');
 export async function cachedWorkflowBundle({
   entry = workflowsPath,
   interceptorModules = [] as string[],
-} = {}): Promise<{ codePath: string }> {
+} = {}): Promise<{ codePath: string } | { code: string }> {
   const hash = createHash('sha256');
   hash.update(readFileSync(join(projectRoot, 'package-lock.json')));
   for (const module of interceptorModules) hash.update(`interceptor ${module}\n`);
@@ -42,7 +42,11 @@ export async function cachedWorkflowBundle({
   if (existsSync(codePath)) {
     // Marked as in use: the bundles of old code versions are removed after a week unused.
     const now = new Date();
-    utimesSync(codePath, now, now);
+    try {
+      utimesSync(codePath, now, now);
+    } catch {
+      // A read-only file system (a container's image): the bundle is used all the same.
+    }
     return { codePath };
   }
   const { code } = await bundleWorkflowCode({
@@ -50,13 +54,18 @@ export async function cachedWorkflowBundle({
     workflowInterceptorModules: interceptorModules,
     logger: new DefaultLogger('WARN'),
   });
-  // Written aside and renamed: a worker starting meanwhile never reads half a bundle.
-  mkdirSync(bundleDirectory, { recursive: true });
-  removeStaleBundles();
-  const partial = `${codePath}.${process.pid}.partial`;
-  writeFileSync(partial, code);
-  renameSync(partial, codePath);
-  return { codePath };
+  try {
+    // Written aside and renamed: a worker starting meanwhile never reads half a bundle.
+    mkdirSync(bundleDirectory, { recursive: true });
+    removeStaleBundles();
+    const partial = `${codePath}.${process.pid}.partial`;
+    writeFileSync(partial, code);
+    renameSync(partial, codePath);
+    return { codePath };
+  } catch {
+    // Nowhere to keep it (a read-only file system): this process runs it from memory.
+    return { code };
+  }
 }
 
 /** Bundles not used for a week: a developer's tree makes one per change to the workflows. */
