@@ -29,6 +29,8 @@ COPY api ./api
 RUN find . -path ./node_modules -prune -o \( -name '*.test.ts' -o -name '*testing*.ts' \
       -o -name '*replay*.ts' -o -name 'adversarial-*.ts' -o -name '__fixtures__' \) -print \
     | xargs rm -rf
+# The workflows' bundle, made at build time: a worker starts polling without running webpack.
+RUN node -e "import('./temporal/workflow-bundle.ts').then((bundle) => bundle.cachedWorkflowBundle())"
 USER node
 EXPOSE 3000
 CMD ["node", "--max-semi-space-size=32", "api/server.ts"]
