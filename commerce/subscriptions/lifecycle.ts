@@ -1,4 +1,4 @@
-import { LockMode } from '@mikro-orm/core';
+import { FlushMode, LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { businessMetrics } from '../../core/metrics.ts';
 import {
@@ -14,6 +14,7 @@ import type {
   SubscriptionPaymentError,
   SubscriptionStatus,
 } from '../../db/entities/subscription.ts';
+import { executeBound } from '../../db/sql.ts';
 import { nextBillingPeriod } from '../../domain/billing-periods.ts';
 import type {
   SubscriptionChangeResult,
@@ -25,8 +26,8 @@ import { addBalanceEntry, balanceToUse, recordOrderDebit } from '../customers/ba
 import { recordCustomerStateChange } from '../customers/state.ts';
 import { commerceError } from '../errors.ts';
 import { saleTax, subscriptionBillingDetails } from '../orders/sale-tax.ts';
-import { type OrderWire, orderWire } from '../orders/schemas.ts';
-import { type InvoiceCounterRow, invoiceNumberOf, serializeOrders } from '../orders/service.ts';
+import { orderWire } from '../orders/schemas.ts';
+import { type InvoiceCounterRow, invoiceNumberOf } from '../orders/service.ts';
 import { appendEvent } from '../outbox.ts';
 import { renewalBill, taxedBill } from './renewal-bill.ts';
 import { scheduleOf, subscriptionNow } from './schedule.ts';
@@ -128,12 +129,21 @@ async function lifecycleState(
   subscription: Subscription,
 ): Promise<LifecycleState> {
   const benefits = await em.count(ProductBenefit, { product: subscription.product.id });
+  return lifecycleStateOf(em, subscription, benefits > 0);
+}
+
+/** The state of a subscription read with its test clock, whose product grants benefits or not. */
+async function lifecycleStateOf(
+  em: EntityManager,
+  subscription: Subscription,
+  hasBenefits: boolean,
+): Promise<LifecycleState> {
   return {
     schedule: await scheduleOf(em, subscription),
     organizationId: subscription.organization.id,
     customerId: subscription.customer.id,
     productId: subscription.product.id,
-    hasBenefits: benefits > 0,
+    hasBenefits,
   };
 }
 
@@ -170,11 +180,6 @@ async function subscriptionWireOf(
 ) {
   const [wire] = await serializeSubscriptions(tx, [subscription], publicUrl);
   return wire as SubscriptionWire;
-}
-
-async function orderWireOf(tx: EntityManager, order: Order) {
-  const [wire] = await serializeOrders(tx, [order]);
-  return wire as OrderWire;
 }
 
 /**
@@ -346,6 +351,12 @@ export interface RenewalRecovery {
  * dunning when a scheduled retry paid it, by finance when it was resolved without a charge).
  * Records order.updated, order.paid, subscription.updated (and subscription.active when it was
  * trialing, past due or unpaid) and customer.state_changed. Done already, it changes nothing.
+ *
+ * Its events are built before its transaction, from the rows as read then with the settlement
+ * applied in memory; the transaction writes the order, the payment and the subscription in one
+ * statement, on condition that the subscription's row is still the version read (else all is
+ * read again), then the events and the customer's state: a few round trips, no read of the
+ * events' sources under the lock.
  */
 export async function settleRenewalPaid(
   em: EntityManager,
@@ -355,48 +366,143 @@ export async function settleRenewalPaid(
   publicUrl: string,
   recovery?: RenewalRecovery,
 ): Promise<LifecycleState> {
-  let paidNow = false;
-  const state = await em.transactional(async (tx) => {
-    const { subscription, order } = await lockedRenewal(tx, subscriptionId, periodEnd);
-    if (order.status !== 'pending') return lifecycleState(tx, subscription);
-    order.status = 'paid';
-    order.modifiedAt = new Date();
-    if (paymentId) {
-      await tx.nativeUpdate(Payment, { id: paymentId }, { order: order.id, status: 'succeeded' });
-    }
-    const now = await subscriptionNow(tx, subscription);
-    if (subscription.pastDueAt) {
-      subscription.recoveredAt = now;
-      subscription.recoveredBy = recovery?.by ?? (paymentId ? 'dunning' : 'finance');
-    }
-    if (paymentId) subscription.lastPaymentAttemptAt = now;
-    if (recovery?.paymentMethodId) subscription.stripePaymentMethodId = recovery.paymentMethodId;
-    const comesBack = subscription.status !== 'active';
-    const next = periodAfter(subscription, periodEnd);
-    subscription.currentPeriodStart = next.start;
-    subscription.currentPeriodEnd = next.end;
-    if (!ended(subscription.status)) subscription.status = 'active';
-    subscription.pastDueAt = null;
-    subscription.dunningAttempts = 0;
-    subscription.nextPaymentAttemptAt = null;
-    subscription.lastPaymentError = null;
-    subscription.modifiedAt = new Date();
-    await tx.flush();
-    const organizationId = subscription.organization.id;
-    const paidOrder = await orderWireOf(tx, order);
+  for (let read = 1; read <= settleReads; read++) {
+    const settled = await settleReadRenewal(
+      em,
+      subscriptionId,
+      periodEnd,
+      paymentId,
+      publicUrl,
+      recovery,
+    );
+    if (!settled) continue;
+    if (settled.paidNow) businessMetrics.renewalsPaid.inc();
+    return settled.state;
+  }
+  throw new Error(`subscription ${subscriptionId} kept changing while its renewal was settled`);
+}
+
+/** How often a settlement reads its rows again when the subscription changed meanwhile. */
+const settleReads = 5;
+
+/**
+ * Pays the renewal order and begins the next period, in one statement, if the subscription's
+ * row is still version $2 (its xmin) and the order still pending: answers `settled` 1, else 0.
+ * Recovery and status follow the row itself: they are what the caller computed from that version.
+ */
+const settleRenewalStatement = `
+  with advanced as (
+    update subscriptions s set
+      current_period_start = $4, current_period_end = $5,
+      status = case when s.status in ('canceled', 'incomplete_expired') then s.status else 'active' end,
+      recovered_at = case when s.past_due_at is null then s.recovered_at else $6 end,
+      recovered_by = case when s.past_due_at is null then s.recovered_by else $7 end,
+      last_payment_attempt_at = case when $8::uuid is null then s.last_payment_attempt_at else $6 end,
+      stripe_payment_method_id = coalesce($9, s.stripe_payment_method_id),
+      past_due_at = null, dunning_attempts = 0, next_payment_attempt_at = null,
+      last_payment_error = null, modified_at = $10
+    where s.id = $1 and s.xmin::text = $2
+      and exists (select 1 from orders o where o.id = $3 and o.status = 'pending')
+    returning s.id
+  ), paid as (
+    update orders set status = 'paid', modified_at = $10
+    where id = $3 and status = 'pending' and exists (select 1 from advanced)
+    returning id
+  ), charged as (
+    update payments set order_id = $3, status = 'succeeded'
+    where id = $8::uuid and exists (select 1 from paid)
+  )
+  select count(*)::int as settled from paid`;
+
+/**
+ * One reading of settleRenewalPaid: null when the subscription changed between the reading and
+ * the write (nothing written).
+ */
+async function settleReadRenewal(
+  em: EntityManager,
+  subscriptionId: string,
+  periodEnd: Date,
+  paymentId: string | null,
+  publicUrl: string,
+  recovery: RenewalRecovery | undefined,
+): Promise<{ state: LifecycleState; paidNow: boolean } | null> {
+  // The events' sources, changed in memory only: this fork never writes (no flush before reads).
+  const view = em.fork({ flushMode: FlushMode.COMMIT });
+  // The version first: a change after it, even one the reads below see, fails the write.
+  const [version] = await view.execute<{ version: string; has_benefits: boolean }[]>(
+    `select s.xmin::text as version,
+       exists (select 1 from product_benefits b where b.product_id = s.product_id) as has_benefits
+     from subscriptions s where s.id = ?`,
+    [subscriptionId],
+  );
+  if (!version) throw new Error(`subscription ${subscriptionId} not found`);
+  const subscription = await view.findOneOrFail(
+    Subscription,
+    { id: subscriptionId },
+    { populate: ['organization', 'customer', 'testClock', 'product', 'discount'] },
+  );
+  const order = await view.findOneOrFail(
+    Order,
+    { id: renewalOrderIdOf(subscriptionId, periodEnd) },
+    { populate: ['product', 'discount'] },
+  );
+  const stateOf = () => lifecycleStateOf(view, subscription, version.has_benefits);
+  if (order.status !== 'pending') return { state: await stateOf(), paidNow: false };
+  const items = await view.find(
+    OrderItem,
+    { order: order.id },
+    { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] },
+  );
+
+  const modifiedAt = new Date();
+  order.status = 'paid';
+  order.modifiedAt = modifiedAt;
+  const now = subscription.testClock ? subscription.testClock.frozenTime : new Date();
+  const recoveredBy = recovery?.by ?? (paymentId ? 'dunning' : 'finance');
+  if (subscription.pastDueAt) {
+    subscription.recoveredAt = now;
+    subscription.recoveredBy = recoveredBy;
+  }
+  if (paymentId) subscription.lastPaymentAttemptAt = now;
+  if (recovery?.paymentMethodId) subscription.stripePaymentMethodId = recovery.paymentMethodId;
+  const comesBack = subscription.status !== 'active';
+  const next = periodAfter(subscription, periodEnd);
+  subscription.currentPeriodStart = next.start;
+  subscription.currentPeriodEnd = next.end;
+  if (!ended(subscription.status)) subscription.status = 'active';
+  subscription.pastDueAt = null;
+  subscription.dunningAttempts = 0;
+  subscription.nextPaymentAttemptAt = null;
+  subscription.lastPaymentError = null;
+  subscription.modifiedAt = modifiedAt;
+  const paidOrder = orderWire(order, items);
+  const wire = await subscriptionWireOf(view, subscription, publicUrl);
+  const organizationId = subscription.organization.id;
+
+  const settled = await em.fork().transactional(async (tx) => {
+    const [row] = await executeBound<{ settled: number }>(tx, settleRenewalStatement, [
+      subscriptionId,
+      version.version,
+      order.id,
+      next.start,
+      next.end,
+      now,
+      recoveredBy,
+      paymentId,
+      recovery?.paymentMethodId ?? null,
+      modifiedAt,
+    ]);
+    if (!row?.settled) return false;
     appendEvent(tx, organizationId, 'order.updated', paidOrder);
     appendEvent(tx, organizationId, 'order.paid', paidOrder);
-    const wire = await subscriptionWireOf(tx, subscription, publicUrl);
     appendEvent(tx, organizationId, 'subscription.updated', wire);
     if (comesBack && subscription.status === 'active') {
       appendEvent(tx, organizationId, 'subscription.active', wire);
     }
     await recordCustomerStateChange(tx, organizationId, subscription.customer.id);
-    paidNow = true;
-    return lifecycleState(tx, subscription);
+    return true;
   });
-  if (paidNow) businessMetrics.renewalsPaid.inc();
-  return state;
+  return settled ? { state: await stateOf(), paidNow: true } : null;
 }
 
 /**
