@@ -21,7 +21,12 @@ import { allScopes } from '../domain/scopes.ts';
 import { commerceEventTypes } from '../domain/webhooks.ts';
 import { connectTemporal } from '../temporal/client.ts';
 import { writeBenchResults } from './lib/results.ts';
-import { runInvariants, type WebhookReceipt } from './soak/invariants.ts';
+import {
+  type InvitationFates,
+  runInvariants,
+  type ThreeDSecureCheckouts,
+  type WebhookReceipt,
+} from './soak/invariants.ts';
 import { type SoakReceiver, startReceivers } from './soak/receivers.ts';
 import { type SoakStack, startSoakStack } from './soak/stack.ts';
 import {
@@ -29,11 +34,13 @@ import {
   buyers,
   type Catalog,
   catalogEdits,
+  invitations,
   type Lane,
   OperationCounts,
   refunds,
   seedCatalog,
   subscribers,
+  threeDSecureBuyers,
   usage,
 } from './soak/traffic.ts';
 
@@ -153,7 +160,9 @@ async function main() {
       buyer,
       ops,
       catalog,
+      apiUrl: stack.apiUrl,
       stripeSimulatorUrl: stack.stripeSimulatorUrl,
+      mailDirectory: stack.addresses.mailCaptureDir ?? '',
       over: () => Date.now() > trafficEnds || stopping,
       random,
     };
@@ -177,12 +186,15 @@ async function main() {
       ...Array(2 * faultsPerKind).fill('stripe'),
       ...Array(faultsPerKind).fill('receiver'),
     ].sort(() => random() - 0.5);
+    // Each fault at a moment drawn within its own slot of the window's first 90 %, so that the
+    // time restarts take (a minute under load) delays the next fault but never pushes the run's
+    // faults past the traffic.
     const faultLane = (async () => {
-      const gap = (trafficSeconds * 1000 * 0.85) / schedule.length;
-      await sleep(gap * 0.5);
-      for (const kind of schedule) {
+      const windowStart = Date.now();
+      const slot = (trafficSeconds * 1000 * 0.9) / schedule.length;
+      for (const [index, kind] of schedule.entries()) {
         if (stopping) break;
-        await sleep(gap * (0.5 + random()));
+        await sleep(Math.max(0, windowStart + slot * (index + random()) - Date.now()));
         const injected = faulting.then(async () => {
           if (kind === 'stripe') {
             count(await stripeNetworkFault(stack));
@@ -205,15 +217,21 @@ async function main() {
       }
     })();
 
-    say('traffic: buyers, refunds, subscribers on test clocks, usage, catalog edits');
+    say(
+      'traffic: buyers (some with 3-D Secure), refunds, subscribers on test clocks, usage, invitations, catalog edits',
+    );
     const paid: { id: string; net_amount: number }[] = [];
+    const threeDSecureCheckouts: ThreeDSecureCheckouts = { paid: [], abandoned: [] };
+    const invitationFates: InvitationFates = { accepted: [], canceled: [], expired: [] };
     const months = short ? 2 : 4;
     const lanes = Promise.all([
+      usage(lane, short ? 40 : Math.round(150 * minutes)),
       buyers(lane, paid, short ? 12 : 40 * minutes),
       buyers(lane, paid, short ? 12 : 40 * minutes),
+      threeDSecureBuyers(lane, threeDSecureCheckouts, paid, short ? 5 : 15 * minutes),
       refunds(lane, paid),
       subscribers(lane, short ? 4 : Math.round(6 * minutes), months),
-      usage(lane, short ? 40 : Math.round(150 * minutes)),
+      invitations(lane, invitationFates, short ? 6 : 20 * minutes),
       catalogEdits(lane),
     ]);
     await faultLane;
@@ -226,7 +244,7 @@ async function main() {
     clearInterval(watch);
     await faulting;
     const acknowledgedEvents = await lanes.then(
-      (results) => results[4] as string[],
+      ([acknowledged]) => acknowledged,
       () => [],
     );
 
@@ -264,6 +282,8 @@ async function main() {
       webhookReceipts,
       deliveredEndpointUrls: receivers.map((receiver) => receiver.url),
       api: { url: stack.apiUrl, token },
+      invitationFates,
+      threeDSecureCheckouts,
     }).finally(() => temporal.connection.close());
     const violations = results.flatMap((result) => result.violations);
 

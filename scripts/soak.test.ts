@@ -7,8 +7,9 @@ import { projectRoot } from '../config/env.ts';
 
 /**
  * The soak's short form (bench/soak.ts --short): a minute of mixed traffic on a stack of its own
- * while an API process, a worker process, the Temporal dev server and PostgreSQL are each killed
- * or restarted once and Stripe's network fails twice; then every invariant must hold.
+ * (3-D Secure buyers and organization invitations among it) while an API process, a worker
+ * process, the Temporal dev server and PostgreSQL are each killed or restarted once and Stripe's
+ * network fails twice; then every invariant must hold.
  */
 describe('the soak, short form', () => {
   it('keeps every invariant while the stack fails under mixed traffic', {
@@ -33,6 +34,7 @@ describe('the soak, short form', () => {
       violations: unknown[];
       faults: Record<string, number>;
       operations: Record<string, { completed: number }>;
+      invariants: { invariant: string; checked: boolean }[];
     };
     assert.deepEqual(results.violations, [], output);
     assert.equal(code, 0, output);
@@ -45,5 +47,19 @@ describe('the soak, short form', () => {
       assert.ok((results.faults[kind] ?? 0) >= 1, `${kind} injected\n${output}`);
     }
     assert.ok((results.operations['checkout paid']?.completed ?? 0) > 0, output);
+    const completed = (prefix: string) =>
+      Object.entries(results.operations)
+        .filter(([kind]) => kind.startsWith(prefix))
+        .reduce((sum, [, counted]) => sum + counted.completed, 0);
+    assert.ok(completed('3-D Secure checkout ') > 0, output);
+    assert.ok(completed('invitation ') > 0, output);
+    for (const invariant of [
+      'each 3-D Secure checkout paid once, abandoned ones never',
+      'each accepted invitation made exactly one membership',
+      'no invitation accepted after cancel or expiry',
+    ]) {
+      const result = results.invariants.find((found) => found.invariant === invariant);
+      assert.equal(result?.checked, true, `${invariant} checked\n${output}`);
+    }
   });
 });

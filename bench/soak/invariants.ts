@@ -69,6 +69,25 @@ export interface InvariantInputs {
   acknowledgedEvents?: { organizationId: string; externalIds: string[] };
   /** The API, to compare the customer state it answers with a recomputation from the tables. */
   api?: { url: string; token: string; customerSample?: number };
+  /** The invitations whose fate the traffic knows; unset, only the tables' own rules are checked. */
+  invitationFates?: InvitationFates;
+  /** The checkouts whose buyers met 3-D Secure; unset skips that check. */
+  threeDSecureCheckouts?: ThreeDSecureCheckouts;
+}
+
+/** The invitations by what became of them (bench/soak/traffic.ts's invitations lane). */
+export interface InvitationFates {
+  accepted: string[];
+  /** Canceled by the owner before the invitee tried to accept. */
+  canceled: string[];
+  /** Left until they expired before the invitee tried to accept. */
+  expired: string[];
+}
+
+/** The 3-D Secure checkouts by what their buyers did: paid once, or left unpaid for good. */
+export interface ThreeDSecureCheckouts {
+  paid: string[];
+  abandoned: string[];
 }
 
 type Row = Record<string, unknown>;
@@ -80,12 +99,15 @@ export const invariantNames = [
   'no order paid twice',
   'no PaymentIntent without its order',
   'refunds never exceed their order',
+  'each 3-D Secure checkout paid once, abandoned ones never',
   'discount redemptions equal successful uses',
   'every renewal period billed once',
   'every ingested event counted once',
   'meter rollups equal a recount',
   'webhooks delivered in order per endpoint',
   'every outbox event delivered to every subscribed endpoint',
+  'each accepted invitation made exactly one membership',
+  'no invitation accepted after cancel or expiry',
   'no workflow stuck',
   'no checkout left confirmed without an outcome',
   'customer state equals a recomputation',
@@ -228,6 +250,52 @@ export async function runInvariants(inputs: InvariantInputs): Promise<InvariantR
             detail: `the payment succeeded; Stripe's PaymentIntent is ${atStripe.get(processorId) ?? 'missing'}`,
             ids: { payment: text(payment.id), paymentIntent: processorId },
           });
+        }
+      }
+      return violations;
+    });
+
+    await check('each 3-D Secure checkout paid once, abandoned ones never', async () => {
+      const checkouts = inputs.threeDSecureCheckouts;
+      if (!checkouts) return undefined;
+      const violations: Omit<Violation, 'invariant'>[] = [];
+      const all = [...checkouts.paid, ...checkouts.abandoned];
+      if (all.length === 0) return violations;
+      const rows = await query(
+        `select c.id, c.status,
+           (select count(*) from orders o where o.checkout_id = c.id) as orders,
+           (select count(*) from payments p where p.checkout_id = c.id and p.status = 'succeeded')
+             as payments
+         from checkouts c where c.id in (?)`,
+        [all],
+      );
+      const stored = new Map(rows.map((row) => [text(row.id), row]));
+      const intentsOf = (checkoutId: string) =>
+        succeededIntents?.filter((intent) => intent.metadata?.checkout_id === checkoutId).length;
+      for (const [ids, paid] of [
+        [checkouts.paid, true],
+        [checkouts.abandoned, false],
+      ] as const) {
+        const expected = paid ? 1 : 0;
+        for (const id of ids) {
+          const row = stored.get(id);
+          const found = {
+            status: text(row?.status),
+            orders: Number(row?.orders ?? 0),
+            payments: Number(row?.payments ?? 0),
+            atStripe: intentsOf(id) ?? expected,
+          };
+          if (
+            (found.status === 'succeeded') !== paid ||
+            found.orders !== expected ||
+            found.payments !== expected ||
+            found.atStripe !== expected
+          ) {
+            violations.push({
+              detail: `${paid ? 'paid' : 'abandoned'}: ${found.status || 'missing'}, ${found.orders} orders, ${found.payments} succeeded payments, ${found.atStripe} succeeded PaymentIntents at Stripe`,
+              ids: { checkout: id },
+            });
+          }
         }
       }
       return violations;
@@ -557,6 +625,83 @@ export async function runInvariants(inputs: InvariantInputs): Promise<InvariantR
             detail: `not delivered after ${text(row.attempts)} attempts`,
             ids: { endpoint: text(row.endpoint_id), webhookEvent: text(row.webhook_event_id) },
           });
+        }
+      }
+      return violations;
+    });
+
+    await check('each accepted invitation made exactly one membership', async () => {
+      const violations: Omit<Violation, 'invariant'>[] = [];
+      const rows = await query(
+        `select i.id, count(m.id) as members
+         from invitations i
+         left join users u on lower(u.email) = i.email
+         left join members m on m.user_id = u.id and m.organization_id = i.organization_id
+         where i.status = 'accepted'
+         group by i.id having count(m.id) <> 1`,
+      );
+      for (const row of rows) {
+        violations.push({
+          detail: `accepted, ${text(row.members)} memberships`,
+          ids: { invitation: text(row.id) },
+        });
+      }
+      const accepted = inputs.invitationFates?.accepted ?? [];
+      if (accepted.length > 0) {
+        const stored = await query(`select id, status from invitations where id in (?)`, [
+          accepted,
+        ]);
+        const statuses = new Map(stored.map((row) => [text(row.id), text(row.status)]));
+        for (const id of accepted) {
+          if (statuses.get(id) !== 'accepted') {
+            violations.push({
+              detail: `the invitee's accept was answered; the invitation is ${statuses.get(id) ?? 'missing'}`,
+              ids: { invitation: id },
+            });
+          }
+        }
+      }
+      return violations;
+    });
+
+    await check('no invitation accepted after cancel or expiry', async () => {
+      const violations: Omit<Violation, 'invariant'>[] = [];
+      // A member for the address of an invitation that ended without an accept (the traffic
+      // invites each address once), or an accept later than the invitation's expiry.
+      const rows = await query(
+        `select i.id, i.status, i.expires_at, m.created_at as joined_at
+         from invitations i
+         join users u on lower(u.email) = i.email
+         join members m on m.user_id = u.id and m.organization_id = i.organization_id
+         where ((i.status = 'canceled' or (i.status = 'pending' and i.expires_at <= now()))
+             and not exists (select 1 from invitations accepted
+               where accepted.organization_id = i.organization_id and accepted.email = i.email
+                 and accepted.status = 'accepted'))
+           or (i.status = 'accepted' and m.created_at > i.expires_at)`,
+      );
+      for (const row of rows) {
+        violations.push({
+          detail: `${text(row.status)}, expiring ${text(row.expires_at)}; a member since ${text(row.joined_at)}`,
+          ids: { invitation: text(row.id) },
+        });
+      }
+      const fates = inputs.invitationFates;
+      const ended = [
+        ...(fates?.canceled ?? []).map((id) => [id, 'canceled'] as const),
+        ...(fates?.expired ?? []).map((id) => [id, 'pending'] as const),
+      ];
+      if (ended.length > 0) {
+        const stored = await query(`select id, status from invitations where id in (?)`, [
+          ended.map(([id]) => id),
+        ]);
+        const statuses = new Map(stored.map((row) => [text(row.id), text(row.status)]));
+        for (const [id, expected] of ended) {
+          if (statuses.get(id) !== expected) {
+            violations.push({
+              detail: `${expected === 'canceled' ? 'canceled' : 'left to expire'}, then answered: ${statuses.get(id) ?? 'missing'}`,
+              ids: { invitation: id },
+            });
+          }
         }
       }
       return violations;

@@ -184,6 +184,11 @@ export async function startSoakStack(
       TOLLGATE_WEBHOOK_RETRY_DELAYS: ['1', '2', '5', ...Array(22).fill('10')].join(','),
       // Checkouts left open expire within the soak's minutes (they hold discount redemptions).
       TOLLGATE_CHECKOUT_TTL_SECONDS: '90',
+      // A 3-D Secure challenge left undone fails its checkout within the soak's minutes too.
+      TOLLGATE_CHECKOUT_AUTHENTICATION_TIMEOUT_SECONDS: '60',
+      // Invitations left alone expire (after a reminder) while the soak waits for them.
+      TOLLGATE_INVITATION_LIFETIME_SECONDS: '75',
+      TOLLGATE_INVITATION_REMINDER_SECONDS: '30',
       ...serviceEnvironment(addresses),
     };
     const processEnv = { ...own, ...env };

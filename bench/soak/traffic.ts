@@ -4,7 +4,11 @@
  * answer, or a 5xx, is sent again (as the Polar SDK's retries would) until its deadline.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { CookieJar } from '../../api/auth/testing.ts';
 import { stripeSimulatorControl } from '../../devstack/stripe-simulator.ts';
+import { readCapturedMails } from '../../integrations/mail/captured-mail.ts';
+import { extractLinks } from '../../integrations/mail/testing.ts';
+import type { InvitationFates, ThreeDSecureCheckouts } from './invariants.ts';
 
 /** Attempts and completions per kind of operation. */
 export class OperationCounts {
@@ -43,8 +47,15 @@ export interface Answer {
   body: Json;
 }
 
-/** The seller's API as a retrying client. */
-export function apiClient(apiUrl: string, token: string | null, { patienceMs = 120_000 } = {}) {
+/**
+ * The seller's API as a retrying client; with `cookies`, a browser's (its Origin sent, its
+ * session cookies kept), as the /api/auth routes want.
+ */
+export function apiClient(
+  apiUrl: string,
+  token: string | null,
+  { patienceMs = 120_000, cookies }: { patienceMs?: number; cookies?: CookieJar } = {},
+) {
   return async function call(
     method: string,
     path: string,
@@ -61,10 +72,12 @@ export function apiClient(apiUrl: string, token: string | null, { patienceMs = 1
           headers: {
             'content-type': 'application/json',
             ...(token && { authorization: `Bearer ${token}` }),
+            ...(cookies && { origin: new URL(apiUrl).origin, cookie: cookies.header() }),
           },
           body: body === undefined ? undefined : JSON.stringify(body),
           signal: AbortSignal.timeout(30_000),
         });
+        cookies?.store(response);
         const text = await response.text();
         const parsed = text ? JSON.parse(text) : null;
         if (response.status >= 500 || response.status === 429) {
@@ -182,7 +195,10 @@ export interface Lane {
   buyer: Call;
   ops: OperationCounts;
   catalog: Catalog;
+  apiUrl: string;
   stripeSimulatorUrl: string;
+  /** Where the stack's mail capture writes what the app mails (invitations). */
+  mailDirectory: string;
   /** True once no new operation should start. */
   over: () => boolean;
   random: () => number;
@@ -303,6 +319,88 @@ export async function buyers(
         throw new Error(`checkout ${checkout.body.id} ${settled.status}`);
       }
       paid.push(await orderOf(lane, settled.customer_id, lane.catalog.oneTimeProductId));
+    });
+  }
+}
+
+/** The PaymentIntent a checkout's page is told to authenticate (`pi_…_secret_…`). */
+const intentOfPage = (metadata: Record<string, string> | undefined) =>
+  (metadata?.intent_client_secret ?? '').split('_secret_')[0] ?? '';
+
+/** The checkout's page once it asks its buyer for the 3-D Secure step. */
+async function awaitingAuthentication(lane: Lane, clientSecret: string) {
+  const page = await until(
+    `checkout ${clientSecret} asking for 3-D Secure`,
+    () => lane.buyer('GET', `/v1/checkouts/client/${clientSecret}`),
+    (answer) =>
+      answer.status === 200 &&
+      (answer.body.payment_processor_metadata?.intent_status === 'requires_action' ||
+        !['confirmed', 'open'].includes(answer.body.status)),
+    { intervalMs: 1000 },
+  );
+  if (page.body.payment_processor_metadata?.intent_status !== 'requires_action') {
+    throw new Error(`checkout ${page.body.id} ${page.body.status} without asking for 3-D Secure`);
+  }
+  return intentOfPage(page.body.payment_processor_metadata);
+}
+
+/**
+ * Buyers whose card asks for 3-D Secure on every charge: most complete the step (some telling
+ * the page they did, as its return does), some fail it and pay with another card, some fail it
+ * and leave, some never answer the challenge (the checkout gives up after its authentication
+ * timeout). Each checkout goes to `checkouts` once its fate is known.
+ */
+export async function threeDSecureBuyers(
+  lane: Lane,
+  checkouts: ThreeDSecureCheckouts,
+  paid: { id: string; net_amount: number }[],
+  limit: number,
+) {
+  const stripe = stripeSimulatorControl(lane.stripeSimulatorUrl);
+  const fates = [
+    [0.55, 'authenticated'],
+    [0.75, 'failed, then paid with another card'],
+    [0.9, 'failed, then abandoned'],
+    [1, 'challenge left undone'],
+  ] as const;
+  for (let index = 0; index < limit && !lane.over(); index++) {
+    const roll = lane.random();
+    const fate = (fates.find(([below]) => roll < below) ?? fates[0])[1];
+    await lane.ops.run(`3-D Secure checkout ${fate}`, async () => {
+      const checkout = await lane.seller(
+        'POST',
+        '/v1/checkouts/',
+        { products: [lane.catalog.oneTimeProductId] },
+        { expect: [201] },
+      );
+      const { id, client_secret: clientSecret } = checkout.body as {
+        id: string;
+        client_secret: string;
+      };
+      const label = nextLabel('3ds');
+      await confirmAs(lane, clientSecret, label, 'pm_card_threeDSecure2Required');
+      const abandoned = fate === 'failed, then abandoned' || fate === 'challenge left undone';
+      // Whatever happens next, this buyer never pays: no order may come of it.
+      if (abandoned) checkouts.abandoned.push(id);
+      const paymentIntentId = await awaitingAuthentication(lane, clientSecret);
+      if (fate === 'challenge left undone') return;
+      await stripe.authenticatePayment(paymentIntentId, { succeed: fate === 'authenticated' });
+      if (fate === 'authenticated' && lane.random() < 0.5) {
+        // The page's word on its return from the challenge: the workflow asks Stripe at once.
+        await lane.buyer('POST', `/v1/checkouts/client/${clientSecret}/authentication`, undefined, {
+          expect: [200],
+        });
+      }
+      const settled = await settledCheckout(lane, id);
+      if (fate !== 'authenticated') {
+        if (settled.status !== 'failed') throw new Error(`checkout ${id} ${settled.status}`);
+        if (abandoned) return;
+        await confirmAs(lane, clientSecret, label, 'pm_card_visa');
+      }
+      const outcome = fate === 'authenticated' ? settled : await settledCheckout(lane, id);
+      if (outcome.status !== 'succeeded') throw new Error(`checkout ${id} ${outcome.status}`);
+      checkouts.paid.push(id);
+      paid.push(await orderOf(lane, outcome.customer_id, lane.catalog.oneTimeProductId));
     });
   }
 }
@@ -550,4 +648,141 @@ export async function catalogEdits(lane: Lane) {
     }
     await sleep(1500);
   }
+}
+
+const invitationPassword = 'soak invitee password';
+
+/** Someone in a browser of their own, signed up (a sign-up whose answer was lost signs in). */
+async function signedUp(lane: Lane, email: string) {
+  const browser = apiClient(lane.apiUrl, null, { cookies: new CookieJar() });
+  const signUp = await browser(
+    'POST',
+    '/api/auth/sign-up/email',
+    { email, password: invitationPassword, name: 'Soak member' },
+    { expect: [200, 400, 422] },
+  );
+  if (signUp.status !== 200) {
+    await browser(
+      'POST',
+      '/api/auth/sign-in/email',
+      { email, password: invitationPassword },
+      { expect: [200] },
+    );
+  }
+  return browser;
+}
+
+/** The organizations `browser`'s user belongs to. */
+async function organizationsOf(browser: Call) {
+  const listed = await browser('GET', '/api/auth/organization/list', undefined, {
+    expect: [200],
+  });
+  return listed.body as { id: string; slug: string }[];
+}
+
+/** The token of the mailed invitation link (the invitation workflow's mail) for `invitationId`. */
+async function mailedInvitationToken(lane: Lane, email: string, invitationId: string) {
+  const token = await until(
+    `the invitation mail of ${invitationId}`,
+    async () => {
+      for (const mail of await readCapturedMails(lane.mailDirectory)) {
+        if (!mail.to.includes(email)) continue;
+        const link = extractLinks(mail).find((found) => found.includes(invitationId));
+        if (link) return new URL(link).searchParams.get('token');
+      }
+      return null;
+    },
+    (found) => Boolean(found),
+    { intervalMs: 1000 },
+  );
+  return token ?? '';
+}
+
+/**
+ * The owner of an organization of their own (signed up through /api/auth) inviting members by
+ * email: the invitation workflow mails each a link, and the invitee, signed up meanwhile,
+ * accepts with its token; some invitations are canceled first, some left to expire (the
+ * stack's invitations live 75 s), and accepting those must be refused.
+ */
+export async function invitations(lane: Lane, fates: InvitationFates, count: number) {
+  const owner = await lane.ops.run('invitation owner signed up, organization made', async () => {
+    const browser = await signedUp(lane, `${nextLabel('owner')}@soak.example`);
+    const slug = nextLabel('soak-team');
+    // Sent again after a lost answer, the slug is taken by the first: the owner's list has it.
+    await browser(
+      'POST',
+      '/api/auth/organization/create',
+      { name: 'Soak team', slug },
+      { expect: [200, 400] },
+    );
+    const organization = (await organizationsOf(browser)).find((found) => found.slug === slug);
+    if (!organization) throw new Error(`organization ${slug} not made`);
+    return { browser, organizationId: organization.id };
+  });
+  if (!owner) return;
+  const waiting: Promise<unknown>[] = [];
+  for (let index = 0; index < count && !lane.over(); index++) {
+    const roll = lane.random();
+    const fate = roll < 0.6 ? 'accepted' : roll < 0.8 ? 'canceled' : 'expired';
+    const operation = lane.ops.run(`invitation ${fate}`, async () => {
+      const email = `${nextLabel('invitee')}@soak.example`;
+      const invitee = await signedUp(lane, email);
+      const invited = await owner.browser(
+        'POST',
+        '/api/auth/organization/invite-member',
+        { email, role: 'member', organizationId: owner.organizationId },
+        { expect: [200, 400] },
+      );
+      // Sent again after a lost answer, the address is invited already: the pending one is it.
+      const invitation =
+        invited.status === 200
+          ? (invited.body as { id: string; expiresAt: string })
+          : (
+              await owner.browser(
+                'GET',
+                `/api/auth/organization/list-invitations?organizationId=${owner.organizationId}`,
+                undefined,
+                { expect: [200] },
+              )
+            ).body.find((found: Json) => found.email === email && found.status === 'pending');
+      if (!invitation)
+        throw new Error(`no invitation to ${email}: ${JSON.stringify(invited.body)}`);
+      const token = await mailedInvitationToken(lane, email, invitation.id);
+      if (fate === 'canceled') {
+        await owner.browser(
+          'POST',
+          '/api/auth/organization/cancel-invitation',
+          { invitationId: invitation.id },
+          { expect: [200] },
+        );
+        fates.canceled.push(invitation.id);
+      } else if (fate === 'expired') {
+        await sleep(Math.max(0, Date.parse(invitation.expiresAt) - Date.now()) + 2000);
+        fates.expired.push(invitation.id);
+      }
+      const accepted = await invitee(
+        'POST',
+        '/api/auth/organization/accept-invitation',
+        { invitationId: invitation.id, token },
+        { expect: [200, 400, 403] },
+      );
+      if (fate !== 'accepted') {
+        if (accepted.status === 200) throw new Error(`invitation ${invitation.id} accepted`);
+        return;
+      }
+      // Refused, it may be a retry whose first attempt went through: the member is what counts.
+      if (accepted.status !== 200) {
+        const organizations = await organizationsOf(invitee);
+        if (!organizations.some((found) => found.id === owner.organizationId)) {
+          throw new Error(`accept refused: ${JSON.stringify(accepted.body)}`);
+        }
+      }
+      fates.accepted.push(invitation.id);
+    });
+    // The ones left to expire wait out their lifetime while the next are sent.
+    if (fate === 'expired') waiting.push(operation);
+    else await operation;
+    await sleep(500);
+  }
+  await Promise.all(waiting);
 }
