@@ -43,8 +43,9 @@ export async function assignCustomer(tx: EntityManager, checkout: Checkout): Pro
     tax_id: checkout.customerTaxId ? [checkout.customerTaxId[0]] : null,
     metadata: checkout.customerMetadata,
   });
-  // Written by a raw statement: the entity the checkout points at is the managed reference.
-  assign(tx.getReference(Customer, created.id), 'created');
+  // Written by a raw statement: managed as written, so that the checkout's event (which shows
+  // the customer) reads it from here rather than from the database again.
+  assign(tx.merge(created), 'created');
 }
 
 /**

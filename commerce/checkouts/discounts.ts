@@ -168,6 +168,8 @@ export async function releaseDiscountRedemption(
  * guarded increment that never passes `max_redemptions`, whatever runs concurrently. A
  * redemption of another discount by an earlier attempt of this checkout is given back.
  * `codeField`: where the buyer named it (`discount_code` or `discount_id`), for the refusal.
+ * A checkout never confirmed (`open`) without a discount has nothing to redeem nor give back:
+ * no query.
  */
 export async function redeemDiscount(
   tx: EntityManager,
@@ -175,6 +177,7 @@ export async function redeemDiscount(
   codeField: 'discount_code' | 'discount_id',
 ): Promise<void> {
   const discountId = checkout.discount?.id ?? null;
+  if (!discountId && checkout.status === 'open') return;
   const held = await tx.findOne(DiscountRedemption, { checkout: checkout.id });
   if (held && held.discount.id === discountId) return;
   if (held) await releaseDiscountRedemption(tx, checkout.id);

@@ -126,6 +126,8 @@ async function createOrderOf(
  */
 async function subscriptionOnPayment(tx: EntityManager, checkout: Checkout, publicUrl: string) {
   if (checkout.product.recurringInterval == null) return null;
+  // The subscription's terms depend on the price's kind (seat-based or not).
+  await tx.populate(checkout, ['productPrice']);
   const waiting = checkout.subscription
     ? await tx.findOneOrFail(Subscription, checkout.subscription.id)
     : null;
@@ -166,9 +168,10 @@ export async function completeCheckout(
     // What the order and the checkout's event show of them, read before the invoice number is
     // taken: from then until the commit the organization's row is locked, and every checkout of
     // the organization completing meanwhile waits for it.
-    // The offer first: the product it loads is the checkout's, which the populate then skips.
+    // The offer first: the product it loads is the checkout's, which the populate then skips
+    // (as the checkout's event then skips its price, listed with the product).
     const offer = await offeredProducts(tx, checkout.productIds, publicUrl);
-    await tx.populate(checkout, ['product', 'discount', 'customer', 'productPrice.meter']);
+    await tx.populate(checkout, ['product', 'discount', 'customer']);
     const organizationId = checkout.organization.id;
     const subscription = await subscriptionOnPayment(tx, checkout, publicUrl);
     if (subscription) subscription.stripePaymentMethodId = paymentMethodId;

@@ -68,7 +68,6 @@ export async function serializeCheckouts(
   offer?: Map<string, ProductWire>,
 ): Promise<CheckoutWire[]> {
   if (checkouts.length === 0) return [];
-  await em.populate(checkouts, ['discount', 'customer', 'subscription', 'productPrice.meter']);
   const products =
     offer ??
     (await offeredProducts(
@@ -76,6 +75,17 @@ export async function serializeCheckouts(
       checkouts.flatMap((checkout) => checkout.productIds),
       publicUrl,
     ));
+  const listedPrice = (checkout: Checkout) =>
+    products
+      .get(checkout.product.id)
+      ?.prices.find((price) => price.id === checkout.productPrice.id);
+  // The wire shows the subscription by its id only, and the price as its product lists it: only
+  // a price no longer listed (archived) is read on its own.
+  await em.populate(checkouts, ['discount', 'customer']);
+  await em.populate(
+    checkouts.filter((checkout) => !listedPrice(checkout)),
+    ['productPrice.meter'],
+  );
   const now = new Date();
   const statuses = checkouts.map((checkout) => ({
     checkout,
@@ -97,9 +107,7 @@ export async function serializeCheckouts(
       products: checkout.productIds.flatMap((id) => products.get(id) ?? []),
       product,
       // An archived price is no longer listed with its product, but still what this checkout sells.
-      price:
-        product.prices.find((price) => price.id === checkout.productPrice.id) ??
-        priceWire(checkout.productPrice, checkout.product),
+      price: listedPrice(checkout) ?? priceWire(checkout.productPrice, checkout.product),
       discount: checkout.discount ? discountBaseWire(checkout.discount) : null,
       flags,
       fromBalance,
