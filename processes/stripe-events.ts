@@ -1,7 +1,7 @@
 import { type Client, type WorkflowHandle, WorkflowNotFoundError } from '@temporalio/client';
 import type Stripe from 'stripe';
 import { awaitsAuthenticationOf } from '../commerce/checkouts/outcomes.ts';
-import { recordPaymentOutcome } from '../commerce/payments/service.ts';
+import { paymentOfIntent, recordPaymentOutcome } from '../commerce/payments/service.ts';
 import { refundOutcomeOf } from '../commerce/refunds/service.ts';
 import type { Logger } from '../config/logger.ts';
 import { ProcessedStripeEvent } from '../db/entities/index.ts';
@@ -94,10 +94,11 @@ async function signalRunning(
 /**
  * Applies one verified Stripe event, once per event id. In one transaction: the event id is
  * claimed (a redelivery, even a concurrent one, finds it taken and does nothing), the Payment
- * named by the PaymentIntent's `metadata.payment_id` takes the outcome, and the workflow named
- * by `metadata.workflow_id` (`checkout:<id>`, `subscription:<id>`…) is signalled before the
- * commit (unless the payment was settled already): if Temporal cannot take the signal nothing is
- * kept, and Stripe's redelivery retries.
+ * named by the PaymentIntent's `metadata.payment_id` takes the outcome (written by it when the
+ * charge's own answer was not yet), and the workflow named by `metadata.workflow_id`
+ * (`checkout:<id>`, `subscription:<id>`…) is signalled before the commit (unless the payment was
+ * settled already): if Temporal cannot take the signal nothing is kept, and Stripe's redelivery
+ * retries.
  */
 export async function applyStripeEvent(
   { orm, temporal, logger }: { orm: Orm; temporal: Client; logger: Logger },
@@ -119,7 +120,7 @@ export async function applyStripeEvent(
     const intent = event.data.object as Stripe.PaymentIntent;
     const { workflow_id: workflowId, payment_id: paymentId } = intent.metadata ?? {};
     if (!workflowId || !paymentId) return 'ignored';
-    const recorded = await recordPaymentOutcome(tx, paymentId, intent);
+    const recorded = await recordPaymentOutcome(tx, paymentOfIntent(paymentId, intent), intent);
     if (!recorded?.outcome) return 'ignored';
     // Settled already by the charge's own answer, which its activity hands the workflow: a
     // signal would tell it nothing new, and cost it a workflow task (arriving as it completes,

@@ -20,7 +20,7 @@ import {
 } from '../../integrations/stripe/payments.ts';
 import { temporalDataConverter } from '../../temporal/payload-codec.ts';
 import { callV1, createSeller, type Seller, startCommerceApi, type TestApi } from '../testing.ts';
-import { recordPaymentAttempt, recordPaymentOutcome } from './service.ts';
+import { recordPaymentOutcome } from './service.ts';
 import { collectPaymentOutcomes, doneSignal, receivedOutcomesQuery } from './testing-workflow.ts';
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -118,6 +118,9 @@ describe('Payments: Stripe charges, the Stripe webhook, /v1/payments', () => {
         { brand: 'visa', last4: '4242' },
       );
       assert.deepEqual(payment.processorMetadata, { intent_id: charged.paymentIntentId });
+      // Written once, with Stripe's answer: no pending row updated after the charge.
+      const row = await api.orm.em.fork().findOneOrFail(Payment, { id: charged.paymentId });
+      assert.equal(row.modifiedAt ?? null, null);
     });
 
     it('fails a declined charge with the processor’s decline code and message', async () => {
@@ -172,14 +175,13 @@ describe('Payments: Stripe charges, the Stripe webhook, /v1/payments', () => {
     async function pendingPayment({ answered = true } = {}) {
       const collector = await startCollector();
       const paymentId = randomUUID();
-      await recordPaymentAttempt(api.orm.em.fork(), {
+      const payment = {
         paymentId,
         organizationId: seller.organizationId,
         checkoutId: null,
-        workflowId: collector.workflowId,
         amount: 1200,
         currency: 'usd',
-      });
+      };
       const intentId = `pi_${randomBytes(8).toString('hex')}`;
       const payload = JSON.stringify({
         id: `evt_${randomBytes(8).toString('hex')}`,
@@ -196,19 +198,24 @@ describe('Payments: Stripe charges, the Stripe webhook, /v1/payments', () => {
             currency: 'usd',
             payment_method: 'pm_card_visa',
             last_payment_error: null,
-            metadata: { workflow_id: collector.workflowId, payment_id: paymentId },
+            metadata: {
+              workflow_id: collector.workflowId,
+              payment_id: paymentId,
+              organization_id: seller.organizationId,
+            },
           },
         },
       });
       if (answered) {
-        await recordPaymentOutcome(api.orm.em.fork(), paymentId, {
+        const processing = {
           id: intentId,
           status: 'processing',
           payment_method: 'pm_card_visa',
           last_payment_error: null,
-        } as Stripe.PaymentIntent);
+        } as Stripe.PaymentIntent;
+        await recordPaymentOutcome(api.orm.em.fork(), payment, processing, { firstWord: true });
       }
-      return { collector, paymentId, intentId, payload };
+      return { collector, payment, paymentId, intentId, payload };
     }
 
     const post = (payload: string, signature?: string) =>
@@ -264,10 +271,12 @@ describe('Payments: Stripe charges, the Stripe webhook, /v1/payments', () => {
     });
 
     it('signals nothing for a payment its charge’s own answer settled first', async () => {
-      const { collector, paymentId, intentId, payload } = await pendingPayment();
+      const { collector, payment, paymentId, intentId, payload } = await pendingPayment();
       const intent = (JSON.parse(payload) as { data: { object: object } }).data.object;
       // What chargeAttempt does with Stripe's answer, before the webhook's event comes.
-      await recordPaymentOutcome(api.orm.em.fork(), paymentId, intent as Stripe.PaymentIntent);
+      await recordPaymentOutcome(api.orm.em.fork(), payment, intent as Stripe.PaymentIntent, {
+        firstWord: true,
+      });
       const answer = await post(payload, stripeSignature(payload, secret()));
       assert.deepEqual(await answer.json(), { received: true, result: 'applied' });
       await collector.signal(doneSignal);
@@ -278,17 +287,26 @@ describe('Payments: Stripe charges, the Stripe webhook, /v1/payments', () => {
     });
 
     it('signals nothing for an event settling a payment ahead of its charge’s answer, which then takes its outcome', async () => {
-      const { collector, paymentId, intentId, payload } = await pendingPayment({ answered: false });
+      const { collector, payment, paymentId, intentId, payload } = await pendingPayment({
+        answered: false,
+      });
       const answer = await post(payload, stripeSignature(payload, secret()));
       assert.deepEqual(await answer.json(), { received: true, result: 'applied' });
       await collector.signal(doneSignal);
       assert.deepEqual(await collector.result(), []);
+      // The event wrote the payment, from its PaymentIntent: no charge's answer had yet.
+      const written = await api.orm.em.fork().findOneOrFail(Payment, { id: paymentId });
+      assert.deepEqual(
+        [written.status, written.amount, written.organization.id, written.processorId],
+        ['succeeded', 1200, seller.organizationId, intentId],
+      );
       // The charge's own answer, older than the event: what it hands its workflow is the event's.
-      const charged = await recordPaymentOutcome(api.orm.em.fork(), paymentId, {
-        id: intentId,
-        status: 'processing',
-        last_payment_error: null,
-      } as Stripe.PaymentIntent);
+      const charged = await recordPaymentOutcome(
+        api.orm.em.fork(),
+        payment,
+        { id: intentId, status: 'processing', last_payment_error: null } as Stripe.PaymentIntent,
+        { firstWord: true },
+      );
       assert.equal(charged?.settledBefore, true);
       assert.equal(charged?.outcome?.status, 'succeeded');
     });

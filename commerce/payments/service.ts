@@ -80,27 +80,30 @@ export interface PaymentAttempt {
   currency: string;
 }
 
-/** The pending Payment row of an attempt; a retried attempt finds the one it wrote. */
-export async function recordPaymentAttempt(
-  em: EntityManager,
-  attempt: PaymentAttempt,
-): Promise<void> {
-  await em
-    .createQueryBuilder(Payment)
-    .insert({
-      id: attempt.paymentId,
-      organization: attempt.organizationId,
-      checkoutId: attempt.checkoutId,
-      status: 'pending',
-      amount: attempt.amount,
-      currency: attempt.currency,
-      method: 'card',
-      methodMetadata: {},
-      createdAt: new Date(),
-    })
-    .onConflict('id')
-    .ignore()
-    .execute();
+/**
+ * The Payment an outcome is recorded on, and what its row holds when that outcome is the first
+ * word of it (the organization unknown for a PaymentIntent made elsewhere).
+ */
+export type PaymentOfIntent = Omit<PaymentAttempt, 'workflowId' | 'organizationId'> & {
+  organizationId: string | null;
+};
+
+/**
+ * The Payment `paymentId` a PaymentIntent was made for, as its metadata (see chargeAttempt) and
+ * amount tell it.
+ */
+export function paymentOfIntent(
+  paymentId: string,
+  paymentIntent: Stripe.PaymentIntent,
+): PaymentOfIntent {
+  const metadata = paymentIntent.metadata ?? {};
+  return {
+    paymentId,
+    organizationId: metadata.organization_id ?? null,
+    checkoutId: metadata.checkout_id ?? null,
+    amount: paymentIntent.amount,
+    currency: paymentIntent.currency,
+  };
 }
 
 type Card = Pick<Stripe.PaymentMethod.Card, 'brand' | 'last4' | 'exp_month' | 'exp_year'>;
@@ -193,27 +196,89 @@ function settledOutcomeOf(
   };
 }
 
+/** What recordPaymentOutcome answers: the outcome, and what the Payment held before. */
+export interface RecordedPaymentOutcome {
+  outcome: PaymentOutcome | null;
+  /** Settled already (by the charge's answer or an event), whatever Stripe says now. */
+  settledBefore: boolean;
+  /** A PaymentIntent's state was recorded before (the charge's own answer, or an earlier event). */
+  answeredBefore: boolean;
+}
+
 /**
- * Writes what Stripe said about an attempt onto its Payment, in one statement that locks the
- * row (so the answer of the API call and the webhook's event, arriving together, apply one
- * after the other) and reads it as it was: the PaymentIntent id, the card, and a final status
- * once — a settled payment is never reopened (`settledBefore`: it was settled already, by
- * whichever of the two came first, and the outcome answered is the one settled).
- * `answeredBefore`: a PaymentIntent's state was recorded before (the charge's own answer, or an
- * earlier event). Null when no such payment exists (a PaymentIntent made elsewhere). Runs in
- * `em`'s transaction when it has one.
+ * Records what Stripe said about an attempt on its Payment, written once with the final values
+ * when it is the first word of it (no row yet); `firstWord`: the charge's own answer, which
+ * usually is, so the insert is tried first (an event usually finds the row, so the update is).
+ * Whichever of the two comes second updates the row in one statement that locks it and reads it
+ * as it was: the PaymentIntent id, the card, and a final status once — a settled payment is never
+ * reopened (`settledBefore`: it was settled already, by whichever came first, and the outcome
+ * answered is the one settled). Null when no such payment exists and none can be written (a
+ * PaymentIntent made elsewhere names no organization). Runs in `em`'s transaction when it has one.
  */
 export async function recordPaymentOutcome(
   em: EntityManager,
+  payment: PaymentOfIntent,
+  paymentIntent: Stripe.PaymentIntent,
+  { firstWord = false }: { firstWord?: boolean } = {},
+): Promise<RecordedPaymentOutcome | null> {
+  const decided = paymentOutcomeOf(paymentIntent, payment.paymentId);
+  const firstRecord = { outcome: decided, settledBefore: false, answeredBefore: false };
+  if (firstWord && (await insertPayment(em, payment, paymentIntent, decided))) return firstRecord;
+  const recorded = await updatePayment(em, payment.paymentId, paymentIntent, decided);
+  if (recorded || firstWord) return recorded;
+  if (await insertPayment(em, payment, paymentIntent, decided)) return firstRecord;
+  // Written meanwhile by the charge's answer: this one comes second.
+  return updatePayment(em, payment.paymentId, paymentIntent, decided);
+}
+
+/** The final status a decided outcome gives a Payment; null while undecided (or 3-D Secure). */
+const settlingOf = (decided: PaymentOutcome | null) =>
+  decided?.status === 'succeeded' || decided?.status === 'failed' ? decided : null;
+
+/**
+ * The Payment's row as the first word of it leaves it; false when it exists already (or an
+ * organization to write it for is unknown).
+ */
+async function insertPayment(
+  em: EntityManager,
+  payment: PaymentOfIntent,
+  paymentIntent: Stripe.PaymentIntent,
+  decided: PaymentOutcome | null,
+): Promise<boolean> {
+  if (!payment.organizationId) return false;
+  const settling = settlingOf(decided);
+  const inserted = await executeBound<{ id: string }>(
+    em,
+    `insert into payments (id, organization_id, checkout_id, status, amount, currency, method,
+       method_metadata, decline_reason, decline_message, processor_id, created_at)
+     values ($1, $2, $3, $4, $5, $6, 'card', $7::jsonb, $8, $9, $10, $11)
+     on conflict (id) do nothing
+     returning id`,
+    [
+      payment.paymentId,
+      payment.organizationId,
+      payment.checkoutId,
+      settling?.status ?? 'pending',
+      payment.amount,
+      payment.currency,
+      JSON.stringify(cardOf(paymentIntent) ?? {}),
+      settling?.declineCode?.slice(0, 255) ?? null,
+      settling?.message?.slice(0, 255) ?? null,
+      paymentIntent.id,
+      new Date(),
+    ],
+  );
+  return inserted.length === 1;
+}
+
+/** Records a later word on the Payment's row (see recordPaymentOutcome); null when it has none. */
+async function updatePayment(
+  em: EntityManager,
   paymentId: string,
   paymentIntent: Stripe.PaymentIntent,
-): Promise<{
-  outcome: PaymentOutcome | null;
-  settledBefore: boolean;
-  answeredBefore: boolean;
-} | null> {
-  const decided = paymentOutcomeOf(paymentIntent, paymentId);
-  const settling = decided?.status === 'succeeded' || decided?.status === 'failed' ? decided : null;
+  decided: PaymentOutcome | null,
+): Promise<RecordedPaymentOutcome | null> {
+  const settling = settlingOf(decided);
   const card = cardOf(paymentIntent);
   // SET reads the row as it was; `before` hands the same to RETURNING, which sees it as left.
   const [row] = await executeBound<RecordedPaymentRow>(

@@ -3,7 +3,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import Stripe from 'stripe';
 import {
   type PaymentAttempt,
-  recordPaymentAttempt,
+  paymentOfIntent,
   recordPaymentOutcome,
 } from '../../commerce/payments/service.ts';
 import { Customer } from '../../db/entities/index.ts';
@@ -101,11 +101,12 @@ const paymentMethodIdOf = (method: string | Stripe.PaymentMethod | null) =>
   typeof method === 'string' ? method : (method?.id ?? null);
 
 /**
- * One charge of a saved or just-entered card: a pending Payment row, then a confirmed
- * PaymentIntent under the attempt's idempotency key (Stripe answers a retry with the first
- * attempt's PaymentIntent, never a second charge). The PaymentIntent's metadata names the
- * workflow the Stripe webhook signals with the outcome. A decline is an answer, not an error;
- * Stripe's 5xx and timeouts throw, for the activity's retry policy.
+ * One charge of a saved or just-entered card: a confirmed PaymentIntent under the attempt's
+ * idempotency key (Stripe answers a retry with the first attempt's PaymentIntent, never a second
+ * charge), then its Payment row written once with Stripe's answer (see recordPaymentOutcome: an
+ * event that came first wrote it, and the answer updates it). The PaymentIntent's metadata names
+ * the workflow the Stripe webhook signals with the outcome, and the Payment it writes. A decline
+ * is an answer, not an error; Stripe's 5xx and timeouts throw, for the activity's retry policy.
  */
 export async function chargeAttempt(
   { orm, stripe }: { orm: Orm; stripe: StripeClient },
@@ -120,7 +121,6 @@ export async function chargeAttempt(
     offSession?: boolean;
   },
 ): Promise<PaymentAttemptResult> {
-  await recordPaymentAttempt(orm.em.fork(), attempt);
   const source = paymentSource(attempt.paymentMethodOrToken);
   let paymentIntent: Stripe.PaymentIntent;
   try {
@@ -152,7 +152,9 @@ export async function chargeAttempt(
       rethrowStripeError(error);
     }
   }
-  const recorded = await recordPaymentOutcome(orm.em.fork(), attempt.paymentId, paymentIntent);
+  const recorded = await recordPaymentOutcome(orm.em.fork(), attempt, paymentIntent, {
+    firstWord: true,
+  });
   const outcome = recorded?.outcome ?? null;
   return {
     paymentId: attempt.paymentId,
@@ -198,7 +200,11 @@ export async function cancelWaitingPayment(
       expand: ['payment_method'],
     });
   }
-  const recorded = await recordPaymentOutcome(orm.em.fork(), paymentId, paymentIntent);
+  const recorded = await recordPaymentOutcome(
+    orm.em.fork(),
+    paymentOfIntent(paymentId, paymentIntent),
+    paymentIntent,
+  );
   return recorded?.outcome ?? null;
 }
 
@@ -213,7 +219,11 @@ export async function currentPaymentOutcome(
   const paymentIntent = await stripe.paymentIntents
     .retrieve(paymentIntentId, { expand: ['payment_method'] })
     .catch(rethrowStripeError);
-  const recorded = await recordPaymentOutcome(orm.em.fork(), paymentId, paymentIntent);
+  const recorded = await recordPaymentOutcome(
+    orm.em.fork(),
+    paymentOfIntent(paymentId, paymentIntent),
+    paymentIntent,
+  );
   return recorded?.outcome ?? null;
 }
 
