@@ -20,12 +20,18 @@ import type {
   SubscriptionChangeResult,
   SubscriptionSchedule,
 } from '../../domain/subscription-schedule.ts';
+import type { TaxMode } from '../../domain/tax.ts';
 import type { StripeClient } from '../../integrations/stripe/client.ts';
 import { paymentIdOf } from '../../integrations/stripe/payments.ts';
 import { addBalanceEntry, balanceToUse, recordOrderDebit } from '../customers/balance.ts';
 import { recordCustomerStateChange } from '../customers/state.ts';
 import { commerceError } from '../errors.ts';
-import { saleTax, subscriptionBillingDetails } from '../orders/sale-tax.ts';
+import {
+  type Sale,
+  type SaleTax,
+  saleTax,
+  subscriptionBillingDetails,
+} from '../orders/sale-tax.ts';
 import { orderWire } from '../orders/schemas.ts';
 import { type InvoiceCounterRow, invoiceNumberOf } from '../orders/service.ts';
 import { appendEvent } from '../outbox.ts';
@@ -93,8 +99,8 @@ const ended = (status: SubscriptionStatus) =>
 
 /**
  * The subscription, its row alone locked (`for update of` its alias): the organization,
- * customer and test clock read in the same query are not, or every renewal of a seller would
- * queue on its organization's row.
+ * customer, test clock, product and discount read in the same query are not, or every renewal
+ * of a seller would queue on its organization's row.
  */
 function lockSubscription(tx: EntityManager, subscriptionId: string) {
   return tx.findOneOrFail(
@@ -103,7 +109,7 @@ function lockSubscription(tx: EntityManager, subscriptionId: string) {
     {
       lockMode: LockMode.PESSIMISTIC_WRITE,
       lockTableAliases: ['s0'],
-      populate: ['organization', 'customer', 'testClock'],
+      populate: ['organization', 'customer', 'testClock', 'product', 'discount'],
     },
   );
 }
@@ -193,6 +199,10 @@ async function subscriptionWireOf(
  * whose calculation the order keeps). Inserted once
  * under its deterministic id; asked again, it answers the one there. Records order.created (and
  * customer.state_changed when the balance moved).
+ *
+ * Stripe Tax answers over the network: its calculation is asked before the transaction, for the
+ * bill as it stands then, and the transaction takes it when its own bill is still that sale (a
+ * bill changed meanwhile fails the step, whose retry asks again): no transaction waits on Stripe.
  */
 export async function openRenewalOrder(
   em: EntityManager,
@@ -201,30 +211,39 @@ export async function openRenewalOrder(
   stripe?: StripeClient,
 ): Promise<RenewalOrder> {
   const orderId = renewalOrderIdOf(subscriptionId, periodEnd);
-  const invoiceNumber = await renewalInvoiceNumber(em, subscriptionId, orderId);
+  const counter = await renewalInvoiceNumber(em, subscriptionId, orderId);
+  if (!counter) {
+    // Written already (no number taken): read as it is, no lock needed.
+    const [existing, subscription] = await Promise.all([
+      em.findOneOrFail(Order, { id: orderId }),
+      em.findOneOrFail(Subscription, { id: subscriptionId }, { populate: ['customer'] }),
+    ]);
+    return renewalOrderOf(existing, subscription);
+  }
+  const quoted =
+    counter?.tax_mode === 'stripe_tax' && stripe
+      ? await quoteRenewalTax(em.fork(), subscriptionId, periodEnd, stripe)
+      : null;
   return em.transactional(async (tx) => {
+    // Not written when the number was taken: one written since by a run of the same step makes
+    // this insert fail, and the step's retry answers it.
     const subscription = await lockSubscription(tx, subscriptionId);
-    const existing = await tx.findOne(Order, { id: orderId });
-    if (existing) return renewalOrderOf(existing, subscription);
-    if (!invoiceNumber) throw new Error(`renewal order ${orderId} appeared, then went away`);
-    const closedPeriod = { start: subscription.currentPeriodStart, end: periodEnd };
-    const billedPeriod = periodAfter(subscription, periodEnd);
-    const untaxed = await renewalBill(tx, subscription, closedPeriod, billedPeriod);
+    const invoiceNumber = invoiceNumberOf(counter);
+    const { billedPeriod, untaxed, billedTo, sale } = await renewalSale(
+      tx,
+      subscription,
+      periodEnd,
+    );
     const { customer } = subscription;
     const currency = subscription.currency;
-    const billedTo = await subscriptionBillingDetails(tx, subscription);
-    const tax = await saleTax(
-      tx,
-      {
-        organizationId: subscription.organization.id,
-        productId: subscription.product.id,
-        customer: billedTo,
-        currency,
-        netAmount: untaxed.netAmount,
-        reference: orderId,
-      },
-      stripe,
-    );
+    let tax: SaleTax;
+    if (quoted && JSON.stringify(quoted.sale) === JSON.stringify(sale)) {
+      tax = quoted.tax;
+    } else if (quoted) {
+      throw new Error(`renewal ${orderId} changed while Stripe Tax priced it; priced again`);
+    } else {
+      tax = await saleTax(tx, sale, undefined);
+    }
     const bill = taxedBill(untaxed, tax);
     const fromBalance = await balanceToUse(tx, customer.id, currency, bill.totalAmount);
     const order = tx.create(Order, {
@@ -277,6 +296,42 @@ export async function openRenewalOrder(
 }
 
 /**
+ * The sale the renewal of the period ending `periodEnd` makes: the closed and the billed
+ * periods, the untaxed bill and who it is billed to.
+ */
+async function renewalSale(em: EntityManager, subscription: Subscription, periodEnd: Date) {
+  const closedPeriod = { start: subscription.currentPeriodStart, end: periodEnd };
+  const billedPeriod = periodAfter(subscription, periodEnd);
+  const untaxed = await renewalBill(em, subscription, closedPeriod, billedPeriod);
+  const billedTo = await subscriptionBillingDetails(em, subscription);
+  const sale: Sale = {
+    organizationId: subscription.organization.id,
+    productId: subscription.product.id,
+    customer: billedTo,
+    currency: subscription.currency,
+    netAmount: untaxed.netAmount,
+    reference: renewalOrderIdOf(subscription.id, periodEnd),
+  };
+  return { billedPeriod, untaxed, billedTo, sale };
+}
+
+/** Stripe Tax's calculation of the renewal's sale as it stands, asked outside any transaction. */
+async function quoteRenewalTax(
+  em: EntityManager,
+  subscriptionId: string,
+  periodEnd: Date,
+  stripe: StripeClient,
+): Promise<{ sale: Sale; tax: SaleTax }> {
+  const subscription = await em.findOneOrFail(
+    Subscription,
+    { id: subscriptionId },
+    { populate: ['organization', 'customer', 'testClock'] },
+  );
+  const { sale } = await renewalSale(em, subscription, periodEnd);
+  return { sale, tax: await saleTax(em, sale, stripe) };
+}
+
+/**
  * The invoice number of a renewal order not written yet (null: written already), taken from its
  * organization's counter in a statement of its own: inside the renewal's transaction, the
  * counter's row would stay locked until that commits, and every renewal of the seller would
@@ -287,16 +342,17 @@ async function renewalInvoiceNumber(
   em: EntityManager,
   subscriptionId: string,
   orderId: string,
-): Promise<string | null> {
-  const [row] = await em.execute<InvoiceCounterRow[]>(
+): Promise<(InvoiceCounterRow & { tax_mode: TaxMode | null }) | null> {
+  // The organization's tax mode with it: whether Stripe Tax is asked before the transaction.
+  const [row] = await em.execute<(InvoiceCounterRow & { tax_mode: TaxMode | null })[]>(
     `update organizations o set last_invoice_number = o.last_invoice_number + 1
      from subscriptions s
      where s.id = ? and o.id = s.organization_id
        and not exists (select 1 from orders where id = ?)
-     returning o.slug, o.last_invoice_number`,
+     returning o.slug, o.last_invoice_number, o.tax_settings ->> 'mode' as tax_mode`,
     [subscriptionId, orderId],
   );
-  return row ? invoiceNumberOf(row) : null;
+  return row ?? null;
 }
 
 /**
