@@ -213,7 +213,7 @@ describe('Payments: Stripe charges, the Stripe webhook, /v1/payments', () => {
           payment_method: 'pm_card_visa',
           last_payment_error: null,
         } as Stripe.PaymentIntent;
-        await recordPaymentOutcome(api.orm.em.fork(), payment, processing, { firstWord: true });
+        await recordPaymentOutcome(api.orm.em.fork(), payment, processing);
       }
       return { collector, payment, paymentId, intentId, payload };
     }
@@ -274,9 +274,17 @@ describe('Payments: Stripe charges, the Stripe webhook, /v1/payments', () => {
       const { collector, payment, paymentId, intentId, payload } = await pendingPayment();
       const intent = (JSON.parse(payload) as { data: { object: object } }).data.object;
       // What chargeAttempt does with Stripe's answer, before the webhook's event comes.
-      await recordPaymentOutcome(api.orm.em.fork(), payment, intent as Stripe.PaymentIntent, {
-        firstWord: true,
-      });
+      await recordPaymentOutcome(api.orm.em.fork(), payment, intent as Stripe.PaymentIntent);
+      // The row's version: the transaction that last wrote it.
+      const version = async () =>
+        (
+          await api.orm.em
+            .getConnection()
+            .execute<{ xmin: string }[]>('select xmin::text from payments where id = ?', [
+              paymentId,
+            ])
+        )[0]?.xmin;
+      const settled = await version();
       const answer = await post(payload, stripeSignature(payload, secret()));
       assert.deepEqual(await answer.json(), { received: true, result: 'applied' });
       await collector.signal(doneSignal);
@@ -284,6 +292,8 @@ describe('Payments: Stripe charges, the Stripe webhook, /v1/payments', () => {
       const paid = await api.orm.em.fork().findOneOrFail(Payment, { id: paymentId });
       assert.equal(paid.status, 'succeeded');
       assert.equal(paid.processorId, intentId);
+      // The event said nothing new: the row was not written again.
+      assert.equal(await version(), settled);
     });
 
     it('signals nothing for an event settling a payment ahead of its charge’s answer, which then takes its outcome', async () => {
@@ -301,14 +311,30 @@ describe('Payments: Stripe charges, the Stripe webhook, /v1/payments', () => {
         ['succeeded', 1200, seller.organizationId, intentId],
       );
       // The charge's own answer, older than the event: what it hands its workflow is the event's.
-      const charged = await recordPaymentOutcome(
-        api.orm.em.fork(),
-        payment,
-        { id: intentId, status: 'processing', last_payment_error: null } as Stripe.PaymentIntent,
-        { firstWord: true },
-      );
+      const charged = await recordPaymentOutcome(api.orm.em.fork(), payment, {
+        id: intentId,
+        status: 'processing',
+        last_payment_error: null,
+      } as Stripe.PaymentIntent);
       assert.equal(charged?.settledBefore, true);
       assert.equal(charged?.outcome?.status, 'succeeded');
+    });
+
+    it('writes a payment once when its charge’s answer and its event come at the same moment', async () => {
+      const { payment, paymentId, intentId, payload } = await pendingPayment({ answered: false });
+      const intent = (JSON.parse(payload) as { data: { object: Stripe.PaymentIntent } }).data
+        .object;
+      const both = await Promise.all(
+        [1, 2].map(() => recordPaymentOutcome(api.orm.em.fork(), payment, intent)),
+      );
+      // One wrote the row, the other found it settled: one of them hands the outcome over.
+      assert.deepEqual(both.map((recorded) => recorded?.settledBefore).sort(), [false, true]);
+      assert.deepEqual(
+        both.map((recorded) => recorded?.outcome?.status),
+        ['succeeded', 'succeeded'],
+      );
+      const written = await api.orm.em.fork().findOneOrFail(Payment, { id: paymentId });
+      assert.equal(written.processorId, intentId);
     });
 
     it('acknowledges events it has no use for', async () => {

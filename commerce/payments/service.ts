@@ -167,9 +167,12 @@ export function paymentOutcomeOf(
   }
 }
 
-/** A Payment row as recordPaymentOutcome finds it (`…_before`) and leaves it. */
+/**
+ * A Payment row as recordPaymentOutcome finds it (`…_before`, null when it wrote the row) and
+ * leaves it.
+ */
 interface RecordedPaymentRow {
-  status_before: PaymentStatus;
+  status_before: PaymentStatus | null;
   processor_id_before: string | null;
   processor_id: string;
   decline_reason: string | null;
@@ -206,116 +209,89 @@ export interface RecordedPaymentOutcome {
 }
 
 /**
- * Records what Stripe said about an attempt on its Payment, written once with the final values
- * when it is the first word of it (no row yet); `firstWord`: the charge's own answer, which
- * usually is, so the insert is tried first (an event usually finds the row, so the update is).
- * Whichever of the two comes second updates the row in one statement that locks it and reads it
- * as it was: the PaymentIntent id, the card, and a final status once — a settled payment is never
- * reopened (`settledBefore`: it was settled already, by whichever came first, and the outcome
- * answered is the one settled). Null when no such payment exists and none can be written (a
- * PaymentIntent made elsewhere names no organization). Runs in `em`'s transaction when it has one.
+ * Records what Stripe said about an attempt on its Payment, in one statement. The first word of
+ * it (the charge's own answer, or an event that came first) writes the row with its values; a
+ * later one updates it when it changes anything, locking the row (so the answer of the API call and the webhook's event,
+ * arriving together, apply one after the other) and reading it as it was: the PaymentIntent id,
+ * the card, and a final status once — a settled payment is never reopened (`settledBefore`: it
+ * was settled already, by whichever of the two came first, and the outcome answered is the one
+ * settled). Null when no such payment exists and none can be written (a PaymentIntent made
+ * elsewhere names no organization). Runs in `em`'s transaction when it has one.
  */
 export async function recordPaymentOutcome(
   em: EntityManager,
   payment: PaymentOfIntent,
   paymentIntent: Stripe.PaymentIntent,
-  { firstWord = false }: { firstWord?: boolean } = {},
 ): Promise<RecordedPaymentOutcome | null> {
   const decided = paymentOutcomeOf(paymentIntent, payment.paymentId);
-  const firstRecord = { outcome: decided, settledBefore: false, answeredBefore: false };
-  if (firstWord && (await insertPayment(em, payment, paymentIntent, decided))) return firstRecord;
-  const recorded = await updatePayment(em, payment.paymentId, paymentIntent, decided);
-  if (recorded || firstWord) return recorded;
-  if (await insertPayment(em, payment, paymentIntent, decided)) return firstRecord;
-  // Written meanwhile by the charge's answer: this one comes second.
-  return updatePayment(em, payment.paymentId, paymentIntent, decided);
-}
-
-/** The final status a decided outcome gives a Payment; null while undecided (or 3-D Secure). */
-const settlingOf = (decided: PaymentOutcome | null) =>
-  decided?.status === 'succeeded' || decided?.status === 'failed' ? decided : null;
-
-/**
- * The Payment's row as the first word of it leaves it; false when it exists already (or an
- * organization to write it for is unknown).
- */
-async function insertPayment(
-  em: EntityManager,
-  payment: PaymentOfIntent,
-  paymentIntent: Stripe.PaymentIntent,
-  decided: PaymentOutcome | null,
-): Promise<boolean> {
-  if (!payment.organizationId) return false;
-  const settling = settlingOf(decided);
-  const inserted = await executeBound<{ id: string }>(
-    em,
-    `insert into payments (id, organization_id, checkout_id, status, amount, currency, method,
-       method_metadata, decline_reason, decline_message, processor_id, created_at)
-     values ($1, $2, $3, $4, $5, $6, 'card', $7::jsonb, $8, $9, $10, $11)
-     on conflict (id) do nothing
-     returning id`,
-    [
-      payment.paymentId,
-      payment.organizationId,
-      payment.checkoutId,
-      settling?.status ?? 'pending',
-      payment.amount,
-      payment.currency,
-      JSON.stringify(cardOf(paymentIntent) ?? {}),
-      settling?.declineCode?.slice(0, 255) ?? null,
-      settling?.message?.slice(0, 255) ?? null,
-      paymentIntent.id,
-      new Date(),
-    ],
-  );
-  return inserted.length === 1;
-}
-
-/** Records a later word on the Payment's row (see recordPaymentOutcome); null when it has none. */
-async function updatePayment(
-  em: EntityManager,
-  paymentId: string,
-  paymentIntent: Stripe.PaymentIntent,
-  decided: PaymentOutcome | null,
-): Promise<RecordedPaymentOutcome | null> {
-  const settling = settlingOf(decided);
+  const settling = decided?.status === 'succeeded' || decided?.status === 'failed' ? decided : null;
   const card = cardOf(paymentIntent);
-  // SET reads the row as it was; `before` hands the same to RETURNING, which sees it as left.
-  const [row] = await executeBound<RecordedPaymentRow>(
-    em,
-    `with before as (select id, status, processor_id from payments where id = $1 for update)
-     update payments p set
-       processor_id = coalesce(p.processor_id, $2),
-       method_metadata = p.method_metadata || $3::jsonb,
-       status = case when p.status = 'pending' and $4::text is not null then $4 else p.status end,
-       decline_reason = case when p.status = 'pending' and $4::text = 'failed' then $5
-         else p.decline_reason end,
-       decline_message = case when p.status = 'pending' and $4::text = 'failed' then $6
-         else p.decline_message end,
-       modified_at = case when p.processor_id is null or ($4::text is not null and p.status = 'pending')
-         or p.method_metadata || $3::jsonb is distinct from p.method_metadata then $7
-         else p.modified_at end
-     from before where p.id = before.id
-     returning before.status as status_before, before.processor_id as processor_id_before,
-       p.processor_id, p.decline_reason, p.decline_message, p.method_metadata`,
-    [
-      paymentId,
-      paymentIntent.id,
-      JSON.stringify(card ?? {}),
-      settling?.status ?? null,
-      settling?.declineCode?.slice(0, 255) ?? null,
-      settling?.message?.slice(0, 255) ?? null,
-      new Date(),
-    ],
-  );
-  if (!row) return null;
-  const settledBefore = row.status_before !== 'pending';
-  const outcome = settledBefore ? settledOutcomeOf(row, paymentId, paymentIntent) : decided;
+  const record = () =>
+    executeBound<RecordedPaymentRow>(
+      em,
+      // `before` is the row as it was, locked. A later word changing nothing writes nothing (an
+      // event after the charge's own answer); no row: written, unless another statement writes
+      // it at once (this one then answers nothing, and runs again to update it).
+      `with before as (
+         select id, status, processor_id, decline_reason, decline_message, method_metadata
+         from payments where id = $1 for update),
+       updated as (
+         update payments p set
+           processor_id = coalesce(p.processor_id, $2),
+           method_metadata = p.method_metadata || $3::jsonb,
+           status = case when p.status = 'pending' and $4::text is not null then $4 else p.status end,
+           decline_reason = case when p.status = 'pending' and $4::text = 'failed' then $5
+             else p.decline_reason end,
+           decline_message = case when p.status = 'pending' and $4::text = 'failed' then $6
+             else p.decline_message end,
+           modified_at = $7
+         from before where p.id = before.id
+           and (p.processor_id is null or ($4::text is not null and p.status = 'pending')
+             or p.method_metadata || $3::jsonb is distinct from p.method_metadata)
+         returning before.status as status_before, before.processor_id as processor_id_before,
+           p.processor_id, p.decline_reason, p.decline_message, p.method_metadata),
+       unchanged as (
+         select status, processor_id, processor_id, decline_reason, decline_message, method_metadata
+         from before where not exists (select 1 from updated)),
+       inserted as (
+         insert into payments (id, organization_id, checkout_id, status, amount, currency, method,
+           method_metadata, decline_reason, decline_message, processor_id, created_at)
+         select $1, $8, $9, coalesce($4::text, 'pending'), $10, $11, 'card', $3::jsonb,
+           case when $4::text = 'failed' then $5 end, case when $4::text = 'failed' then $6 end,
+           $2, $7
+         where $8::uuid is not null and not exists (select 1 from before)
+         on conflict (id) do nothing
+         returning null::text as status_before, null::text as processor_id_before,
+           processor_id, decline_reason, decline_message, method_metadata)
+       select * from updated union all select * from unchanged
+       union all select * from inserted`,
+      [
+        payment.paymentId,
+        paymentIntent.id,
+        JSON.stringify(card ?? {}),
+        settling?.status ?? null,
+        settling?.declineCode?.slice(0, 255) ?? null,
+        settling?.message?.slice(0, 255) ?? null,
+        new Date(),
+        payment.organizationId,
+        payment.checkoutId,
+        payment.amount,
+        payment.currency,
+      ],
+    );
+  const [row] = await record();
+  // Nothing written though the payment could be: written meanwhile, so updated now.
+  const recorded = row ?? (payment.organizationId ? (await record())[0] : undefined);
+  if (!recorded) return null;
+  const settledBefore = recorded.status_before !== null && recorded.status_before !== 'pending';
+  const outcome = settledBefore
+    ? settledOutcomeOf(recorded, payment.paymentId, paymentIntent)
+    : decided;
   // Events carry the payment method's id only: the card is the one recorded before.
-  const { brand, last4 } = row.method_metadata;
+  const { brand, last4 } = recorded.method_metadata;
   return {
     settledBefore,
-    answeredBefore: Boolean(row.processor_id_before),
+    answeredBefore: Boolean(recorded.processor_id_before),
     outcome: outcome && {
       ...outcome,
       cardBrand: outcome.cardBrand ?? (typeof brand === 'string' ? brand : null),

@@ -152,9 +152,7 @@ export async function chargeAttempt(
       rethrowStripeError(error);
     }
   }
-  const recorded = await recordPaymentOutcome(orm.em.fork(), attempt, paymentIntent, {
-    firstWord: true,
-  });
+  const recorded = await recordPaymentOutcome(orm.em.fork(), attempt, paymentIntent);
   const outcome = recorded?.outcome ?? null;
   return {
     paymentId: attempt.paymentId,
