@@ -5,10 +5,19 @@ import { join } from 'node:path';
 import { hashPassword as scryptHash, verifyPassword as scryptVerify } from 'better-auth/crypto';
 import { hashPassword, verifyPassword } from '../accounts/passwords.ts';
 import { projectRoot } from '../config/env.ts';
+import { openOrm } from '../db/orm.ts';
 import { dropDatabase, ensureDatabase } from '../devstack/postgres.ts';
 import { findFreePort, waitUntilReady } from '../devstack/supervisor.ts';
 import type { TestStack } from '../devstack/test-stack.ts';
 import { benchRun } from './lib/bench-run.ts';
+import {
+  type CpuUse,
+  cpuBound,
+  cpuTable,
+  postgresBackends,
+  serverMsPerOperation,
+  startCpuUse,
+} from './lib/cpu-use.ts';
 import { writeBenchResults } from './lib/results.ts';
 import { type LoadOptions, type LoadSummary, runLoad } from './lib/run-load.ts';
 
@@ -94,6 +103,8 @@ interface Server {
   url: string;
   /** The seeded user's session cookies. */
   cookie: string;
+  /** Its database's name, whose PostgreSQL backends count in its CPU. */
+  database: string;
 }
 
 const account = {
@@ -109,7 +120,7 @@ function startTollgate(stack: TestStack): Promise<string> {
   });
 }
 
-async function startBetterAuth(stack: TestStack): Promise<string> {
+async function startBetterAuth(stack: TestStack): Promise<{ url: string; database: string }> {
   const databaseUrl = new URL(stack.addresses.databaseUrl);
   databaseUrl.pathname = `/better_auth_bench_${Date.now()}_${process.pid}`;
   await ensureDatabase(databaseUrl.toString());
@@ -138,7 +149,7 @@ async function startBetterAuth(stack: TestStack): Promise<string> {
     async () => (await fetch(`${url}/api/auth/ok`)).status === 200,
     { timeoutMs: 60_000, intervalMs: 200 },
   );
-  return url;
+  return { url, database: databaseUrl.pathname.slice(1) };
 }
 
 const postJson = (url: string, body: unknown) =>
@@ -149,7 +160,10 @@ const postJson = (url: string, body: unknown) =>
   });
 
 /** Signs the benchmark user up over HTTP; answers its session cookies, checked by get-session. */
-async function seedUser(name: Server['name'], url: string): Promise<Server> {
+async function seedUser(
+  name: Server['name'],
+  { url, database }: Omit<Server, 'name' | 'cookie'>,
+): Promise<Server> {
   const signUp = await postJson(`${url}/api/auth/sign-up/email`, account);
   if (signUp.status !== 200) {
     throw new Error(`${name} sign-up answered ${signUp.status}: ${await signUp.text()}`);
@@ -167,7 +181,7 @@ async function seedUser(name: Server['name'], url: string): Promise<Server> {
   const { email, password } = account;
   const signIn = await postJson(`${url}/api/auth/sign-in/email`, { email, password });
   if (signIn.status !== 200) throw new Error(`${name} sign-in answered ${signIn.status}`);
-  return { name, url, cookie };
+  return { name, url, cookie, database };
 }
 
 // --- Load ---
@@ -177,6 +191,15 @@ interface Scenario {
   connections: number;
   /** Tollgate's requests per second must reach this multiple of Better Auth's. */
   targetRatio?: number;
+  /**
+   * Measured as the time this many answers take instead of the answers within the run's seconds,
+   * after a warm-up of one answer per connection. For Better Auth's sign-in: its pure-JS scrypt
+   * (noble's scryptAsync, yielding every 10 ms) interleaves the connections' verifies on its one
+   * thread, so they are answered together every connections × 160 ms of CPU (seconds on a busy
+   * machine); a 5-second run then counted no answer at all, and a timed warm-up left its unanswered
+   * sign-ins to slow the measured run. Each answer still has the generator's 30 s timeout.
+   */
+  answers?: number;
   request(server: Server): Omit<LoadOptions, 'connections' | 'durationSeconds'>;
 }
 
@@ -184,7 +207,7 @@ const scenarios: Scenario[] = [
   {
     name: 'GET /get-session (valid cookie)',
     connections: 50,
-    targetRatio: 2,
+    targetRatio: 3,
     request: ({ url, cookie }) => ({ url: `${url}/api/auth/get-session`, headers: { cookie } }),
   },
   {
@@ -192,6 +215,7 @@ const scenarios: Scenario[] = [
     name: 'POST /sign-in/email (valid password)',
     connections: 10,
     targetRatio: 5,
+    answers: 40,
     request: ({ url }) => ({
       url: `${url}/api/auth/sign-in/email`,
       method: 'POST',
@@ -206,22 +230,58 @@ const scenarios: Scenario[] = [
   },
 ];
 
-async function measure(scenario: Scenario, server: Server): Promise<LoadSummary> {
+/** The PostgreSQL backends of each server's database, for its CPU: set once the stack runs. */
+let postgresPidsOf: (server: Server) => () => Promise<number[]>;
+
+async function measure(
+  scenario: Scenario,
+  server: Server,
+): Promise<{ summary: LoadSummary; cpu: CpuUse }> {
   const label = `${scenario.name} on ${server.name}`;
   const load = { ...scenario.request(server), connections: scenario.connections };
+  // A run to a number of answers is bounded by its generator's time limit, not by seconds.
+  const [warmUp, measured] =
+    scenario.answers === undefined
+      ? [{ durationSeconds: warmupSeconds }, { durationSeconds }]
+      : [
+          { answers: scenario.connections, durationSeconds: 60 },
+          { answers: scenario.answers, durationSeconds: 120 },
+        ];
   if (warmupSeconds > 0) {
-    say(`${label}: warm-up ${warmupSeconds} s`);
+    say(
+      `${label}: warm-up ${warmUp.answers ?? warmUp.durationSeconds} ${warmUp.answers ? 'answers' : 's'}`,
+    );
     await runLoad(
       `${label} (warm-up)`,
-      { ...load, durationSeconds: warmupSeconds },
+      { ...load, ...warmUp },
       { warmUp: true, signal: loadAbort.signal },
     );
     failIfCrashed();
   }
-  say(`${label}: ${durationSeconds} s, ${scenario.connections} connections`);
-  const summary = await runLoad(label, { ...load, durationSeconds }, { signal: loadAbort.signal });
+  say(
+    `${label}: ${measured.answers ?? measured.durationSeconds} ${measured.answers ? 'answers' : 's'}, ${scenario.connections} connections`,
+  );
+  const cpuUse = await startCpuUse(postgresPidsOf(server));
+  const summary = await runLoad(label, { ...load, ...measured }, { signal: loadAbort.signal });
+  const cpu = await cpuUse.stop(summary.requests, summary.cpuMs);
   failIfCrashed();
-  return summary;
+  return { summary, cpu };
+}
+
+/**
+ * Requests per second the machine's cores allow a server, from its measured CPU ms per request
+ * (its own process or processes and its PostgreSQL backends; the load generator and other work
+ * apart). Better Auth is one process: its JavaScript, scrypt included, has one core at most.
+ */
+function cpuAllows(server: Server, cpu: CpuUse) {
+  const own = server.name === 'Tollgate' ? /^API/ : /^Better Auth server/;
+  const serverMs = serverMsPerOperation(cpu, new RegExp(`${own.source}|^PostgreSQL`));
+  const ownCores = server.name === 'Tollgate' ? cpu.cores : 1;
+  const perSecond = Math.min(
+    (cpu.cores * 1000) / serverMs,
+    (ownCores * 1000) / serverMsPerOperation(cpu, own),
+  );
+  return { serverMs, perSecond };
 }
 
 // --- The run ---
@@ -259,27 +319,48 @@ try {
   say('starting the test stack');
   const stack = await run.startStack();
   // One after the other: a failure then leaves nothing starting behind the clean-up.
+  const tollgateDatabase = new URL(stack.addresses.databaseUrl).pathname.slice(1);
   const servers = [
-    await seedUser('Tollgate', await startTollgate(stack)),
+    await seedUser('Tollgate', { url: await startTollgate(stack), database: tollgateDatabase }),
     await seedUser('Better Auth', await startBetterAuth(stack)),
   ];
+  const orm = await openOrm(stack.addresses.databaseUrl, 1);
+  run.closeOnCleanUp(() => orm.close());
+  postgresPidsOf = (server) => postgresBackends(orm, server.database);
 
   const results = [];
   for (const scenario of scenarios) {
+    const [tollgateServer, betterAuthServer] = servers as [Server, Server];
     const [tollgate, betterAuth] = [
-      await measure(scenario, servers[0] as Server),
-      await measure(scenario, servers[1] as Server),
-    ] as [LoadSummary, LoadSummary];
-    const ratio = tollgate.requestsPerSecond / betterAuth.requestsPerSecond;
+      await measure(scenario, tollgateServer),
+      await measure(scenario, betterAuthServer),
+    ];
+    const ratio = tollgate.summary.requestsPerSecond / betterAuth.summary.requestsPerSecond;
     const targetMet = scenario.targetRatio === undefined ? null : ratio >= scenario.targetRatio;
+    const [tollgateAllows, betterAuthAllows] = [
+      cpuAllows(tollgateServer, tollgate.cpu),
+      cpuAllows(betterAuthServer, betterAuth.cpu),
+    ];
     results.push({
       scenario: scenario.name,
       connections: scenario.connections,
-      tollgate,
-      betterAuth,
+      tollgate: tollgate.summary,
+      betterAuth: betterAuth.summary,
       ratio,
       targetRatio: scenario.targetRatio ?? null,
       targetMet,
+      cpu: { tollgate: tollgate.cpu, betterAuth: betterAuth.cpu },
+      capacity: {
+        tollgateServerCpuMsPerRequest: Number(tollgateAllows.serverMs.toFixed(2)),
+        betterAuthServerCpuMsPerRequest: Number(betterAuthAllows.serverMs.toFixed(2)),
+        tollgateCpuBound: cpuBound(tollgate.cpu),
+        betterAuthCpuBound: cpuBound(betterAuth.cpu),
+        tollgateRequestsPerSecondTheCoresAllow: Math.round(tollgateAllows.perSecond),
+        betterAuthRequestsPerSecondTheCoresAllow: Number(betterAuthAllows.perSecond.toFixed(1)),
+        ratioTheCoresAllow: Number(
+          (tollgateAllows.perSecond / betterAuthAllows.perSecond).toFixed(2),
+        ),
+      },
     });
   }
   const loadAfter = loadavg();
@@ -296,6 +377,32 @@ try {
           'Better Auth p50/p99 (ms)': `${result.betterAuth.latencyP50Ms} / ${result.betterAuth.latencyP99Ms}`,
           target: result.targetRatio === null ? '' : `>= ${result.targetRatio}x`,
           met: result.targetMet === null ? '' : result.targetMet ? 'yes' : 'NO',
+        },
+      ]),
+    ),
+  );
+  say('CPU ms per request of each process during the measured runs');
+  console.table(
+    cpuTable(
+      Object.fromEntries(
+        results.flatMap((result) => [
+          [`${result.scenario} on Tollgate`, result.cpu.tollgate],
+          [`${result.scenario} on Better Auth`, result.cpu.betterAuth],
+        ]),
+      ),
+    ),
+  );
+  console.table(
+    Object.fromEntries(
+      results.map(({ scenario, capacity, targetRatio }) => [
+        scenario,
+        {
+          'Tollgate CPU ms/req (API + PG)': capacity.tollgateServerCpuMsPerRequest,
+          'Better Auth CPU ms/req (server + PG)': capacity.betterAuthServerCpuMsPerRequest,
+          'CPU-bound (Tollgate / Better Auth)': `${capacity.tollgateCpuBound ? 'yes' : 'no'} / ${capacity.betterAuthCpuBound ? 'yes' : 'no'}`,
+          'req/s the cores allow (Tollgate / Better Auth)': `${capacity.tollgateRequestsPerSecondTheCoresAllow} / ${capacity.betterAuthRequestsPerSecondTheCoresAllow}`,
+          'ratio the cores allow': `${capacity.ratioTheCoresAllow}x`,
+          target: targetRatio === null ? '' : `>= ${targetRatio}x`,
         },
       ]),
     ),

@@ -12,6 +12,13 @@ import { join } from 'node:path';
 import { projectRoot } from '../config/env.ts';
 import { benchRun } from './lib/bench-run.ts';
 import { checkAnswer } from './lib/check-answer.ts';
+import {
+  type CpuUse,
+  cpuBound,
+  cpuTable,
+  postgresBackends,
+  serverMsPerOperation,
+} from './lib/cpu-use.ts';
 import { writeBenchResults } from './lib/results.ts';
 import type { LoadOptions, LoadSummary } from './lib/run-load.ts';
 
@@ -42,7 +49,7 @@ const workDir = join(projectRoot, '.data', 'bench-catalog');
  * and one customer holding a granted benefit and a meter, whose state is read.
  */
 async function seedCatalog(databaseUrl: string) {
-  const { em, organizationId, token } = await run.seedSeller(databaseUrl);
+  const { orm, em, organizationId, token } = await run.seedSeller(databaseUrl);
   const sql = (query: string) => em.getConnection().execute(query, [organizationId]);
   await sql(`
     insert into benefits (id, organization_id, type, description, properties, metadata, created_at)
@@ -92,12 +99,8 @@ async function seedCatalog(databaseUrl: string) {
     [customerId, organizationId],
   );
   await em.getConnection().execute('analyze');
-  return { token, customerId };
+  return { orm, token, customerId };
 }
-
-/** A warm-up, then the measured run of one call. */
-const measure = (label: string, load: Omit<LoadOptions, 'durationSeconds'>) =>
-  run.measure(label, load, { warmupSeconds, durationSeconds });
 
 try {
   rmSync(workDir, { recursive: true, force: true });
@@ -111,7 +114,10 @@ try {
   });
   say(`seeding ${productCount} products and ${customerCount} customers`);
   const seedStarted = performance.now();
-  const { token, customerId } = await seedCatalog(stack.addresses.databaseUrl);
+  const { orm, token, customerId } = await seedCatalog(stack.addresses.databaseUrl);
+  /** A warm-up, then the measured run of one call and the CPU it cost. */
+  const measure = (label: string, load: Omit<LoadOptions, 'durationSeconds'>) =>
+    run.measureWithCpu(label, load, { warmupSeconds, durationSeconds }, postgresBackends(orm));
   const seedSeconds = (performance.now() - seedStarted) / 1000;
   const headers = { authorization: `Bearer ${token}` };
 
@@ -124,7 +130,7 @@ try {
   const stateUrl = `${apiUrl}/v1/customers/${customerId}/state`;
   await checkAnswer(stateUrl, token, (state) => state.granted_benefits.length === 2);
 
-  const results: Record<string, LoadSummary> = {
+  const measured = {
     'list products (page of 100)': await measure('list products', {
       url: listUrl,
       headers,
@@ -140,6 +146,38 @@ try {
       connections,
     }),
   };
+  const results: Record<string, LoadSummary> = Object.fromEntries(
+    Object.entries(measured).map(([name, { summary }]) => [name, summary]),
+  );
+  const cpu: Record<string, CpuUse> = Object.fromEntries(
+    Object.entries(measured).map(([name, { cpu }]) => [name, cpu]),
+  );
+  // The rate each aim needs: a p99 aim at `connections` closed-loop connections needs at least
+  // connections / p99 answers per second (Little's law: mean latency = connections / rate, and the
+  // p99 is above the mean); a rate aim, that rate. The measured CPU ms per request of the server's
+  // processes (API, worker, Temporal, PostgreSQL) give the rate the machine's cores allow them, the
+  // load generator and other work apart, and the cores the aim needs.
+  const neededRates: Record<string, number> = {
+    'list products (page of 100)': connections / (targets.listProductsP99Ms / 1000),
+    'get customer state': connections / (targets.customerStateP99Ms / 1000),
+    'create customer': targets.createCustomersPerSecond,
+  };
+  const capacity = Object.fromEntries(
+    Object.entries(cpu).map(([name, use]) => {
+      const serverMs = serverMsPerOperation(use);
+      const needed = neededRates[name] as number;
+      return [
+        name,
+        {
+          'server CPU ms/request': Number(serverMs.toFixed(2)),
+          'CPU-bound (machine ≥ 90 % busy)': cpuBound(use),
+          'requests/s the cores allow': Math.round((use.cores * 1000) / serverMs),
+          'requests/s the aim needs': Math.round(needed),
+          'cores to reach the aim': Number(((needed * serverMs) / 1000).toFixed(1)),
+        },
+      ];
+    }),
+  );
   const loadAfter = loadavg();
 
   const verdicts = {
@@ -169,6 +207,9 @@ try {
       ]),
     ),
   );
+  say('CPU ms per request of each process during the measured runs');
+  console.table(cpuTable(cpu));
+  console.table(capacity);
   say(
     `seeded in ${seedSeconds.toFixed(1)} s; load average before ${loadBefore.map((v) => v.toFixed(2)).join(' ')}, after ${loadAfter.map((v) => v.toFixed(2)).join(' ')}`,
   );
@@ -179,6 +220,13 @@ try {
     targets,
     results,
     met: verdicts,
+    cpuMsPerRequest: Object.fromEntries(
+      Object.entries(cpu).map(([name, use]) => [name, use.msPerOperation]),
+    ),
+    machineBusy: Object.fromEntries(
+      Object.entries(cpu).map(([name, use]) => [name, Number(use.machineBusy.toFixed(2))]),
+    ),
+    capacity,
     cpuProfile,
     loadAverage: { before: loadBefore, after: loadAfter },
     measuredAt: new Date().toISOString(),

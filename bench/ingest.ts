@@ -20,8 +20,15 @@ import { projectRoot } from '../config/env.ts';
 import { Meter } from '../db/entities/index.ts';
 import type { openOrm } from '../db/orm.ts';
 import { benchRun } from './lib/bench-run.ts';
+import {
+  cpuBound,
+  cpuTable,
+  postgresBackends,
+  serverMsPerOperation,
+  startCpuUse,
+} from './lib/cpu-use.ts';
 import { writeBenchResults } from './lib/results.ts';
-import { type LoadOptions, runLoad } from './lib/run-load.ts';
+import { runLoad } from './lib/run-load.ts';
 
 const flag = (name: string, fallback: number) => {
   const value = process.argv.find((argument) => argument.startsWith(`--${name}=`));
@@ -42,6 +49,8 @@ if (![durationSeconds, clients, batchSize, seededEvents, customerCount].every((n
 }
 
 const warmupSeconds = 2;
+/** Connections reading the customer meter during ingestion. */
+const readConnections = 4;
 const targets = { eventsPerSecond: 20_000, customerMeterP99Ms: 20, quantitiesP99Ms: 200 };
 // Seeding runs at some 50,000 rows per second on a quiet machine; the budget allows for less.
 const run = benchRun(
@@ -204,22 +213,6 @@ async function getJson(url: string, token: string): Promise<any> {
   return body;
 }
 
-async function measureReads(
-  label: string,
-  load: Omit<LoadOptions, 'durationSeconds'>,
-  seconds: number,
-) {
-  await runLoad(
-    `${label} (warm-up)`,
-    { ...load, durationSeconds: warmupSeconds },
-    {
-      warmUp: true,
-      signal: run.loadAbort.signal,
-    },
-  );
-  return runLoad(label, { ...load, durationSeconds: seconds }, { signal: run.loadAbort.signal });
-}
-
 try {
   rmSync(workDir, { recursive: true, force: true });
   mkdirSync(workDir, { recursive: true });
@@ -233,6 +226,7 @@ try {
   say(`seeding a seller with ${customerCount} customers and a meter`);
   const { orm, organizationId, meterId, token } = await seedSeller(stack.addresses.databaseUrl);
   const headers = { authorization: `Bearer ${token}` };
+  const postgresPids = postgresBackends(orm);
 
   // Ingestion, with customer meter reads alongside.
   const ingestStart = new Date(Date.now() - 3_600_000 - 60_000).toISOString();
@@ -248,21 +242,34 @@ try {
   if (!customerMeter) throw new Error('ingestion created no customer meter for bench-1');
   const customerMeterUrl = `${apiUrl}/v1/customer-meters/${customerMeter.id}`;
   await getJson(customerMeterUrl, token);
+  // The reads alone first: their CPU cost, to tell it apart from ingestion's in the next window.
+  const readsAlone = await run.measureWithCpu(
+    'customer meter reads (alone)',
+    { url: customerMeterUrl, headers, connections: readConnections },
+    { warmupSeconds, durationSeconds: Math.min(durationSeconds, 5) },
+    postgresPids,
+  );
   const before = await storedTokens(orm, organizationId, ingestStart, new Date().toISOString());
 
   say(
     `ingesting: ${clients} clients, batches of ${batchSize}, ${durationSeconds} s; reading the customer meter alongside`,
   );
+  const ingestCpuUse = await startCpuUse(postgresPids);
   const ingestStarted = performance.now();
   const [ingestion, customerMeterReads] = await Promise.all([
     ingestUntil(apiUrl, token, bodies, Date.now() + durationSeconds * 1000),
     runLoad(
       'customer meter reads',
-      { url: customerMeterUrl, headers, connections: 4, durationSeconds },
+      { url: customerMeterUrl, headers, connections: readConnections, durationSeconds },
       { signal: run.loadAbort.signal },
     ),
   ]);
   const ingestSeconds = (performance.now() - ingestStarted) / 1000;
+  // Per 1,000 events accepted; the ingest clients are the bench process, the reads the generator.
+  const ingestCpu = await ingestCpuUse.stop(
+    ingestion.eventsAccepted / 1000,
+    customerMeterReads.cpuMs,
+  );
   run.failIfCrashed();
   const after = await storedTokens(orm, organizationId, ingestStart, new Date().toISOString());
   const storedEvents = after.events - before.events;
@@ -297,17 +304,53 @@ try {
     );
   }
   say('measuring meter quantities (one month by day)');
-  const quantities = await measureReads(
+  const { summary: quantities, cpu: quantitiesCpu } = await run.measureWithCpu(
     'meter quantities',
     { url: quantitiesUrl, headers, connections: 1 },
-    Math.min(durationSeconds, 15),
+    { warmupSeconds, durationSeconds: Math.min(durationSeconds, 15) },
+    postgresPids,
   );
   const loadAfter = loadavg();
 
+  // Cores to reach the aims, from measured CPU ms: ingestion's own server CPU (API, worker,
+  // Temporal, PostgreSQL: the window's, less the reads at their cost alone) × 20,000 events/s, the
+  // reads at the rate their aim needs: `readConnections` / 20 ms (Little's law: with the
+  // connections always waiting, the mean latency is connections / rate, and the p99 above it).
+  const readServerMs = serverMsPerOperation(readsAlone.cpu);
+  const thousands = ingestion.eventsAccepted / 1000;
+  const ingestServerMsPer1000 =
+    (serverMsPerOperation(ingestCpu) * thousands - customerMeterReads.requests * readServerMs) /
+    thousands;
+  const readsNeededPerSecond = readConnections / (targets.customerMeterP99Ms / 1000);
+  const ingestionCores = (ingestServerMsPer1000 * (targets.eventsPerSecond / 1000)) / 1000;
+  const readCores = (readServerMs * readsNeededPerSecond) / 1000;
+  const capacity = {
+    'server CPU ms per 1,000 events (reads taken out)': Number(ingestServerMsPer1000.toFixed(1)),
+    'server CPU ms per read (reads alone)': Number(readServerMs.toFixed(2)),
+    'CPU-bound while ingesting (machine ≥ 90 % busy)': cpuBound(ingestCpu),
+    'events/s the cores allow ingestion alone': Math.round(
+      (ingestCpu.cores * 1000 * 1000) / ingestServerMsPer1000,
+    ),
+    [`cores for ${targets.eventsPerSecond} events/s`]: Number(ingestionCores.toFixed(2)),
+    [`cores for ${readsNeededPerSecond} reads/s`]: Number(readCores.toFixed(2)),
+    'cores to reach the aim (clients apart)': Number((ingestionCores + readCores).toFixed(1)),
+  };
   const results = {
     ingestion: { ...ingestion, seconds: ingestSeconds, storedEvents, eventsPerSecond },
+    customerMeterReadsAlone: readsAlone.summary,
     customerMeterReads,
     quantities,
+    cpuMs: {
+      perThousandEventsWhileIngesting: ingestCpu.msPerOperation,
+      perReadAlone: readsAlone.cpu.msPerOperation,
+      perQuantitiesRead: quantitiesCpu.msPerOperation,
+    },
+    machineBusy: {
+      whileIngesting: Number(ingestCpu.machineBusy.toFixed(2)),
+      readsAlone: Number(readsAlone.cpu.machineBusy.toFixed(2)),
+      quantities: Number(quantitiesCpu.machineBusy.toFixed(2)),
+    },
+    capacity,
   };
   const met = {
     ingestion: eventsPerSecond >= targets.eventsPerSecond,
@@ -321,6 +364,11 @@ try {
       'p99 (ms)': ingestion.batchP99Ms,
       target: `>= ${targets.eventsPerSecond}/s`,
       met: met.ingestion ? 'yes' : 'NO',
+    },
+    'customer meter read (alone, before)': {
+      value: `${Math.round(readsAlone.summary.requestsPerSecond)}/s`,
+      'p50 (ms)': readsAlone.summary.latencyP50Ms,
+      'p99 (ms)': readsAlone.summary.latencyP99Ms,
     },
     'customer meter read (during ingest)': {
       value: `${Math.round(customerMeterReads.requestsPerSecond)}/s`,
@@ -337,6 +385,17 @@ try {
       met: met.quantities ? 'yes' : 'NO',
     },
   });
+  say(
+    'CPU ms of each process: per 1,000 events while ingesting (the ingest clients are the bench process), per read otherwise',
+  );
+  console.table(
+    cpuTable({
+      'ingestion + reads (per 1,000 events)': ingestCpu,
+      'customer meter reads alone (per read)': readsAlone.cpu,
+      'quantities (per read)': quantitiesCpu,
+    }),
+  );
+  console.table(capacity);
   say(
     `stored ${storedEvents.toLocaleString('en')} events (${ingestion.eventsAccepted.toLocaleString('en')} accepted); seeded in ${seedSeconds.toFixed(0)} s (rollups ${rollupSeconds.toFixed(0)} s); load average before ${loadBefore.map((v) => v.toFixed(2)).join(' ')}, after ${loadAfter.map((v) => v.toFixed(2)).join(' ')}`,
   );

@@ -5,6 +5,7 @@ import { startApiProcess } from '../../devstack/app-processes.ts';
 import { findFreePort, type RunningService, Supervisor } from '../../devstack/supervisor.ts';
 import { startTestStack, type TestStack } from '../../devstack/test-stack.ts';
 import { allScopes } from '../../domain/scopes.ts';
+import { type CpuUse, startCpuUse } from './cpu-use.ts';
 import { type LoadOptions, type LoadSummary, runLoad } from './run-load.ts';
 
 /**
@@ -44,6 +45,30 @@ export function benchRun(name: string, budgetSeconds: number) {
     void cleanUp().then(() => process.exit(1));
   }, budgetSeconds * 1000).unref();
 
+  type Timing = { warmupSeconds: number; durationSeconds: number };
+  const measureWith = async (
+    label: string,
+    load: Omit<LoadOptions, 'durationSeconds'>,
+    { warmupSeconds, durationSeconds }: Timing,
+    postgresPids?: () => Promise<number[]>,
+  ): Promise<{ summary: LoadSummary; cpu?: CpuUse }> => {
+    say(`${label}: warm-up ${warmupSeconds} s, then ${durationSeconds} s at ${load.connections}`);
+    await runLoad(
+      `${label} (warm-up)`,
+      { ...load, durationSeconds: warmupSeconds },
+      { warmUp: true, signal: loadAbort.signal },
+    );
+    failIfCrashed();
+    const cpuUse = postgresPids && (await startCpuUse(postgresPids));
+    const summary = await runLoad(
+      label,
+      { ...load, durationSeconds },
+      { signal: loadAbort.signal },
+    );
+    failIfCrashed();
+    return { summary, cpu: await cpuUse?.stop(summary.requests, summary.cpuMs) };
+  };
+
   return {
     say,
     loadAbort,
@@ -53,26 +78,19 @@ export function benchRun(name: string, budgetSeconds: number) {
      * A warm-up of `warmupSeconds`, then the measured run of `durationSeconds`: its summary. A
      * crashed process fails the run after either.
      */
-    measure: async (
+    measure: async (label: string, load: Omit<LoadOptions, 'durationSeconds'>, timing: Timing) =>
+      (await measureWith(label, load, timing)).summary,
+    /** As `measure`, with the CPU the measured run cost (cpu-use.ts) and the backends it counts. */
+    measureWithCpu: (
       label: string,
       load: Omit<LoadOptions, 'durationSeconds'>,
-      { warmupSeconds, durationSeconds }: { warmupSeconds: number; durationSeconds: number },
-    ): Promise<LoadSummary> => {
-      say(`${label}: warm-up ${warmupSeconds} s, then ${durationSeconds} s at ${load.connections}`);
-      await runLoad(
-        `${label} (warm-up)`,
-        { ...load, durationSeconds: warmupSeconds },
-        { warmUp: true, signal: loadAbort.signal },
-      );
-      failIfCrashed();
-      const summary = await runLoad(
-        label,
-        { ...load, durationSeconds },
-        { signal: loadAbort.signal },
-      );
-      failIfCrashed();
-      return summary;
-    },
+      timing: Timing,
+      postgresPids: () => Promise<number[]>,
+    ) =>
+      measureWith(label, load, timing, postgresPids) as Promise<{
+        summary: LoadSummary;
+        cpu: CpuUse;
+      }>,
     /** Closed on clean-up, before the processes stop (database pools, Temporal clients). */
     closeOnCleanUp: (close: () => Promise<unknown>) => closers.push(close),
     /** Stopped on clean-up with the processes, in reverse order: after what is added later. */

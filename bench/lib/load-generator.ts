@@ -16,6 +16,11 @@ export interface LoadOptions {
   body?: string;
   /** Replace each `[<id>]` in the body with a fresh id per request (unique emails, say). */
   idReplacement?: boolean;
+  /**
+   * Stop after this many answers instead of after `durationSeconds` (then only the generator's
+   * time limit): every request sent is answered within the run, for routes answering seconds apart.
+   */
+  answers?: number;
 }
 
 export interface LoadSummary {
@@ -27,11 +32,15 @@ export interface LoadSummary {
   errors: number;
   timeouts: number;
   statusCodes: Record<string, number>;
+  /** CPU milliseconds the generator itself burned during the run (it shares the server's cores). */
+  cpuMs: number;
 }
 
 /** The part of autocannon's result this benchmark reads (the package ships no types). */
 interface AutocannonResult {
   requests: { mean: number; total: number };
+  /** Seconds from the first request to the end. */
+  duration: number;
   latency: { p50: number; p99: number };
   non2xx: number;
   errors: number;
@@ -44,6 +53,7 @@ type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 const options = JSON.parse(process.argv[2] ?? '') as LoadOptions;
 
+const cpuBefore = process.cpuUsage();
 const result = await autocannon({
   url: options.url,
   connections: options.connections,
@@ -52,12 +62,16 @@ const result = await autocannon({
   headers: options.headers ?? {},
   body: options.body,
   idReplacement: options.idReplacement ?? false,
+  amount: options.answers,
   // Better Auth's sign-in queues behind its pure-JS scrypt: seconds per answer, not an error.
   timeout: 30,
 });
+const cpu = process.cpuUsage(cpuBefore);
 
 const summary: LoadSummary = {
-  requestsPerSecond: result.requests.mean,
+  // A run to a number of answers ends inside its last second: the mean of whole seconds misleads.
+  requestsPerSecond:
+    options.answers === undefined ? result.requests.mean : result.requests.total / result.duration,
   requests: result.requests.total,
   latencyP50Ms: result.latency.p50,
   latencyP99Ms: result.latency.p99,
@@ -67,5 +81,6 @@ const summary: LoadSummary = {
   statusCodes: Object.fromEntries(
     Object.entries(result.statusCodeStats).map(([status, { count }]) => [status, count]),
   ),
+  cpuMs: (cpu.user + cpu.system) / 1000,
 };
 process.stdout.write(`${JSON.stringify(summary)}\n`);

@@ -36,6 +36,7 @@ export function processCpu(postgresPids: number[]): ProcessTicks {
     if (command.includes('stripe-mock')) return 'stripe-mock';
     if (command.includes('temporal/worker.ts')) return 'worker';
     if (command.includes('api/server.ts')) return 'API';
+    if (command.includes('better-auth-server.ts')) return 'Better Auth server';
     if (/\btemporal\b.*server/.test(command)) return 'Temporal dev server';
     // An embedded PostgreSQL's own processes (WAL writer, checkpointer, …), its backends apart.
     if (/^postgres\b|\/postgres /.test(command)) return 'PostgreSQL (server processes)';
