@@ -516,25 +516,38 @@ export async function subscribers(lane: Lane, count: number, months: number) {
           );
         });
       }
+      // A network fault armed on /v1/payment_intents may take a renewal's confirmation before
+      // the decline armed for it; the client's retry is a replay, never declined (Stripe answers
+      // it as the first time), so that renewal pays and the decline waits for the next one.
+      let declineArmed = false;
       for (let month = 1; month <= months && !lane.over(); month++) {
-        const dunning = lane.random() < 0.25;
+        const dunning = declineArmed || lane.random() < 0.25;
+        const renewedFor = (answer: Answer) =>
+          answer.body?.status === 'active' &&
+          Date.parse(answer.body.current_period_start) >= monthAfter(start, month).getTime();
         const renewed = await lane.ops.run(
           dunning ? 'renewal declined, retried by finance' : 'renewal',
           async () => {
-            if (dunning) {
+            if (dunning && !declineArmed) {
               await stripe.declinePayments({
                 bodyIncludes: subscription.id,
                 declineCode: 'insufficient_funds',
                 count: 1,
               });
+              declineArmed = true;
             }
             await advance(lane, subscription.clockId, monthAfter(start, month));
             if (dunning) {
-              await until(
-                `subscription ${subscription.id} past due`,
+              const declined = await until(
+                `subscription ${subscription.id} past due (or renewed)`,
                 () => lane.seller('GET', `/v1/subscriptions/${subscription.id}`),
-                (answer) => answer.body?.status === 'past_due',
+                (answer) => answer.body?.status === 'past_due' || renewedFor(answer),
               );
+              if (declined.body.status !== 'past_due') {
+                await lane.ops.run('renewal decline pre-empted by a network fault', async () => {});
+                return true;
+              }
+              declineArmed = false;
               // Sent again after a lost answer, the retry may find the renewal paid already.
               await lane.seller(
                 'POST',
@@ -546,9 +559,7 @@ export async function subscribers(lane: Lane, count: number, months: number) {
             await until(
               `subscription ${subscription.id} renewed for month ${month}`,
               () => lane.seller('GET', `/v1/subscriptions/${subscription.id}`),
-              (answer) =>
-                answer.body?.status === 'active' &&
-                Date.parse(answer.body.current_period_start) >= monthAfter(start, month).getTime(),
+              renewedFor,
             );
             return true;
           },
