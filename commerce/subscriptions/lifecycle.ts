@@ -1,6 +1,7 @@
 import { FlushMode, LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { businessMetrics } from '../../core/metrics.ts';
+import { announcedHere, changeTopics } from '../../db/change-notifications.ts';
 import {
   Order,
   OrderItem,
@@ -14,6 +15,7 @@ import type {
   SubscriptionPaymentError,
   SubscriptionStatus,
 } from '../../db/entities/subscription.ts';
+import { newId } from '../../db/ids.ts';
 import { executeBound } from '../../db/sql.ts';
 import { nextBillingPeriod } from '../../domain/billing-periods.ts';
 import type {
@@ -24,7 +26,11 @@ import type { TaxMode } from '../../domain/tax.ts';
 import type { StripeClient } from '../../integrations/stripe/client.ts';
 import { paymentIdOf } from '../../integrations/stripe/payments.ts';
 import { addBalanceEntry, balanceToUse, recordOrderDebit } from '../customers/balance.ts';
-import { recordCustomerStateChange } from '../customers/state.ts';
+import {
+  customerStateKey,
+  customerStateWithSubscription,
+  recordCustomerStateChange,
+} from '../customers/state.ts';
 import { commerceError } from '../errors.ts';
 import {
   type Sale,
@@ -34,7 +40,7 @@ import {
 } from '../orders/sale-tax.ts';
 import { orderWire } from '../orders/schemas.ts';
 import { type InvoiceCounterRow, invoiceNumberOf } from '../orders/service.ts';
-import { appendEvent } from '../outbox.ts';
+import { appendEvent, type CommerceEventType } from '../outbox.ts';
 import { renewalBill, taxedBill } from './renewal-bill.ts';
 import { scheduleOf, subscriptionNow } from './schedule.ts';
 import type { SubscriptionWire } from './schemas.ts';
@@ -408,11 +414,10 @@ export interface RenewalRecovery {
  * Records order.updated, order.paid, subscription.updated (and subscription.active when it was
  * trialing, past due or unpaid) and customer.state_changed. Done already, it changes nothing.
  *
- * Its events are built before its transaction, from the rows as read then with the settlement
- * applied in memory; the transaction writes the order, the payment and the subscription in one
- * statement, on condition that the subscription's row is still the version read (else all is
- * read again), then the events and the customer's state: a few round trips, no read of the
- * events' sources under the lock.
+ * One statement writes it all, the order, the payment, the subscription and the events (built
+ * beforehand from the rows as read, the settlement applied in memory), on condition that the
+ * subscription's row is still the version read (else all is read again): no transaction stays
+ * open between round trips.
  */
 export async function settleRenewalPaid(
   em: EntityManager,
@@ -442,9 +447,11 @@ export async function settleRenewalPaid(
 const settleReads = 5;
 
 /**
- * Pays the renewal order and begins the next period, in one statement, if the subscription's
- * row is still version $2 (its xmin) and the order still pending: answers `settled` 1, else 0.
- * Recovery and status follow the row itself: they are what the caller computed from that version.
+ * Pays the renewal order and begins the next period, if the subscription's row is still version
+ * $2 (its xmin) and the order still pending, with the events $12 (`[{id, type, data}]`) and the
+ * customer's state change announced ($11: the organization; $13, $14: pg_notify's channel and
+ * key): answers `settled` 1, else 0 (nothing written). Recovery and status follow the row
+ * itself: they are what the caller computed from that version.
  */
 const settleRenewalStatement = `
   with advanced as (
@@ -467,8 +474,14 @@ const settleRenewalStatement = `
   ), charged as (
     update payments set order_id = $3, status = 'succeeded'
     where id = $8::uuid and exists (select 1 from paid)
+  ), recorded as (
+    insert into outbox_events (id, organization_id, type, data, created_at)
+    select e.id, $11, e.type, e.data, $10
+    from jsonb_to_recordset($12::jsonb) as e(id uuid, type text, data jsonb)
+    where exists (select 1 from paid)
   )
-  select count(*)::int as settled from paid`;
+  select (select count(*) from paid)::int as settled,
+    (select pg_notify($13, $14)::text from paid) as announced`;
 
 /**
  * One reading of settleRenewalPaid: null when the subscription changed between the reading and
@@ -534,32 +547,64 @@ async function settleReadRenewal(
   const paidOrder = orderWire(order, items);
   const wire = await subscriptionWireOf(view, subscription, publicUrl);
   const organizationId = subscription.organization.id;
-
-  const settled = await em.fork().transactional(async (tx) => {
-    const [row] = await executeBound<{ settled: number }>(tx, settleRenewalStatement, [
-      subscriptionId,
-      version.version,
-      order.id,
-      next.start,
-      next.end,
-      now,
-      recoveredBy,
-      paymentId,
-      recovery?.paymentMethodId ?? null,
-      modifiedAt,
-    ]);
-    if (!row?.settled) return false;
-    appendEvent(tx, organizationId, 'order.updated', paidOrder);
-    appendEvent(tx, organizationId, 'order.paid', paidOrder);
-    appendEvent(tx, organizationId, 'subscription.updated', wire);
-    if (comesBack && subscription.status === 'active') {
-      appendEvent(tx, organizationId, 'subscription.active', wire);
-    }
-    await recordCustomerStateChange(tx, organizationId, subscription.customer.id);
-    return true;
+  const customerId = subscription.customer.id;
+  const customerState = await customerStateWithSubscription(view, organizationId, customerId, {
+    ...customerStateRowOf(subscription),
   });
-  return settled ? { state: await stateOf(), paidNow: true } : null;
+  const events: { type: CommerceEventType; data: object }[] = [
+    { type: 'order.updated', data: paidOrder },
+    { type: 'order.paid', data: paidOrder },
+    { type: 'subscription.updated', data: wire },
+  ];
+  if (comesBack && subscription.status === 'active') {
+    events.push({ type: 'subscription.active', data: wire });
+  }
+  if (customerState) events.push({ type: 'customer.state_changed', data: customerState });
+  const stateKey = customerStateKey(organizationId, customerId);
+
+  const [row] = await executeBound<{ settled: number }>(em, settleRenewalStatement, [
+    subscriptionId,
+    version.version,
+    order.id,
+    next.start,
+    next.end,
+    now,
+    recoveredBy,
+    paymentId,
+    recovery?.paymentMethodId ?? null,
+    modifiedAt,
+    organizationId,
+    JSON.stringify(events.map((event) => ({ id: newId(), ...event }))),
+    changeTopics.customerState,
+    stateKey,
+  ]);
+  if (!row?.settled) return null;
+  announcedHere('customerState', stateKey);
+  return { state: await stateOf(), paidNow: true };
 }
+
+/** The subscription as the customer's state lists it (see customerStateWithSubscription). */
+const customerStateRowOf = (subscription: Subscription) => ({
+  id: subscription.id,
+  created_at: subscription.createdAt.toISOString(),
+  modified_at: subscription.modifiedAt?.toISOString() ?? null,
+  custom_field_data: subscription.customFieldData,
+  metadata: subscription.metadata,
+  status: subscription.status,
+  amount: subscription.amount,
+  currency: subscription.currency,
+  recurring_interval: subscription.recurringInterval,
+  current_period_start: subscription.currentPeriodStart.toISOString(),
+  current_period_end: subscription.currentPeriodEnd?.toISOString() ?? null,
+  trial_start: subscription.trialStart?.toISOString() ?? null,
+  trial_end: subscription.trialEnd?.toISOString() ?? null,
+  cancel_at_period_end: subscription.cancelAtPeriodEnd,
+  canceled_at: subscription.canceledAt?.toISOString() ?? null,
+  started_at: subscription.startedAt?.toISOString() ?? null,
+  ends_at: subscription.endsAt?.toISOString() ?? null,
+  product_id: subscription.product.id,
+  discount_id: subscription.discount?.id ?? null,
+});
 
 /**
  * Charge `attempt` of the renewal of the period ending `periodEnd` failed: the subscription is
