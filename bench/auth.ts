@@ -230,12 +230,11 @@ const scenarios: Scenario[] = [
   },
 ];
 
-/** The PostgreSQL backends of each server's database, for its CPU: set once the stack runs. */
-let postgresPidsOf: (server: Server) => () => Promise<number[]>;
-
+/** A warm-up, then the measured run: its summary and CPU, the server's backends among it. */
 async function measure(
   scenario: Scenario,
   server: Server,
+  postgresPids: () => Promise<number[]>,
 ): Promise<{ summary: LoadSummary; cpu: CpuUse }> {
   const label = `${scenario.name} on ${server.name}`;
   const load = { ...scenario.request(server), connections: scenario.connections };
@@ -247,10 +246,10 @@ async function measure(
           { answers: scenario.connections, durationSeconds: 60 },
           { answers: scenario.answers, durationSeconds: 120 },
         ];
+  const length = (phase: { answers?: number; durationSeconds: number }) =>
+    phase.answers === undefined ? `${phase.durationSeconds} s` : `${phase.answers} answers`;
   if (warmupSeconds > 0) {
-    say(
-      `${label}: warm-up ${warmUp.answers ?? warmUp.durationSeconds} ${warmUp.answers ? 'answers' : 's'}`,
-    );
+    say(`${label}: warm-up ${length(warmUp)}`);
     await runLoad(
       `${label} (warm-up)`,
       { ...load, ...warmUp },
@@ -258,10 +257,8 @@ async function measure(
     );
     failIfCrashed();
   }
-  say(
-    `${label}: ${measured.answers ?? measured.durationSeconds} ${measured.answers ? 'answers' : 's'}, ${scenario.connections} connections`,
-  );
-  const cpuUse = await startCpuUse(postgresPidsOf(server));
+  say(`${label}: ${length(measured)}, ${scenario.connections} connections`);
+  const cpuUse = await startCpuUse(postgresPids);
   const summary = await runLoad(label, { ...load, ...measured }, { signal: loadAbort.signal });
   const cpu = await cpuUse.stop(summary.requests, summary.cpuMs);
   failIfCrashed();
@@ -326,14 +323,13 @@ try {
   ];
   const orm = await openOrm(stack.addresses.databaseUrl, 1);
   run.closeOnCleanUp(() => orm.close());
-  postgresPidsOf = (server) => postgresBackends(orm, server.database);
 
   const results = [];
   for (const scenario of scenarios) {
     const [tollgateServer, betterAuthServer] = servers as [Server, Server];
     const [tollgate, betterAuth] = [
-      await measure(scenario, tollgateServer),
-      await measure(scenario, betterAuthServer),
+      await measure(scenario, tollgateServer, postgresBackends(orm, tollgateServer.database)),
+      await measure(scenario, betterAuthServer, postgresBackends(orm, betterAuthServer.database)),
     ];
     const ratio = tollgate.summary.requestsPerSecond / betterAuth.summary.requestsPerSecond;
     const targetMet = scenario.targetRatio === undefined ? null : ratio >= scenario.targetRatio;
