@@ -21,9 +21,11 @@ export interface BenefitGrantsRequest {
   productId: string;
   orderId?: string | null | undefined;
   subscriptionId?: string | null | undefined;
+  /** The product's live benefits when the caller read them already (a completed checkout). */
+  benefitIds?: string[] | undefined;
 }
 
-export type BenefitRevocationsRequest = Omit<BenefitGrantsRequest, 'organizationId'>;
+export type BenefitRevocationsRequest = Omit<BenefitGrantsRequest, 'organizationId' | 'benefitIds'>;
 
 /**
  * The activities of benefit grants: handing orders' and subscriptions' benefits to their grant
@@ -52,14 +54,19 @@ export function createBenefitGrantActivities(
       productId,
       orderId = null,
       subscriptionId = null,
+      benefitIds,
     }: BenefitGrantsRequest): Promise<void> {
-      const links = await orm.em
-        .fork()
-        .find(ProductBenefit, { product: productId, benefit: { deletedAt: null } });
-      for (const { benefit } of links) {
+      const granted =
+        benefitIds ??
+        (
+          await orm.em
+            .fork()
+            .find(ProductBenefit, { product: productId, benefit: { deletedAt: null } })
+        ).map((link) => link.benefit.id);
+      for (const benefitId of granted) {
         await requestGrantChange(
           temporal,
-          { organizationId, customerId, benefitId: benefit.id },
+          { organizationId, customerId, benefitId },
           { action: 'grant', orderId, subscriptionId },
         );
       }

@@ -16,12 +16,16 @@ import { recordCustomerStateChange } from '../customers/state.ts';
 import { orderWire } from '../orders/schemas.ts';
 import { nextInvoiceNumber } from '../orders/service.ts';
 import { appendEvent } from '../outbox.ts';
+import type { ProductWire } from '../products/service.ts';
 import {
   activateSubscriptionFromCheckout,
   startSubscriptionFromCheckout,
 } from '../subscriptions/service.ts';
 import { releaseDiscountRedemption } from './discounts.ts';
 import { offeredProducts, recordChange, serializeCheckout } from './views.ts';
+
+/** How MikroORM names the checkouts table in a query of checkouts (its first letter, 0). */
+const checkoutAlias = 'c0';
 
 /** The checkout a workflow step changes, locked for the caller's transaction. */
 const lockedCheckout = (tx: EntityManager, checkoutId: string) =>
@@ -34,6 +38,11 @@ export interface CompletedCheckout {
   productId: string;
   orderId: string;
   subscriptionId: string | null;
+  /**
+   * The product's live benefits, as the completion read them (so the grants need not read them
+   * again); absent from histories recorded before, and from a completion run again.
+   */
+  benefitIds?: string[];
 }
 
 /**
@@ -45,12 +54,19 @@ export interface CheckoutCompletion extends CompletedCheckout {
   taxTransactionOwed: boolean;
 }
 
-const completed = (order: Order, checkout: Checkout): CheckoutCompletion => ({
+const completed = (
+  order: Order,
+  checkout: Checkout,
+  offer?: Map<string, ProductWire>,
+): CheckoutCompletion => ({
   organizationId: order.organization.id,
   customerId: order.customer.id,
   productId: order.product.id,
   orderId: order.id,
   subscriptionId: order.subscription?.id ?? null,
+  ...(offer && {
+    benefitIds: offer.get(order.product.id)?.benefits.map((benefit) => benefit.id) ?? [],
+  }),
   taxTransactionOwed:
     !order.stripeTaxTransactionId &&
     Boolean(order.stripeTaxCalculationId ?? checkout.stripeTaxCalculationId),
@@ -156,8 +172,17 @@ export async function completeCheckout(
 ): Promise<CheckoutCompletion> {
   let completedNow = false;
   const done = await em.transactional(async (tx) => {
-    // Locked first: of two runs at once, the second waits and then finds the order.
-    const checkout = await lockedCheckout(tx, checkoutId);
+    // Locked first: of two runs at once, the second waits and then finds the order. Its
+    // customer (the order's and the events') read with it, not locked.
+    const checkout = await tx.findOneOrFail(
+      Checkout,
+      { id: checkoutId },
+      {
+        lockMode: LockMode.PESSIMISTIC_WRITE,
+        lockTableAliases: [checkoutAlias],
+        populate: ['customer'],
+      },
+    );
     // The order and the checkout's success are written together: a succeeded checkout has it.
     if (checkout.status === 'succeeded' && checkout.order) {
       return completed(await tx.findOneOrFail(Order, checkout.order.id), checkout);
@@ -171,7 +196,7 @@ export async function completeCheckout(
     // The offer first: the product it loads is the checkout's, which the populate then skips
     // (as the checkout's event then skips its price, listed with the product).
     const offer = await offeredProducts(tx, checkout.productIds, publicUrl);
-    await tx.populate(checkout, ['product', 'discount', 'customer']);
+    await tx.populate(checkout, ['product', 'discount']);
     const organizationId = checkout.organization.id;
     const subscription = await subscriptionOnPayment(tx, checkout, publicUrl);
     if (subscription) subscription.stripePaymentMethodId = paymentMethodId;
@@ -209,7 +234,7 @@ export async function completeCheckout(
       await recordCustomerStateChange(tx, organizationId, checkout.customer.id);
     }
     completedNow = true;
-    return completed(order, checkout);
+    return completed(order, checkout, offer);
   });
   if (completedNow) businessMetrics.checkoutsPaid.inc();
   return done;
