@@ -17,7 +17,9 @@ export interface CpuUse {
  * Starts accounting one measured phase: each process of the run (processCpu: API processes, the
  * PostgreSQL backends `postgresPids` answers, …) and the machine's busy ticks (/proc/stat).
  * `stop` takes the phase's operations and the load generator's CPU, which the generator reports
- * itself (LoadSummary.cpuMs): it has exited, out of /proc, by then.
+ * itself (LoadSummary.cpuMs): it has exited, out of /proc, by then. The window opens before the
+ * generator's Node start-up (a few tenths of a second with little load): the busy shares of a
+ * short run read a little low; the CPU ms per operation do not.
  */
 export async function startCpuUse(postgresPids: () => Promise<number[]>) {
   const before = processCpu(await postgresPids());
