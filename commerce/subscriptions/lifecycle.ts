@@ -25,7 +25,12 @@ import type {
 import type { TaxMode } from '../../domain/tax.ts';
 import type { StripeClient } from '../../integrations/stripe/client.ts';
 import { paymentIdOf } from '../../integrations/stripe/payments.ts';
-import { addBalanceEntry, balanceToUse, recordOrderDebit } from '../customers/balance.ts';
+import {
+  addBalanceEntry,
+  availableBalance,
+  balanceToUse,
+  recordOrderDebit,
+} from '../customers/balance.ts';
 import {
   customerStateKey,
   customerStateWithSubscription,
@@ -226,8 +231,11 @@ export async function openRenewalOrder(
     ]);
     return renewalOrderOf(existing, subscription);
   }
+  // Nothing in the balance (the usual case): the order takes none, without the balance's lock
+  // in its transaction. A credit arriving meanwhile waits for the next order.
+  const balanceAvailable = (await availableBalance(em, counter.customer_id, counter.currency)) > 0;
   const quoted =
-    counter?.tax_mode === 'stripe_tax' && stripe
+    counter.tax_mode === 'stripe_tax' && stripe
       ? await quoteRenewalTax(em.fork(), subscriptionId, periodEnd, stripe)
       : null;
   return em.transactional(async (tx) => {
@@ -251,7 +259,9 @@ export async function openRenewalOrder(
       tax = await saleTax(tx, sale, undefined);
     }
     const bill = taxedBill(untaxed, tax);
-    const fromBalance = await balanceToUse(tx, customer.id, currency, bill.totalAmount);
+    const fromBalance = balanceAvailable
+      ? await balanceToUse(tx, customer.id, currency, bill.totalAmount)
+      : 0;
     const order = tx.create(Order, {
       id: orderId,
       organization: subscription.organization,
@@ -337,6 +347,12 @@ async function quoteRenewalTax(
   return { sale, tax: await saleTax(em, sale, stripe) };
 }
 
+interface RenewalCounterRow extends InvoiceCounterRow {
+  tax_mode: TaxMode | null;
+  customer_id: string;
+  currency: string;
+}
+
 /**
  * The invoice number of a renewal order not written yet (null: written already), taken from its
  * organization's counter in a statement of its own: inside the renewal's transaction, the
@@ -348,14 +364,16 @@ async function renewalInvoiceNumber(
   em: EntityManager,
   subscriptionId: string,
   orderId: string,
-): Promise<(InvoiceCounterRow & { tax_mode: TaxMode | null }) | null> {
-  // The organization's tax mode with it: whether Stripe Tax is asked before the transaction.
-  const [row] = await em.execute<(InvoiceCounterRow & { tax_mode: TaxMode | null })[]>(
+): Promise<RenewalCounterRow | null> {
+  // With it, what is decided before the transaction: whether Stripe Tax is asked, and whose
+  // balance in which currency the order may use.
+  const [row] = await em.execute<RenewalCounterRow[]>(
     `update organizations o set last_invoice_number = o.last_invoice_number + 1
      from subscriptions s
      where s.id = ? and o.id = s.organization_id
        and not exists (select 1 from orders where id = ?)
-     returning o.slug, o.last_invoice_number, o.tax_settings ->> 'mode' as tax_mode`,
+     returning o.slug, o.last_invoice_number, o.tax_settings ->> 'mode' as tax_mode,
+       s.customer_id, s.currency`,
     [subscriptionId, orderId],
   );
   return row ?? null;
