@@ -1,8 +1,9 @@
 import type { Client } from '@temporalio/client';
-import pg from 'pg';
+import type pg from 'pg';
 import { webhookBody } from '../commerce/webhooks/payloads.ts';
 import { webhookChannels } from '../commerce/webhooks/queue.ts';
 import type { Logger } from '../config/logger.ts';
+import { connectionPool } from '../db/connection-pool.ts';
 import type { WebhookFormat } from '../db/entities/webhook.ts';
 import { newId } from '../db/ids.ts';
 import type { WebhookDeliverySettings } from '../domain/webhooks.ts';
@@ -81,8 +82,9 @@ export class WebhookRelay {
   }
 
   async start() {
-    this.pool = new pg.Pool({ connectionString: this.options.databaseUrl, max: 2 });
-    this.pool.on('error', (error) => this.options.logger.warn({ err: error }, 'relay pool'));
+    this.pool = connectionPool({ connectionString: this.options.databaseUrl, max: 2 }, (error) =>
+      this.options.logger.warn({ err: error }, 'relay pool'),
+    );
     this.listener = await listenToChannels({
       databaseUrl: this.options.databaseUrl,
       channels: [webhookChannels.outboxAppended, webhookChannels.eventsQueued],
