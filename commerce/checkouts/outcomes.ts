@@ -58,19 +58,20 @@ const completed = (
   order: Order,
   checkout: Checkout,
   offer?: Map<string, ProductWire>,
-): CheckoutCompletion => ({
-  organizationId: order.organization.id,
-  customerId: order.customer.id,
-  productId: order.product.id,
-  orderId: order.id,
-  subscriptionId: order.subscription?.id ?? null,
-  ...(offer && {
-    benefitIds: offer.get(order.product.id)?.benefits.map((benefit) => benefit.id) ?? [],
-  }),
-  taxTransactionOwed:
-    !order.stripeTaxTransactionId &&
-    Boolean(order.stripeTaxCalculationId ?? checkout.stripeTaxCalculationId),
-});
+): CheckoutCompletion => {
+  const product = offer?.get(order.product.id);
+  return {
+    organizationId: order.organization.id,
+    customerId: order.customer.id,
+    productId: order.product.id,
+    orderId: order.id,
+    subscriptionId: order.subscription?.id ?? null,
+    ...(product && { benefitIds: product.benefits.map((benefit) => benefit.id) }),
+    taxTransactionOwed:
+      !order.stripeTaxTransactionId &&
+      Boolean(order.stripeTaxCalculationId ?? checkout.stripeTaxCalculationId),
+  };
+};
 
 /**
  * The paid order of a confirmed checkout, with its item, the checkout's amounts (nothing for a
