@@ -493,9 +493,11 @@ const settleRenewalStatement = `
     update payments set order_id = $3, status = 'succeeded'
     where id = $8::uuid and exists (select 1 from paid)
   ), recorded as (
+    -- A microsecond apart, in the order given: the relays read events by created_at.
     insert into outbox_events (id, organization_id, type, data, created_at)
-    select e.id, $11, e.type, e.data, $10
-    from jsonb_to_recordset($12::jsonb) as e(id uuid, type text, data jsonb)
+    select e.id, $11, e.type, e.data, $10::timestamptz + e.position * interval '1 microsecond'
+    from rows from (jsonb_to_recordset($12::jsonb) as (id uuid, type text, data jsonb))
+      with ordinality as e(id, type, data, position)
     where exists (select 1 from paid)
   )
   select (select count(*) from paid)::int as settled,
