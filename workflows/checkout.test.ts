@@ -505,19 +505,14 @@ describe('the checkout workflow, end to end', { concurrency: true }, () => {
     );
   });
 
-  it('survives a worker killed after charging: it resumes without a second charge', async () => {
-    const config = loadRuntimeConfig();
-    const workers = await workersOnOwnQueue(api, 'checkout-restart');
-    const { taskQueue } = workers;
-    // The first worker charges the card, then dies before it can report the charge.
-    const dyingAfterCharge = workers.dyingAfter('createCheckoutPayment');
-    // Created as the API creates it, its workflow on this test's own task queue.
-    const created = await createCheckout(
+  /** A checkout of the ebook created as the API creates it, its workflow on `taskQueue`. */
+  const checkoutOnQueue = (taskQueue: string) =>
+    createCheckout(
       api.orm.em.fork(),
       seller.organizationId,
       checkoutCreateInput.parse({ products: [ebook.id] }),
       {
-        publicUrl: config.api.publicUrl,
+        publicUrl: loadRuntimeConfig().api.publicUrl,
         ttlSeconds: 3600,
         startWorkflow: ({ id, expiresAt }) =>
           temporal.workflow.start(checkoutWorkflow, {
@@ -527,6 +522,39 @@ describe('the checkout workflow, end to end', { concurrency: true }, () => {
           }),
       },
     );
+
+  it('confirmed twice at once on a worker that replays every task: the same commands again', async () => {
+    // No workflow cache: each task replays the history, as after a worker restart. The two
+    // confirms' local activities may end in one task; replayed, they must lead to the same
+    // commands in the same order (a nondeterminism here left checkouts stuck in the soak).
+    const workers = await workersOnOwnQueue(api, 'checkout-double-confirm');
+    const worker = await workers.start();
+    try {
+      for (let round = 0; round < 3; round++) {
+        const created = await checkoutOnQueue(workers.taskQueue);
+        const confirm = () =>
+          buyer.checkouts.clientConfirm({
+            clientSecret: created.client_secret,
+            checkoutConfirmStripe: buyerDetails(),
+          });
+        const answers = await Promise.allSettled([confirm(), confirm()]);
+        assert.equal(answers.filter((answer) => answer.status === 'fulfilled').length, 1);
+        assert.equal(await workflowResult(created.id), 'succeeded');
+        assert.equal((await ordersOfCheckout(seller, created.id)).length, 1);
+      }
+    } finally {
+      await worker.stop();
+      await workers.close();
+    }
+  });
+
+  it('survives a worker killed after charging: it resumes without a second charge', async () => {
+    const config = loadRuntimeConfig();
+    const workers = await workersOnOwnQueue(api, 'checkout-restart');
+    const { taskQueue } = workers;
+    // The first worker charges the card, then dies before it can report the charge.
+    const dyingAfterCharge = workers.dyingAfter('createCheckoutPayment');
+    const created = await checkoutOnQueue(taskQueue);
     const original = await workers.start(dyingAfterCharge.activities);
     try {
       await buyer.checkouts.clientConfirm({

@@ -113,18 +113,29 @@ export async function checkout({
   /** The `incomplete` subscription the first payment left, and when it expires unpaid (ms). */
   let incomplete: { subscriptionId: string; expiresAt: number } | null = null;
 
+  /** A confirm's local activity is under way: another confirm meanwhile is refused. */
+  let confirming = false;
+
   setHandler(
     confirmCheckoutUpdate,
     async (confirmation) => {
       // The update's id names this confirm: a retried activity finds it applied.
       const confirmId = currentUpdateInfo()?.id ?? '';
-      const confirmed = await confirms.confirmCheckout({ checkoutId, confirmId, confirmation });
-      confirmations.push(confirmed);
-      return confirmed;
+      confirming = true;
+      try {
+        const confirmed = await confirms.confirmCheckout({ checkoutId, confirmId, confirmation });
+        confirmations.push(confirmed);
+        return confirmed;
+      } finally {
+        confirming = false;
+      }
     },
     {
+      // Validators do not run on replay, and a refused update leaves no history: refusing here
+      // changes nothing recorded. Two confirms under way at once were replayed in another order
+      // of commands than recorded (a nondeterminism that left checkouts stuck in the soak).
       validator: (_confirmation) => {
-        if (closed) {
+        if (closed || confirming) {
           throw commerceRefusal('NotOpenCheckout');
         }
       },
