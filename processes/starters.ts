@@ -116,12 +116,17 @@ export function signalClockAdvanced(
   return signalWithStart(temporal, workflowTypes.subscription, start, clockAdvancedSignal, advance);
 }
 
-/** The advance of a test clock to its new time (one workflow per clock and time). */
+/**
+ * The advance of a test clock to its new time (one workflow per clock and time). An advance
+ * retried after its transaction failed to commit joins the workflow the failed attempt started,
+ * which still waits for that commit, instead of failing on it.
+ */
 export function startTestClockAdvance(temporal: Client, advance: TestClockAdvance) {
   return temporal.workflow.start<TestClockAdvanceWorkflow>(workflowTypes.testClockAdvance, {
     workflowId: workflowIds.testClockAdvance(advance.testClockId, new Date(advance.frozenTime)),
     taskQueue: taskQueues.main,
     args: [advance],
+    workflowIdConflictPolicy: 'USE_EXISTING',
   });
 }
 

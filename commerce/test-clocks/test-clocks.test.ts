@@ -4,6 +4,7 @@ import { startApiServer } from '../../api/server.ts';
 import { loadRuntimeConfig } from '../../config/env.ts';
 import { Customer, Subscription, TestClock } from '../../db/entities/index.ts';
 import { eventually } from '../../devstack/eventually.ts';
+import { startTestClockAdvance } from '../../processes/starters.ts';
 import { subscriptionStateQuery } from '../../processes/subscription-messages.ts';
 import { workflowIds } from '../../processes/workflow-ids.ts';
 import { buyerDetails } from '../orders/testing.ts';
@@ -102,6 +103,16 @@ describe('test clocks (/v1/test-clocks)', () => {
     assert.equal(advanced.body.status, 'advancing');
     const ready = await readyClock(clock.id);
     assert.equal(ready.frozen_time, later);
+  });
+
+  it('advances when retried after an attempt whose workflow started but whose commit failed', async () => {
+    const clock = await createClock();
+    const later = '2027-02-01T00:00:00.000Z';
+    // What the failed attempt left: its workflow, waiting for a commit that never came.
+    await startTestClockAdvance(api.temporal, { testClockId: clock.id, frozenTime: later });
+    const retried = await advance(clock.id, later);
+    assert.equal(retried.status, 200, JSON.stringify(retried.body));
+    assert.equal((await readyClock(clock.id)).frozen_time, later);
   });
 
   it('refuses to move a clock backwards, to stand still, or more than two years at once', async () => {
