@@ -709,14 +709,12 @@ async function mailedInvitationToken(lane: Lane, email: string, invitationId: st
   return token ?? '';
 }
 
-/**
- * The owner of an organization of their own (signed up through /api/auth) inviting members by
- * email: the invitation workflow mails each a link, and the invitee, signed up meanwhile,
- * accepts with its token; some invitations are canceled first, some left to expire (the
- * stack's invitations live 75 s), and accepting those must be refused.
- */
-export async function invitations(lane: Lane, fates: InvitationFates, count: number) {
-  const owner = await lane.ops.run('invitation owner signed up, organization made', async () => {
+/** Invitations sent by one team's owner: fewer than its membership limit of 100. */
+const invitationsPerTeam = 80;
+
+/** A new owner (signed up through /api/auth) and the organization they made. */
+function teamOwner(lane: Lane) {
+  return lane.ops.run('invitation owner signed up, organization made', async () => {
     const browser = await signedUp(lane, `${nextLabel('owner')}@soak.example`);
     const slug = nextLabel('soak-team');
     // Sent again after a lost answer, the slug is taken by the first: the owner's list has it.
@@ -730,18 +728,31 @@ export async function invitations(lane: Lane, fates: InvitationFates, count: num
     if (!organization) throw new Error(`organization ${slug} not made`);
     return { browser, organizationId: organization.id };
   });
-  if (!owner) return;
+}
+
+/**
+ * Owners of organizations of their own (a new one every `invitationsPerTeam`) inviting members by
+ * email: the invitation workflow mails each a link, and the invitee, signed up meanwhile,
+ * accepts with its token; some invitations are canceled first, some left to expire (the
+ * stack's invitations live 75 s), and accepting those must be refused.
+ */
+export async function invitations(lane: Lane, fates: InvitationFates, count: number) {
+  let owner: Awaited<ReturnType<typeof teamOwner>>;
   const waiting: Promise<unknown>[] = [];
   for (let index = 0; index < count && !lane.over(); index++) {
+    // A new team before one reaches the membership limit (100 members, as in Better Auth).
+    if (index % invitationsPerTeam === 0) owner = await teamOwner(lane);
+    if (!owner) return;
+    const team = owner;
     const roll = lane.random();
     const fate = roll < 0.6 ? 'accepted' : roll < 0.8 ? 'canceled' : 'expired';
     const operation = lane.ops.run(`invitation ${fate}`, async () => {
       const email = `${nextLabel('invitee')}@soak.example`;
       const invitee = await signedUp(lane, email);
-      const invited = await owner.browser(
+      const invited = await team.browser(
         'POST',
         '/api/auth/organization/invite-member',
-        { email, role: 'member', organizationId: owner.organizationId },
+        { email, role: 'member', organizationId: team.organizationId },
         { expect: [200, 400] },
       );
       // Sent again after a lost answer, the address is invited already: the pending one is it.
@@ -749,9 +760,9 @@ export async function invitations(lane: Lane, fates: InvitationFates, count: num
         invited.status === 200
           ? (invited.body as { id: string; expiresAt: string })
           : (
-              await owner.browser(
+              await team.browser(
                 'GET',
-                `/api/auth/organization/list-invitations?organizationId=${owner.organizationId}`,
+                `/api/auth/organization/list-invitations?organizationId=${team.organizationId}`,
                 undefined,
                 { expect: [200] },
               )
@@ -760,7 +771,7 @@ export async function invitations(lane: Lane, fates: InvitationFates, count: num
         throw new Error(`no invitation to ${email}: ${JSON.stringify(invited.body)}`);
       const token = await mailedInvitationToken(lane, email, invitation.id);
       if (fate === 'canceled') {
-        await owner.browser(
+        await team.browser(
           'POST',
           '/api/auth/organization/cancel-invitation',
           { invitationId: invitation.id },
@@ -784,7 +795,7 @@ export async function invitations(lane: Lane, fates: InvitationFates, count: num
       // Refused, it may be a retry whose first attempt went through: the member is what counts.
       if (accepted.status !== 200) {
         const organizations = await organizationsOf(invitee);
-        if (!organizations.some((found) => found.id === owner.organizationId)) {
+        if (!organizations.some((found) => found.id === team.organizationId)) {
           throw new Error(`accept refused: ${JSON.stringify(accepted.body)}`);
         }
       }
