@@ -11,17 +11,12 @@
  *   - where the time goes: each step of a renewal from the rows' timestamps, and the CPU each
  *     process of the stack (Temporal, worker, API, simulator, stripe-mock, PostgreSQL) burned.
  *
- *   - connections idle in transaction (a transaction left open while its process does something
- *     else: a network call, a queue, a busy event loop), sampled from pg_stat_activity.
- *
  *   node bench/renewals.ts [count=10000]
  *
  * Round trips are counted in the API and worker processes themselves (bench/lib/query-counter.ts
  * preloaded into them); workflow tasks are read from the histories of a sample of subscriptions.
- * With TOLLGATE_QUERY_COUNT_STATEMENTS=1, the statements one renewal sends, grouped and counted,
- * in .data/bench-renewals/statements.json.
  */
-import { rmSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -35,7 +30,7 @@ import { connectTemporal } from '../temporal/client.ts';
 import { apiCaller } from './lib/api-caller.ts';
 import { benchRun } from './lib/bench-run.ts';
 import { coresBusy, cpuMsPerOperation, machineCpu, processCpu } from './lib/process-cpu.ts';
-import { countQueriesOfAppProcesses, queryCounts, statementCounts } from './lib/query-counts.ts';
+import { countQueriesOfAppProcesses, queryCounts } from './lib/query-counts.ts';
 import { writeBenchResults } from './lib/results.ts';
 
 const count = Number(process.argv[2] ?? 10_000);
@@ -64,12 +59,7 @@ const percentile = (sorted: number[], p: number) =>
   sorted.length
     ? (sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0)
     : Number.NaN;
-const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
-const mean = (values: number[]) => sum(values) / values.length;
-
-/** A workflow query the server gave up on (its worker too busy to answer in time): transient. */
-const unansweredQuery = (error: unknown) =>
-  error instanceof Error && /Failed to query Workflow/i.test(error.message);
+const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
 
 /** Runs `task` over `items` with `limit` in flight; the first failure stops the rest and fails. */
 async function inPool<T>(items: T[], limit: number, task: (item: T) => Promise<void>) {
@@ -188,10 +178,8 @@ try {
         .getHandle(workflowIds.subscription(id))
         .query(subscriptionStateQuery)
         .catch((error: unknown) => {
-          // Asked before its first task registered the query, or not answered in time by a
-          // worker busy with hundreds of others ("Failed to query Workflow"): not waiting yet,
-          // asked again next round.
-          if (error instanceof QueryNotRegisteredError || unansweredQuery(error)) return undefined;
+          // Asked before its first task registered the query: not waiting yet.
+          if (error instanceof QueryNotRegisteredError) return undefined;
           throw error;
         });
       const waiting =
@@ -213,7 +201,6 @@ try {
     ).map((row) => row.pid);
   await sleep(1000);
   const countsBefore = queryCounts(countDir);
-  const statementsBefore = statementCounts(countDir);
   const cpuBefore = processCpu(await postgresPids());
   const machineBefore = machineCpu();
 
@@ -237,22 +224,17 @@ try {
   const progress: { ms: number; paid: number }[] = [];
   /** The bench database's connections by state, sampled with each poll. */
   const connectionSamples: Record<string, number>[] = [];
-  /** The last statement of each connection seen idle in transaction: where transactions wait. */
-  const idleInTransactionAfter: Record<string, number> = {};
-  const sampleConnections = async () => {
-    const rows = await db.execute<{ state: string; query: string }[]>(
-      `select coalesce(state, 'none') as state, left(regexp_replace(query, '[[:space:]]+', ' ', 'g'), 100) as query
-       from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`,
+  const sampleConnections = async () =>
+    connectionSamples.push(
+      Object.fromEntries(
+        (
+          await db.execute<{ state: string; count: string }[]>(
+            `select coalesce(state, 'none') as state, count(*) from pg_stat_activity
+             where datname = current_database() and pid <> pg_backend_pid() group by state`,
+          )
+        ).map((row) => [row.state, Number(row.count)]),
+      ),
     );
-    const byState: Record<string, number> = {};
-    for (const { state, query } of rows) {
-      byState[state] = (byState[state] ?? 0) + 1;
-      if (state === 'idle in transaction') {
-        idleInTransactionAfter[query] = (idleInTransactionAfter[query] ?? 0) + 1;
-      }
-    }
-    connectionSamples.push(byState);
-  };
   let clockReadyMs: number | undefined;
   let lastProgressAt = Date.now();
   for (let paid = 0; paid < count; ) {
@@ -296,19 +278,7 @@ try {
   // What follows a paid order (Stripe's webhook, the last workflow tasks) lands before counting.
   await sleep(2000);
   const countsAfter = queryCounts(countDir);
-  const statementsAfter = statementCounts(countDir);
   const loadAfter = loadavg();
-  if (process.env.TOLLGATE_QUERY_COUNT_STATEMENTS) {
-    const perRenewal = Object.entries(statementsAfter)
-      .map(([statement, sent]) => ({
-        statement,
-        perRenewal: Number(((sent - (statementsBefore[statement] ?? 0)) / count).toFixed(2)),
-      }))
-      .filter((group) => group.perRenewal > 0)
-      .sort((a, b) => b.perRenewal - a.perRenewal);
-    writeFileSync(join(workDir, 'statements.json'), JSON.stringify(perRenewal, null, 2));
-    say(`statements per renewal: ${join(workDir, 'statements.json')}`);
-  }
 
   say('checking orders, payments, PaymentIntents and periods');
   const [ordersCheck] = await db.execute<
@@ -430,24 +400,6 @@ try {
   const tenth = percentile(paidMs, 10);
   const ninetieth = percentile(paidMs, 90);
   const steadyRenewalsPerSecond = (0.8 * count) / ((ninetieth - tenth) / 1000);
-
-  // Connections holding a transaction open while their process does something else.
-  const idleInTransactionSamples = connectionSamples.map(
-    (sample) => sample['idle in transaction'] ?? 0,
-  );
-  const idleInTransaction = {
-    mean: Number(mean(idleInTransactionSamples).toFixed(1)),
-    max: Math.max(0, ...idleInTransactionSamples),
-    samples: idleInTransactionSamples.length,
-    // The statements most often last before the wait, with how often (share of all seen).
-    after: Object.entries(idleInTransactionAfter)
-      .sort(([, a], [, b]) => b - a)
-      .slice(0, 5)
-      .map(([query, seen]) => ({
-        query,
-        share: Number((seen / Math.max(1, sum(idleInTransactionSamples))).toFixed(2)),
-      })),
-  };
 
   const windowSeconds = allRenewedPolledMs / 1000;
   const cores = coresBusy(cpuBefore, cpuAfter, windowSeconds);
@@ -578,7 +530,6 @@ try {
         Number(mean(connectionSamples.map((sample) => sample[state] ?? 0)).toFixed(1)),
       ]),
     ),
-    idleInTransaction,
     cpuMsPerRenewal: cpuMsPerOperation(cpuBefore, cpuAfter, count),
     coresBusyWhileRenewing: {
       ...cores,
@@ -641,10 +592,6 @@ try {
         { value: `${step.p50Ms} / ${step.p99Ms}` },
       ]),
     ),
-    'DB connections idle in transaction, mean / max': {
-      value: `${idleInTransaction.mean} / ${idleInTransaction.max}`,
-      target: '~0',
-    },
     ...Object.fromEntries(
       Object.entries(results.databaseConnectionsMean).map(([state, value]) => [
         `DB connections ${state}, mean`,
