@@ -25,8 +25,12 @@ const options = process.argv.slice(2).filter((argument) => !argument.startsWith(
 const durationSeconds = Number(options[0] ?? 10);
 const warmupSeconds = Number(options[1] ?? 2);
 const cpuProfile = process.argv.includes('--cpu-prof');
+/** `--only=get-session`: the scenarios whose name holds that text (a profile of one route). */
+const only = process.argv.find((argument) => argument.startsWith('--only='))?.slice(7);
 if (!(durationSeconds > 0) || !(warmupSeconds >= 0)) {
-  throw new Error('usage: node bench/auth.ts [seconds=10] [warmupSeconds=2] [--cpu-prof]');
+  throw new Error(
+    'usage: node bench/auth.ts [seconds=10] [warmupSeconds=2] [--cpu-prof] [--only=<scenario>]',
+  );
 }
 
 // Start-up, hashing, every load run with its warm-up and margins, and clean-up.
@@ -325,7 +329,7 @@ try {
   run.closeOnCleanUp(() => orm.close());
 
   const results = [];
-  for (const scenario of scenarios) {
+  for (const scenario of scenarios.filter(({ name }) => !only || name.includes(only))) {
     const [tollgateServer, betterAuthServer] = servers as [Server, Server];
     const [tollgate, betterAuth] = [
       await measure(scenario, tollgateServer, postgresBackends(orm, tollgateServer.database)),

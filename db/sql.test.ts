@@ -27,6 +27,7 @@ import { Customer, Organization } from './entities/index.ts';
 import { type Orm, openOrm } from './orm.ts';
 import {
   executeBound,
+  executePrepared,
   linkedToAny,
   metadataFilterConditions,
   orderByExpression,
@@ -228,7 +229,13 @@ function violationsOf(path: string, text: string): string[] {
       const callee = node.expression;
       const name = ts.isPropertyAccessExpression(callee) ? callee.name.text : callee.getText(file);
       const statement =
-        name === 'execute' ? node.arguments[0] : name === 'executeBound' ? node.arguments[1] : null;
+        name === 'execute'
+          ? node.arguments[0]
+          : name === 'executeBound'
+            ? node.arguments[1]
+            : name === 'executePrepared'
+              ? node.arguments[2]
+              : null;
       if (statement && ts.isTemplateExpression(statement)) checkSplices(statement, 'a statement');
       const text =
         name === 'sqlText' ? node.arguments[0] : name === 'joinSql' ? node.arguments[1] : null;
@@ -283,6 +290,7 @@ describe('SQL text from values (db/sql.ts)', () => {
       'em.getKysely();',
       'em.execute(`select * from customers where email = #{email}`);',
       'executeBound(em, `select #{column} from customers`, []);',
+      "executePrepared(em, 'named', `select #{column} from customers`, []);",
       'const part = { sql: `metadata ->> #{key}`, params: [] };',
       'const statement = `select id from customers where name = #{name}`;',
       'sqlText(`e.metadata ->> #{key}`);',
@@ -395,5 +403,18 @@ describe('SQL fragments keep their values (against PostgreSQL)', () => {
       awkwardValue,
     ]);
     assert.equal(row?.value, awkwardValue);
+  });
+
+  it('executePrepared binds the parameters to a statement the connection keeps prepared', async () => {
+    const listed = 'select name, $1::text as value from pg_prepared_statements where name = $2';
+    for (let run = 0; run < 2; run++) {
+      const [row] = await executePrepared<{ name: string; value: string }>(
+        em,
+        'sql-test-prepared',
+        listed,
+        [awkwardValue, 'sql-test-prepared'],
+      );
+      assert.deepEqual(row, { name: 'sql-test-prepared', value: awkwardValue });
+    }
   });
 });
