@@ -3,9 +3,15 @@
  * confirm it with Stripe's `pm_card_visa`, the order paid, the product's benefit granted:
  *   - checkouts completed per second (aim: at least 50);
  *   - p50/p99 from confirm to order paid;
- *   - database round trips and Temporal workflow tasks one checkout costs.
+ *   - database round trips and Temporal workflow tasks one checkout costs;
+ *   - every confirmed checkout paid exactly once: one paid order, one succeeded payment and one
+ *     PaymentIntent (Stripe simulator's) each.
  *
- *   node bench/checkout.ts [--seconds=60] [--concurrency=20]
+ *   node bench/checkout.ts [--seconds=60] [--concurrency=20] [--kill-worker]
+ *
+ * With --kill-worker, the run's worker is a pool (TOLLGATE_WORKER_PROCESSES, 2 unless set) one
+ * process of which is SIGKILLed a third into the measured seconds, the pool restarted at once;
+ * the checks must hold all the same.
  *
  * With TOLLGATE_QUERY_COUNT_STATEMENTS=1, the statements one checkout sends, grouped and counted,
  * go to .data/bench-checkout/statements.json (their values blanked; see query-counter.ts).
@@ -35,8 +41,11 @@ const flag = (name: string, fallback: number) => {
 };
 const durationSeconds = flag('seconds', 60);
 const concurrency = flag('concurrency', 20);
+const killWorker = process.argv.includes('--kill-worker');
 if (!(durationSeconds > 0 && Number.isInteger(concurrency) && concurrency > 0)) {
-  throw new Error('usage: node bench/checkout.ts [--seconds=60] [--concurrency=20]');
+  throw new Error(
+    'usage: node bench/checkout.ts [--seconds=60] [--concurrency=20] [--kill-worker]',
+  );
 }
 const warmupSeconds = 5;
 const apiProcesses = Number(process.env.TOLLGATE_API_PROCESSES ?? availableParallelism());
@@ -69,7 +78,7 @@ try {
 
   const loadBefore = loadavg();
   say('starting the test stack');
-  const stack = await run.startStack();
+  const stack = await run.startStack({ restartableWorker: killWorker });
   const apiUrl = await run.startApi(stack, join(workDir, 'tollgate-api.log'), {
     TOLLGATE_API_PROCESSES: String(apiProcesses),
   });
@@ -82,7 +91,7 @@ try {
     address: stack.addresses.temporalAddress,
   });
   run.closeOnCleanUp(() => temporal.connection.close());
-  const { orm, token } = await run.seedSeller(stack.addresses.databaseUrl);
+  const { orm, organizationId, token } = await run.seedSeller(stack.addresses.databaseUrl);
   const db = orm.em.getConnection();
 
   const call = apiCaller(apiUrl, token);
@@ -164,7 +173,14 @@ try {
     ).map((row) => row.pid);
   const cpuBefore = processCpu(await postgresPids());
   say(`measuring: ${durationSeconds} s, ${concurrency} customers`);
-  const measured = await phase(durationSeconds);
+  const [measured, killed] = await Promise.all([
+    phase(durationSeconds),
+    killWorker &&
+      sleep((durationSeconds * 1000) / 3).then(async () => {
+        say(`SIGKILL of a worker process ${(durationSeconds / 3).toFixed(1)} s into the measure`);
+        return { ...(await run.killWorker()), afterSeconds: durationSeconds / 3 };
+      }),
+  ]);
   await sleep(1000);
   const countsAfter = queryCounts(countDir);
   const statementsAfter = statementCounts(countDir);
@@ -181,6 +197,66 @@ try {
   const confirmToPaid = completed
     .map((done) => (paidAt.get(done.checkoutId) ?? Number.NaN) - done.confirmedAt)
     .sort((a, b) => a - b);
+
+  say('checking orders, payments and PaymentIntents of every confirmed checkout');
+  const [ordersCheck] = await db.execute<
+    {
+      checkouts: string;
+      orders_missing: string;
+      orders_duplicated: string;
+      orders_not_paid: string;
+      payments_missing: string;
+      payments_duplicated: string;
+    }[]
+  >(
+    `select count(*) as checkouts,
+            count(*) filter (where orders = 0) as orders_missing,
+            count(*) filter (where orders > 1) as orders_duplicated,
+            count(*) filter (where paid <> orders) as orders_not_paid,
+            count(*) filter (where payments = 0) as payments_missing,
+            count(*) filter (where payments > 1) as payments_duplicated
+     from (select c.id,
+                  (select count(*) from orders o where o.checkout_id = c.id) as orders,
+                  (select count(*) from orders o
+                   where o.checkout_id = c.id and o.status = 'paid') as paid,
+                  (select count(*) from payments p
+                   where p.checkout_id = c.id and p.status = 'succeeded') as payments
+           from checkouts c
+           where c.organization_id = ? and c.confirmed_at is not null) per_checkout`,
+    [organizationId],
+  );
+  // Stripe's side: the PaymentIntents the simulator kept, by the checkout their metadata names.
+  const confirmedIds = (
+    await db.execute<{ id: string }[]>(
+      'select id from checkouts where organization_id = ? and confirmed_at is not null',
+      [organizationId],
+    )
+  ).map((row) => row.id);
+  const intents = (await (
+    await fetch(`${simulatorUrl}/v1/payment_intents?limit=${2 * confirmedIds.length + 10}`, {
+      headers: { authorization: `Bearer ${stack.config.stripe.secretKey}` },
+    })
+  ).json()) as { data: { metadata?: Record<string, string> }[] };
+  const intentsPerCheckout = new Map<string, number>();
+  for (const intent of intents.data) {
+    const checkoutId = intent.metadata?.checkout_id;
+    if (checkoutId)
+      intentsPerCheckout.set(checkoutId, (intentsPerCheckout.get(checkoutId) ?? 0) + 1);
+  }
+  const checks = {
+    confirmedCheckouts: Number(ordersCheck?.checkouts),
+    ordersMissing: Number(ordersCheck?.orders_missing),
+    ordersDuplicated: Number(ordersCheck?.orders_duplicated),
+    ordersNotPaid: Number(ordersCheck?.orders_not_paid),
+    paymentsMissing: Number(ordersCheck?.payments_missing),
+    paymentsDuplicated: Number(ordersCheck?.payments_duplicated),
+    paymentIntentsMissing: confirmedIds.filter((id) => !intentsPerCheckout.has(id)).length,
+    paymentIntentsDuplicated: [...intentsPerCheckout.values()].filter((n) => n > 1).length,
+  };
+  const correct =
+    checks.confirmedCheckouts > 0 &&
+    Object.entries(checks).every(([name, value]) => name === 'confirmedCheckouts' || value === 0);
+
   const endToEnd = completed.map((done) => done.grantedAt - done.createdAt).sort((a, b) => a - b);
 
   const roundTrips = Object.fromEntries(
@@ -234,6 +310,8 @@ try {
   const results = {
     completed: count,
     checkoutsPerSecond,
+    workerKilled: killed || false,
+    checks,
     confirmToOrderPaidMs: {
       p50: percentile(confirmToPaid, 50),
       p99: percentile(confirmToPaid, 99),
@@ -260,6 +338,15 @@ try {
       value: Number(checkoutsPerSecond.toFixed(1)),
       target: `>= ${target.checkoutsPerSecond}`,
       met: met ? 'yes' : 'NO',
+    },
+    'worker process SIGKILLed (s into the measure)': {
+      value: killed ? Number(killed.afterSeconds.toFixed(1)) : 'no',
+    },
+    'killed → new worker polling (ms)': { value: killed ? killed.restartMs : '-' },
+    'every confirmed checkout paid once (order, payment, PaymentIntent)': {
+      value: correct ? 'yes' : JSON.stringify(checks),
+      target: 'yes',
+      met: correct ? 'yes' : 'NO',
     },
     'confirm → order paid p50 (ms)': { value: results.confirmToOrderPaidMs.p50 },
     'confirm → order paid p99 (ms)': { value: results.confirmToOrderPaidMs.p99 },
@@ -296,10 +383,11 @@ try {
     settings: `NODE_ENV=test LOG_LEVEL=warn, ${apiProcesses} API processes, ${process.env.TOLLGATE_WORKER_PROCESSES ?? 1} worker process(es), ${concurrency} customers, ${durationSeconds} s after ${warmupSeconds} s warm-up`,
     targets: target,
     results,
-    met: { checkoutsPerSecond: met },
+    met: { checkoutsPerSecond: met, correct },
     loadAverage: { before: loadBefore, after: loadAfter },
     measuredAt: new Date().toISOString(),
   });
+  if (!correct) throw new Error(`checkouts are not paid exactly once: ${JSON.stringify(checks)}`);
 } catch (error) {
   process.exitCode = 1;
   say(error instanceof Error ? (error.stack ?? error.message) : String(error));

@@ -11,7 +11,11 @@
  *   - where the time goes: each step of a renewal from the rows' timestamps, and the CPU each
  *     process of the stack (Temporal, worker, API, simulator, stripe-mock, PostgreSQL) burned.
  *
- *   node bench/renewals.ts [count=10000]
+ *   node bench/renewals.ts [count=10000] [--kill-worker]
+ *
+ * With --kill-worker, the run's worker is a pool (TOLLGATE_WORKER_PROCESSES, 2 unless set) one
+ * process of which is SIGKILLed once a third of the subscriptions are renewed, the pool restarted
+ * at once; the checks must hold all the same.
  *
  * Round trips are counted in the API and worker processes themselves (bench/lib/query-counter.ts
  * preloaded into them); workflow tasks are read from the histories of a sample of subscriptions.
@@ -33,9 +37,12 @@ import { coresBusy, cpuMsPerOperation, machineCpu, processCpu } from './lib/proc
 import { countQueriesOfAppProcesses, queryCounts } from './lib/query-counts.ts';
 import { writeBenchResults } from './lib/results.ts';
 
-const count = Number(process.argv[2] ?? 10_000);
+const killWorker = process.argv.includes('--kill-worker');
+const count = Number(
+  process.argv.slice(2).find((argument) => !argument.startsWith('--')) ?? 10_000,
+);
 if (!(Number.isInteger(count) && count > 0)) {
-  throw new Error('usage: node bench/renewals.ts [count=10000]');
+  throw new Error('usage: node bench/renewals.ts [count=10000] [--kill-worker]');
 }
 const target = { renewalsPerSecond: 100 };
 /** Workflow starts and state queries in flight at once while preparing (not measured). */
@@ -82,7 +89,7 @@ try {
 
   const loadBefore = loadavg();
   say('starting the test stack');
-  const stack = await run.startStack();
+  const stack = await run.startStack({ restartableWorker: killWorker });
   const apiUrl = await run.startApi(stack, join(workDir, 'tollgate-api.log'));
   const simulatorUrl = stack.env.STRIPE_SIMULATOR_URL;
   if (!simulatorUrl) throw new Error('the test stack runs no Stripe simulator');
@@ -236,6 +243,10 @@ try {
       ),
     );
   let clockReadyMs: number | undefined;
+  /** The worker's kill (--kill-worker): after how many renewals, when, and its restart. */
+  let killed:
+    | (Awaited<ReturnType<typeof run.killWorker>> & { afterMs: number; renewed: number })
+    | undefined;
   let lastProgressAt = Date.now();
   for (let paid = 0; paid < count; ) {
     await sleep(250);
@@ -249,6 +260,12 @@ try {
     progress.push({ ms, paid: now });
     await sampleConnections();
     paid = now;
+    if (killWorker && !killed && paid >= count / 3) {
+      const afterMs = Date.now() - advancedAt;
+      say(`SIGKILL of a worker process after ${paid} renewals`);
+      killed = { ...(await run.killWorker()), afterMs, renewed: paid };
+      lastProgressAt = Date.now();
+    }
     if (clockReadyMs === undefined) {
       const current = await call('GET', `/v1/test-clocks/${clock.id}`);
       if (current.status === 'ready') clockReadyMs = ms;
@@ -504,6 +521,7 @@ try {
     advanceAnsweredMs,
     clockReadySeconds: clockReadyMs === undefined ? null : clockReadyMs / 1000,
     clientSignalsPerSecond,
+    workerKilled: killed ?? false,
     checks,
     databaseRoundTripsPerRenewal: {
       ...roundTrips,
@@ -555,6 +573,10 @@ try {
     'signals/s from a client (before, for comparison)': {
       value: Math.round(clientSignalsPerSecond),
     },
+    'worker process SIGKILLed (s after the advance, renewed)': {
+      value: killed ? `${(killed.afterMs / 1000).toFixed(1)} s, ${killed.renewed} renewed` : 'no',
+    },
+    'killed → new worker polling (ms)': { value: killed?.restartMs ?? '-' },
     'one order and one charge each, periods advanced': {
       value: correct ? 'yes' : JSON.stringify(checks),
       target: 'yes',

@@ -1,10 +1,15 @@
+import { join } from 'node:path';
+import { Connection } from '@temporalio/client';
 import { createAccessToken } from '../../commerce/access-tokens/service.ts';
 import { Member, Organization, User } from '../../db/entities/index.ts';
 import { openOrm } from '../../db/orm.ts';
-import { startApiProcess } from '../../devstack/app-processes.ts';
+import { startApiProcess, startWorkerProcess } from '../../devstack/app-processes.ts';
+import { eventually } from '../../devstack/eventually.ts';
 import { findFreePort, type RunningService, Supervisor } from '../../devstack/supervisor.ts';
 import { startTestStack, type TestStack } from '../../devstack/test-stack.ts';
 import { allScopes } from '../../domain/scopes.ts';
+import { taskQueues } from '../../temporal/task-queues.ts';
+import { childProcessesOf, type RestartableService, startRestartable } from '../soak/faults.ts';
 import { type CpuUse, startCpuUse } from './cpu-use.ts';
 import { type LoadOptions, type LoadSummary, runLoad } from './run-load.ts';
 
@@ -20,6 +25,8 @@ export function benchRun(name: string, budgetSeconds: number) {
     say(crashed);
   });
   let stackStarting: Promise<TestStack> | undefined;
+  /** The worker pool the run runs itself (startStack's `restartableWorker`), for killWorker. */
+  let worker: { service: RestartableService; stack: TestStack; copies: number } | undefined;
   const closers: (() => Promise<unknown>)[] = [];
   /** Aborted on clean-up: kills a running load generator. */
   const loadAbort = new AbortController();
@@ -119,9 +126,78 @@ export function benchRun(name: string, budgetSeconds: number) {
       });
       return { orm, em, organizationId: organization.id, token };
     },
-    startStack: () => {
-      stackStarting = startTestStack(say);
-      return stackStarting;
+    /**
+     * The test stack; with `restartableWorker`, its worker run by the run itself instead, as a
+     * pool (TOLLGATE_WORKER_PROCESSES, 2 unless set) that killWorker kills and restarts.
+     */
+    startStack: async ({ restartableWorker = false } = {}) => {
+      stackStarting = startTestStack(say, { worker: !restartableWorker });
+      const stack = await stackStarting;
+      if (!restartableWorker) return stack;
+      process.env.TOLLGATE_WORKER_PROCESSES ??= '2';
+      const copies = Number(process.env.TOLLGATE_WORKER_PROCESSES);
+      if (!(copies >= 2)) throw new Error('a killed worker needs TOLLGATE_WORKER_PROCESSES >= 2');
+      const service = await startRestartable(
+        'worker',
+        async (supervisor) => {
+          // As the test stack starts its own (devstack/test-stack.ts).
+          await startWorkerProcess(supervisor, stack.addresses, {
+            env: { ...process.env, ...stack.env },
+            namespace: stack.config.temporal.namespace,
+            logFile: join(stack.config.dataDir, 'test-logs', 'worker.log'),
+          });
+          return undefined;
+        },
+        {
+          onUnexpectedExit: (code) => {
+            crashed = `worker exited unexpectedly (code ${code})`;
+            say(crashed);
+          },
+        },
+      );
+      worker = { service, stack, copies };
+      processes.add({ name: 'worker', stop: () => service.stop() });
+      return stack;
+    },
+    /**
+     * SIGKILL of one process of the worker pool (its primary then stops the others and exits),
+     * the pool started again at once: when, and the milliseconds from the kill until the pool
+     * was gone and until every new copy polled the main task queue (by the pollers' identities,
+     * `pid@host`: Temporal still lists the dead copies' pollers for a while).
+     */
+    killWorker: async () => {
+      if (!worker) throw new Error('killWorker needs startStack({ restartableWorker: true })');
+      const { service, stack, copies } = worker;
+      const killedAt = Date.now();
+      await service.kill({ copy: true });
+      const goneMs = Date.now() - killedAt;
+      await service.restart();
+      const pollerIdentities = async () => {
+        const connection = await Connection.connect({ address: stack.addresses.temporalAddress });
+        try {
+          const { pollers } = await connection.workflowService.describeTaskQueue({
+            namespace: stack.config.temporal.namespace,
+            taskQueue: { name: taskQueues.main },
+            taskQueueType: 1, // TASK_QUEUE_TYPE_WORKFLOW
+          });
+          return pollers.map((poller) => poller.identity ?? '');
+        } finally {
+          await connection.close();
+        }
+      };
+      await eventually(
+        async () => {
+          const primary = service.pid();
+          const pids = primary === undefined ? [] : childProcessesOf(primary);
+          const identities = await pollerIdentities();
+          return pids.filter((pid) => identities.some((id) => id.startsWith(`${pid}@`))).length;
+        },
+        (polling) => polling === copies,
+        { timeoutMs: 120_000, intervalMs: 100, what: 'every copy of the new worker polling' },
+      );
+      const upMs = Date.now() - killedAt;
+      say(`worker copy SIGKILLed; pool gone after ${goneMs} ms, new pool polling after ${upMs} ms`);
+      return { killedAt: new Date(killedAt).toISOString(), poolGoneMs: goneMs, restartMs: upMs };
     },
     /** The API in its own process on a free port, quiet, with auth rate limits off. */
     startApi: async (stack: TestStack, logFile: string, env: Record<string, string> = {}) => {
