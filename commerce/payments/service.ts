@@ -260,7 +260,9 @@ export async function recordPaymentOutcome(
            case when $4::text = 'failed' then $5 end, case when $4::text = 'failed' then $6 end,
            $2, $7
          where $8::uuid is not null and not exists (select 1 from before)
-         on conflict (id) do nothing
+         -- Every unique index an arbiter: a concurrent insert of the same payment (the charge's
+         -- answer and Stripe's webhook) may meet on processor_id before id.
+         on conflict do nothing
          returning null::text as status_before, null::text as processor_id_before,
            processor_id, decline_reason, decline_message, method_metadata)
        select * from updated union all select * from unchanged
