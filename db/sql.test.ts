@@ -38,6 +38,13 @@ import {
 /** The one module that turns values into SQL. */
 const sqlModule = 'db/sql.ts';
 
+/** Which argument of each statement-running call is the statement's text. */
+const statementArguments: Partial<Record<string, number>> = {
+  execute: 0,
+  executeBound: 1,
+  executePrepared: 2,
+};
+
 /** Folders not scanned, and why. */
 const skippedFolders = new Set([
   'node_modules',
@@ -228,14 +235,8 @@ function violationsOf(path: string, text: string): string[] {
     if (ts.isCallExpression(node)) {
       const callee = node.expression;
       const name = ts.isPropertyAccessExpression(callee) ? callee.name.text : callee.getText(file);
-      const statement =
-        name === 'execute'
-          ? node.arguments[0]
-          : name === 'executeBound'
-            ? node.arguments[1]
-            : name === 'executePrepared'
-              ? node.arguments[2]
-              : null;
+      const statementAt = statementArguments[name];
+      const statement = statementAt === undefined ? null : node.arguments[statementAt];
       if (statement && ts.isTemplateExpression(statement)) checkSplices(statement, 'a statement');
       const text =
         name === 'sqlText' ? node.arguments[0] : name === 'joinSql' ? node.arguments[1] : null;

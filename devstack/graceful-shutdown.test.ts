@@ -4,7 +4,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { type Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { startTestApi } from '../api/testing.ts';
 import { callV1, createSeller, type Seller, type TestApi } from '../commerce/testing.ts';
 import { loadRuntimeConfig } from '../config/env.ts';
@@ -14,6 +14,7 @@ import { taskQueues } from '../temporal/task-queues.ts';
 import { startApiProcess, startWorkerProcess } from './app-processes.ts';
 import { eventually } from './eventually.ts';
 import { findFreePort, Supervisor } from './supervisor.ts';
+import { workflowPollers } from './temporal.ts';
 import { startOwnTestStack, type TestStack } from './test-stack.ts';
 
 const exitOf = (child: ChildProcess) =>
@@ -39,17 +40,7 @@ const startToCloseTimeout = 1;
 
 /** How many workers poll the main task queue for workflow tasks (one per process). */
 async function pollerCount(address: string, namespace: string): Promise<number> {
-  const connection = await Connection.connect({ address });
-  try {
-    const { pollers } = await connection.workflowService.describeTaskQueue({
-      namespace,
-      taskQueue: { name: taskQueues.main },
-      taskQueueType: 1, // TASK_QUEUE_TYPE_WORKFLOW
-    });
-    return new Set(pollers.map((poller) => poller.identity)).size;
-  } finally {
-    await connection.close();
-  }
+  return new Set(await workflowPollers(address, namespace, taskQueues.main)).size;
 }
 
 describe('SIGTERM stops the API and the worker processes gracefully', { timeout: 600_000 }, () => {

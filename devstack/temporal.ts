@@ -77,6 +77,18 @@ export async function taskQueueHasWorker(
   namespace: string,
   taskQueue: string,
 ): Promise<boolean> {
+  return (await workflowPollers(address, namespace, taskQueue)).length > 0;
+}
+
+/**
+ * The identities (`pid@host`) of the workers polling the task queue for workflow tasks, as the
+ * server lists them: a worker gone lately may still be among them.
+ */
+export async function workflowPollers(
+  address: string,
+  namespace: string,
+  taskQueue: string,
+): Promise<string[]> {
   const connection = await Connection.connect({ address, connectTimeout: 2000 });
   try {
     const { pollers } = await connection.workflowService.describeTaskQueue({
@@ -84,7 +96,7 @@ export async function taskQueueHasWorker(
       taskQueue: { name: taskQueue },
       taskQueueType: 1, // TASK_QUEUE_TYPE_WORKFLOW
     });
-    return pollers.length > 0;
+    return pollers.map((poller) => poller.identity ?? '');
   } finally {
     await connection.close();
   }

@@ -63,13 +63,7 @@ export async function startTestStack(
       TOLLGATE_AUTH_RATE_LIMIT: 'off',
       ...serviceEnvironment(addresses),
     };
-    if (worker) {
-      await startWorkerProcess(supervisor, addresses, {
-        env: { ...process.env, ...env },
-        namespace: config.temporal.namespace,
-        logFile: join(config.dataDir, 'test-logs', 'worker.log'),
-      });
-    }
+    if (worker) await startTestWorker(supervisor, { config, addresses, env });
     if (crashed) throw new Error(crashed);
 
     return { config, addresses, env, stop: () => supervisor.stopAll() };
@@ -77,6 +71,21 @@ export async function startTestStack(
     await supervisor.stopAll();
     throw error;
   }
+}
+
+/**
+ * The stack's worker process under `supervisor`, logging to the run's test-logs/worker.log (the
+ * stack's own, or one a benchmark runs itself to kill and restart).
+ */
+export function startTestWorker(
+  supervisor: Supervisor,
+  { config, addresses, env }: Pick<TestStack, 'config' | 'addresses' | 'env'>,
+) {
+  return startWorkerProcess(supervisor, addresses, {
+    env: { ...process.env, ...env },
+    namespace: config.temporal.namespace,
+    logFile: join(config.dataDir, 'test-logs', 'worker.log'),
+  });
 }
 
 /** A database of its own for this run, on the same server. */

@@ -1,12 +1,11 @@
-import { join } from 'node:path';
-import { Connection } from '@temporalio/client';
 import { createAccessToken } from '../../commerce/access-tokens/service.ts';
 import { Member, Organization, User } from '../../db/entities/index.ts';
 import { openOrm } from '../../db/orm.ts';
-import { startApiProcess, startWorkerProcess } from '../../devstack/app-processes.ts';
+import { startApiProcess } from '../../devstack/app-processes.ts';
 import { eventually } from '../../devstack/eventually.ts';
 import { findFreePort, type RunningService, Supervisor } from '../../devstack/supervisor.ts';
-import { startTestStack, type TestStack } from '../../devstack/test-stack.ts';
+import { workflowPollers } from '../../devstack/temporal.ts';
+import { startTestStack, startTestWorker, type TestStack } from '../../devstack/test-stack.ts';
 import { allScopes } from '../../domain/scopes.ts';
 import { taskQueues } from '../../temporal/task-queues.ts';
 import { childProcessesOf, type RestartableService, startRestartable } from '../soak/faults.ts';
@@ -140,12 +139,7 @@ export function benchRun(name: string, budgetSeconds: number) {
       const service = await startRestartable(
         'worker',
         async (supervisor) => {
-          // As the test stack starts its own (devstack/test-stack.ts).
-          await startWorkerProcess(supervisor, stack.addresses, {
-            env: { ...process.env, ...stack.env },
-            namespace: stack.config.temporal.namespace,
-            logFile: join(stack.config.dataDir, 'test-logs', 'worker.log'),
-          });
+          await startTestWorker(supervisor, stack);
           return undefined;
         },
         {
@@ -172,24 +166,15 @@ export function benchRun(name: string, budgetSeconds: number) {
       await service.kill({ copy: true });
       const goneMs = Date.now() - killedAt;
       await service.restart();
-      const pollerIdentities = async () => {
-        const connection = await Connection.connect({ address: stack.addresses.temporalAddress });
-        try {
-          const { pollers } = await connection.workflowService.describeTaskQueue({
-            namespace: stack.config.temporal.namespace,
-            taskQueue: { name: taskQueues.main },
-            taskQueueType: 1, // TASK_QUEUE_TYPE_WORKFLOW
-          });
-          return pollers.map((poller) => poller.identity ?? '');
-        } finally {
-          await connection.close();
-        }
-      };
       await eventually(
         async () => {
           const primary = service.pid();
           const pids = primary === undefined ? [] : childProcessesOf(primary);
-          const identities = await pollerIdentities();
+          const identities = await workflowPollers(
+            stack.addresses.temporalAddress,
+            stack.config.temporal.namespace,
+            taskQueues.main,
+          );
           return pids.filter((pid) => identities.some((id) => id.startsWith(`${pid}@`))).length;
         },
         (polling) => polling === copies,
