@@ -376,8 +376,9 @@ async function seedSeller(databaseUrl: string) {
 }
 
 /**
- * Waits (up to three minutes) until no checkout is left confirmed, the outbox is relayed and
- * every webhook event delivered.
+ * Waits (up to three minutes) until no checkout is left confirmed, no refund Stripe took is left
+ * pending (a lost webhook costs its workflow a minute before it asks Stripe), the outbox is
+ * relayed and every webhook event delivered.
  */
 async function settle(databaseUrl: string) {
   const orm = await openOrm(databaseUrl);
@@ -386,12 +387,14 @@ async function settle(databaseUrl: string) {
     while (Date.now() < deadline) {
       const [row] = await orm.em
         .getConnection()
-        .execute<{ confirmed: string; unrelayed: string; undelivered: string }[]>(
+        .execute<Record<'confirmed' | 'pendingRefunds' | 'unrelayed' | 'undelivered', string>[]>(
           `select (select count(*) from checkouts where status = 'confirmed') as confirmed,
+             (select count(*) from refunds where status = 'pending' and processor_id is not null)
+               as "pendingRefunds",
              (select count(*) from outbox_events where relayed_at is null) as unrelayed,
              (select count(*) from webhook_events where succeeded is not true) as undelivered`,
         );
-      if ([row?.confirmed, row?.unrelayed, row?.undelivered].every((n) => Number(n) === 0)) return;
+      if (row && Object.values(row).every((n) => Number(n) === 0)) return;
       await sleep(1000);
     }
   } finally {

@@ -127,3 +127,50 @@ export async function historyWithoutCodec(
     await connection.close();
   }
 }
+
+/**
+ * Every run of `workflowId`, oldest first, as lines to read when a test of a long-lived workflow
+ * fails: each run's status and times, then its events (type, time, and what names the cause:
+ * who started it, signals, updates, activities, failures, continue-as-new).
+ */
+export async function workflowRunsReport(temporal: Client, workflowId: string): Promise<string> {
+  const lines: string[] = [];
+  const runs = [];
+  for await (const run of temporal.workflow.list({ query: `WorkflowId = '${workflowId}'` })) {
+    runs.push(run);
+  }
+  runs.sort((a, b) => a.startTime.getTime() - b.startTime.getTime());
+  for (const run of runs) {
+    lines.push(
+      `run ${run.runId} ${run.status.name} ${run.startTime.toISOString()} → ${run.closeTime?.toISOString() ?? 'open'}`,
+    );
+    const history = await temporal.workflow.getHandle(workflowId, run.runId).fetchHistory();
+    for (const event of history.events ?? []) {
+      const seconds = Number(event.eventTime?.seconds ?? 0);
+      const { eventId, ...attributes } = event;
+      const detail = Object.entries(attributes)
+        .filter(([key, value]) => key.endsWith('Attributes') && value)
+        .map(
+          ([key, value]) =>
+            `${key.replace(/EventAttributes$/, '')} ${eventDetail(value as object)}`,
+        )
+        .join(' ');
+      lines.push(`  ${eventId} ${new Date(seconds * 1000).toISOString()} ${detail}`);
+    }
+  }
+  return lines.join('\n');
+}
+
+/** The names and causes in an event's attributes, without its (encrypted) payloads. */
+function eventDetail(attributes: object): string {
+  const named = ['signalName', 'identity', 'initiator', 'continuedExecutionRunId', 'cause'];
+  const parts = Object.entries(attributes).flatMap(([key, value]) => {
+    if (named.includes(key) && value) return [`${key}=${String(value)}`];
+    if (key === 'activityType' || key === 'workflowType') return [`${key}=${value?.name}`];
+    if (key === 'failure' && value) return [`failure=${JSON.stringify(value.message)}`];
+    if (key === 'acceptedRequest' && value) return [`update=${value.input?.name}`];
+    if (key === 'markerName') return [`marker=${value}`];
+    return [];
+  });
+  return parts.join(' ');
+}

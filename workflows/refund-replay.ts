@@ -6,26 +6,23 @@ import { refundOutcomeSignal } from '../processes/refund.ts';
 import { refund } from './refund.ts';
 import { recordOnOwnWorkers } from './replay-recording.ts';
 
+const processorId = 're_replay';
+
 /**
- * A refund's whole path, recorded without database or Stripe: Stripe takes it `pending`, the
- * workflow waits, the webhook's signal says it succeeded, the refund settles and the order's
- * benefits are revoked.
+ * The refund's activities without database or Stripe: Stripe takes it `pending` and, asked
+ * again, answers `retrieved`; the settled refund revokes the order's benefits.
  */
-export async function recordSucceededRefund(client: Client): Promise<string> {
-  const workflowId = 'replay:refund-succeeded';
-  const taskQueue = 'replay-refund-succeeded';
-  const processorId = 're_replay';
-  let taken: () => void = () => {};
-  const takenByStripe = new Promise<void>((resolve) => {
-    taken = resolve;
-  });
-  const activities: RefundActivities & Pick<BenefitGrantActivities, 'requestBenefitRevocations'> = {
+function replayRefundActivities(
+  retrieved: 'pending' | 'succeeded',
+  onTaken: () => void = () => {},
+): RefundActivities & Pick<BenefitGrantActivities, 'requestBenefitRevocations'> {
+  return {
     awaitRefundRow: async () => {},
     createStripeRefund: async () => {
-      taken();
+      onTaken();
       return { processorId, status: 'pending', failureReason: null };
     },
-    retrieveStripeRefund: async () => ({ processorId, status: 'pending', failureReason: null }),
+    retrieveStripeRefund: async () => ({ processorId, status: retrieved, failureReason: null }),
     settleRefund: async ({ status }) => ({
       status,
       revokeBenefits: true,
@@ -35,6 +32,21 @@ export async function recordSucceededRefund(client: Client): Promise<string> {
     }),
     requestBenefitRevocations: async () => undefined,
   };
+}
+
+/**
+ * A refund's whole path, recorded without database or Stripe: Stripe takes it `pending`, the
+ * workflow waits, the webhook's signal says it succeeded, the refund settles and the order's
+ * benefits are revoked.
+ */
+export async function recordSucceededRefund(client: Client): Promise<string> {
+  const workflowId = 'replay:refund-succeeded';
+  const taskQueue = 'replay-refund-succeeded';
+  let taken: () => void = () => {};
+  const takenByStripe = new Promise<void>((resolve) => {
+    taken = resolve;
+  });
+  const activities = replayRefundActivities('pending', () => taken());
   await recordOnOwnWorkers(client, { taskQueue, activities }, async () => {
     const handle = await client.workflow.start(refund, {
       workflowId,
@@ -54,6 +66,24 @@ export async function recordSucceededRefund(client: Client): Promise<string> {
       failureReason: null,
     });
     await handle.result();
+  });
+  return workflowId;
+}
+
+/**
+ * A refund whose webhook never comes (patched 'refund-asks-stripe-after-a-minute'): after a
+ * minute's wait the workflow asks Stripe, which says it succeeded; the refund settles.
+ */
+export async function recordRefundAskedStripe(client: Client): Promise<string> {
+  const workflowId = 'replay:refund-asked-stripe';
+  const taskQueue = 'replay-refund-asked-stripe';
+  const activities = replayRefundActivities('succeeded');
+  await recordOnOwnWorkers(client, { taskQueue, activities }, async () => {
+    await client.workflow.execute(refund, {
+      workflowId,
+      taskQueue,
+      args: [{ refundId: 'replay-refund' }],
+    });
   });
   return workflowId;
 }

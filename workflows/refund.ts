@@ -2,6 +2,7 @@ import {
   ActivityFailure,
   ApplicationFailure,
   condition,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
@@ -31,8 +32,16 @@ const steps = proxyLocalActivities<RefundActivities & BenefitGrantActivities>(st
 // half a minute; a refund whose transaction rolled back never appears, and the workflow ends.
 const committed = proxyLocalActivities<RefundActivities>(awaitingCommitOptions);
 
-/** How long the webhook's word is awaited before Stripe is asked; then asked again as often. */
-const webhookWait = '10 minutes';
+/**
+ * A refund Stripe has not decided yet is asked about again when the webhook is late: after a
+ * minute, then twice as long each time up to an hour. A webhook lost on its way (a process killed
+ * mid-delivery) then costs a minute, not ten. Runs begun before this change wait ten minutes each
+ * time (their histories replay so).
+ */
+const asksStripeSooner = 'refund-asks-stripe-after-a-minute';
+const firstWebhookWaitMs = 60_000;
+const longestWebhookWaitMs = 3_600_000;
+const oldWebhookWaitMs = 600_000;
 
 /**
  * The life of one refund (`refund:<id>`): Stripe is asked to give the money back; a refund Stripe
@@ -55,11 +64,14 @@ export async function refund({ refundId }: RefundInput): Promise<RefundResult> {
   });
 
   let outcome = await stripeCalls.createStripeRefund({ refundId });
+  const asksSooner = patched(asksStripeSooner);
+  let webhookWaitMs = asksSooner ? firstWebhookWaitMs : oldWebhookWaitMs;
   while (!isFinal(outcome)) {
-    if (await condition(() => isFinal(signalled), webhookWait)) {
+    if (await condition(() => isFinal(signalled), webhookWaitMs)) {
       outcome = signalled as FinalOutcome;
     } else if (outcome.processorId) {
       outcome = await stripeCalls.retrieveStripeRefund({ processorId: outcome.processorId });
+      if (asksSooner) webhookWaitMs = Math.min(webhookWaitMs * 2, longestWebhookWaitMs);
     }
   }
 

@@ -21,7 +21,7 @@ import {
 import { recordCustomerReminders, recordCustomerSignIn } from './customer-mails-replay.ts';
 import { invitation } from './invitation.ts';
 import { purgeExpiredRecords } from './purge-expired-records.ts';
-import { recordSucceededRefund } from './refund-replay.ts';
+import { recordRefundAskedStripe, recordSucceededRefund } from './refund-replay.ts';
 import { recordOnOwnWorkers } from './replay-recording.ts';
 import { sendEmail } from './send-email.ts';
 import {
@@ -167,6 +167,8 @@ export const replayScenarios: Record<string, (client: Client) => Promise<string>
   'customer-sign-in': recordCustomerSignIn,
   'customer-reminders': recordCustomerReminders,
   'refund-succeeded': recordSucceededRefund,
+  // After patched('refund-asks-stripe-after-a-minute'): no webhook; Stripe asked after 60 s.
+  'refund-asked-stripe': recordRefundAskedStripe,
   'benefit-grant': recordBenefitGrant,
   'benefit-grant-cycled': recordBenefitGrantCycled,
   'benefit-grant-updated': recordBenefitGrantUpdated,

@@ -22,7 +22,7 @@ import { waitForMail } from '../integrations/mail/testing.ts';
 import { startSubscription } from '../processes/starters.ts';
 import { subscriptionStateQuery } from '../processes/subscription-messages.ts';
 import { workflowIds } from '../processes/workflow-ids.ts';
-import { workersOnOwnQueue } from '../temporal/testing.ts';
+import { workersOnOwnQueue, workflowRunsReport } from '../temporal/testing.ts';
 
 // The in-process workers log every workflow task at INFO; only problems are worth a line.
 Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -180,7 +180,11 @@ describe('the subscription workflow, on test clocks', { concurrency: true }, () 
       () => workflowState(subscriptionId),
       (state) => state?.periods.at(-1)?.end === '2028-01-31T10:00:00.000Z',
       { what: 'the last billed period in the workflow', timeoutMs: 90_000 },
-    );
+    ).catch(async (error: Error) => {
+      // Seen twice in CI, never locally: every run's events tell which one lost the periods.
+      const runs = await workflowRunsReport(api.temporal, workflowIds.subscription(subscriptionId));
+      throw new Error(`${error.message}\n${runs}`);
+    });
     const state = loaded as NonNullable<typeof loaded>;
     assert.equal(state.periods.at(-1)?.status, 'paid');
     assert.equal(state.periods.at(-1)?.orderId, orders.at(-1)?.id);

@@ -16,6 +16,7 @@ import { eventually } from '../../devstack/eventually.ts';
 import { stripeSimulatorControl } from '../../devstack/stripe-simulator.ts';
 import { createStripeClient } from '../../integrations/stripe/client.ts';
 import { workflowIds } from '../../processes/workflow-ids.ts';
+import { taskQueues } from '../../temporal/task-queues.ts';
 import { workersOnOwnQueue } from '../../temporal/testing.ts';
 import { refund as refundWorkflow } from '../../workflows/refund.ts';
 import { buy, buyerDetails } from '../orders/testing.ts';
@@ -254,6 +255,39 @@ describe('refunds (/v1/refunds)', () => {
     assert.equal(rest.status, 'pending');
     const after = await orderOf(order.id);
     assert.deepEqual([after.status, after.refundedAmount], ['partially_refunded', 1500]);
+  });
+
+  it('asks Stripe itself a minute after a refund whose webhook never came', async () => {
+    const order = await paidOrder();
+    let workflowId = '';
+    const created = await createRefund(
+      api.orm.em.fork(),
+      seller.organizationId,
+      refundCreateInput.parse({ order_id: order.id, reason: 'other', amount: 700 }),
+      (id) => {
+        // Stripe's webhook names `refund:<id>`: this run hears nothing of it, as if it was lost.
+        workflowId = `webhook-lost:${workflowIds.refund(id)}`;
+        return api.temporal.workflow.start(refundWorkflow, {
+          workflowId,
+          taskQueue: taskQueues.main,
+          args: [{ refundId: id }],
+        });
+      },
+    );
+    const handle = api.temporal.workflow.getHandle(workflowId);
+    assert.equal(await handle.result(), 'succeeded');
+    assert.equal((await settled(created.id)).status, 'succeeded');
+    const events = (await handle.fetchHistory()).events ?? [];
+    const waited = events.flatMap((event) => {
+      const timeout = event.timerStartedEventAttributes?.startToFireTimeout?.seconds;
+      return timeout ? [Number(timeout)] : [];
+    });
+    assert.deepEqual(waited, [60]);
+    const asked = events.filter(
+      (event) =>
+        event.activityTaskScheduledEventAttributes?.activityType?.name === 'retrieveStripeRefund',
+    );
+    assert.equal(asked.length, 1);
   });
 
   it('revokes the benefits of a one-time order when asked', async () => {
