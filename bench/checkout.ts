@@ -5,7 +5,9 @@
  *   - p50/p99 from confirm to order paid;
  *   - database round trips and Temporal workflow tasks one checkout costs;
  *   - every confirmed checkout paid exactly once: one paid order, one succeeded payment and one
- *     PaymentIntent (Stripe simulator's) each.
+ *     PaymentIntent (Stripe simulator's) each;
+ *   - connections idle in transaction, and the statements they last ran
+ *     (bench/lib/connection-states.ts).
  *
  *   node bench/checkout.ts [--seconds=60] [--concurrency=20] [--kill-worker]
  *
@@ -31,6 +33,7 @@ import { workflowIds } from '../processes/workflow-ids.ts';
 import { connectTemporal } from '../temporal/client.ts';
 import { apiCaller } from './lib/api-caller.ts';
 import { benchRun } from './lib/bench-run.ts';
+import { connectionStates } from './lib/connection-states.ts';
 import { cpuMsPerOperation, processCpu } from './lib/process-cpu.ts';
 import { countQueriesOfAppProcesses, queryCounts, statementCounts } from './lib/query-counts.ts';
 import { writeBenchResults } from './lib/results.ts';
@@ -173,14 +176,23 @@ try {
     ).map((row) => row.pid);
   const cpuBefore = processCpu(await postgresPids());
   say(`measuring: ${durationSeconds} s, ${concurrency} customers`);
+  const connections = connectionStates(orm);
+  const measuring = phase(durationSeconds);
+  const sampling = (async () => {
+    for (let done = false; !done; ) {
+      await connections.sample();
+      done = await Promise.race([measuring.then(() => true), sleep(250, false)]);
+    }
+  })();
   const [measured, killed] = await Promise.all([
-    phase(durationSeconds),
+    measuring,
     killWorker &&
       sleep((durationSeconds * 1000) / 3).then(async () => {
         say(`SIGKILL of a worker process ${(durationSeconds / 3).toFixed(1)} s into the measure`);
         return { ...(await run.killWorker()), afterSeconds: durationSeconds / 3 };
       }),
   ]);
+  await sampling;
   await sleep(1000);
   const countsAfter = queryCounts(countDir);
   const statementsAfter = statementCounts(countDir);
@@ -307,6 +319,7 @@ try {
   }
 
   const checkoutsPerSecond = count / measured.seconds;
+  const connectionsSeen = connections.summary();
   const results = {
     completed: count,
     checkoutsPerSecond,
@@ -327,6 +340,8 @@ try {
       activityTasks: activityTasks / sample.length,
     },
     cpuMsPerCheckout: cpuMsPerOperation(cpuBefore, cpuAfter, count),
+    databaseConnectionsMean: connectionsSeen.meanByState,
+    idleInTransaction: connectionsSeen.idleInTransaction,
     activityMs: Object.fromEntries(
       Object.entries(activityMs).map(([name, total]) => [name, Math.round(total / sample.length)]),
     ),
@@ -362,6 +377,10 @@ try {
     'workflow tasks per checkout (grant)': { value: results.workflowTasksPerCheckout.benefitGrant },
     'activity tasks per checkout (checkout and grant)': {
       value: results.workflowTasksPerCheckout.activityTasks,
+    },
+    'DB connections idle in transaction, mean / max': {
+      value: `${results.idleInTransaction.mean} / ${results.idleInTransaction.max}`,
+      target: '~0',
     },
     ...Object.fromEntries(
       Object.entries(results.cpuMsPerCheckout).map(([name, value]) => [

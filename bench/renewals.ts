@@ -10,6 +10,8 @@
  *   - workflow tasks and database round trips one renewal costs;
  *   - where the time goes: each step of a renewal from the rows' timestamps, and the CPU each
  *     process of the stack (Temporal, worker, API, simulator, stripe-mock, PostgreSQL) burned.
+ *   - connections idle in transaction, and the statements they last ran
+ *     (bench/lib/connection-states.ts).
  *
  *   node bench/renewals.ts [count=10000] [--kill-worker]
  *
@@ -33,6 +35,7 @@ import { workflowIds } from '../processes/workflow-ids.ts';
 import { connectTemporal } from '../temporal/client.ts';
 import { apiCaller } from './lib/api-caller.ts';
 import { benchRun } from './lib/bench-run.ts';
+import { connectionStates } from './lib/connection-states.ts';
 import { coresBusy, cpuMsPerOperation, machineCpu, processCpu } from './lib/process-cpu.ts';
 import { countQueriesOfAppProcesses, queryCounts } from './lib/query-counts.ts';
 import { writeBenchResults } from './lib/results.ts';
@@ -230,18 +233,7 @@ try {
   /** Paid renewals seen by the poll, and when (ms after the advance). */
   const progress: { ms: number; paid: number }[] = [];
   /** The bench database's connections by state, sampled with each poll. */
-  const connectionSamples: Record<string, number>[] = [];
-  const sampleConnections = async () =>
-    connectionSamples.push(
-      Object.fromEntries(
-        (
-          await db.execute<{ state: string; count: string }[]>(
-            `select coalesce(state, 'none') as state, count(*) from pg_stat_activity
-             where datname = current_database() and pid <> pg_backend_pid() group by state`,
-          )
-        ).map((row) => [row.state, Number(row.count)]),
-      ),
-    );
+  const connections = connectionStates(orm);
   let clockReadyMs: number | undefined;
   /** The worker's kill (--kill-worker): after how many renewals, when, and its restart. */
   let killed:
@@ -258,7 +250,7 @@ try {
       say(`${now} of ${count} renewed after ${(ms / 1000).toFixed(1)} s`);
     }
     progress.push({ ms, paid: now });
-    await sampleConnections();
+    await connections.sample();
     paid = now;
     if (killWorker && !killed && paid >= count / 3) {
       const afterMs = Date.now() - advancedAt;
@@ -512,6 +504,7 @@ try {
     (event) => event.workflowTaskCompletedEventAttributes,
   ).length;
 
+  const connectionsSeen = connections.summary();
   const results = {
     subscriptions: count,
     renewalsPerSecond,
@@ -542,12 +535,8 @@ try {
       workflowTaskRunningMsMean: Math.round(mean(timings.taskRunningMs)),
     },
     renewalSteps,
-    databaseConnectionsMean: Object.fromEntries(
-      [...new Set(connectionSamples.flatMap(Object.keys))].map((state) => [
-        state,
-        Number(mean(connectionSamples.map((sample) => sample[state] ?? 0)).toFixed(1)),
-      ]),
-    ),
+    databaseConnectionsMean: connectionsSeen.meanByState,
+    idleInTransaction: connectionsSeen.idleInTransaction,
     cpuMsPerRenewal: cpuMsPerOperation(cpuBefore, cpuAfter, count),
     coresBusyWhileRenewing: {
       ...cores,
@@ -614,6 +603,10 @@ try {
         { value: `${step.p50Ms} / ${step.p99Ms}` },
       ]),
     ),
+    'DB connections idle in transaction, mean / max': {
+      value: `${results.idleInTransaction.mean} / ${results.idleInTransaction.max}`,
+      target: '~0',
+    },
     ...Object.fromEntries(
       Object.entries(results.databaseConnectionsMean).map(([state, value]) => [
         `DB connections ${state}, mean`,
