@@ -24,8 +24,10 @@ try {
     const file = join(historiesDir, `${name}.json`);
     // A recorded history stands for workflows already running in production: never overwrite it.
     if (existsSync(file)) continue;
-    const workflowId = await run(client);
-    const history = await client.workflow.getHandle(workflowId).fetchHistory();
+    const recorded = await run(client);
+    const { workflowId, runId } =
+      typeof recorded === 'string' ? { workflowId: recorded, runId: undefined } : recorded;
+    const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
     writeFileSync(file, `${historyToJSON(history)}\n`);
     console.log(`[record] ${name}: ${history.events?.length ?? 0} events`);
   }

@@ -26,6 +26,7 @@ import { recordOnOwnWorkers } from './replay-recording.ts';
 import { sendEmail } from './send-email.ts';
 import {
   recordSubscriptionAuthenticatedRetry,
+  recordSubscriptionContinuedAsNew,
   recordSubscriptionDunning,
   recordSubscriptionRenewed,
   recordSubscriptionRenewedWithoutCycle,
@@ -134,7 +135,10 @@ async function recordPurge(client: Client, name: string): Promise<string> {
  * The runs whose histories are recorded into __fixtures__/histories (`npm run record-histories`)
  * and replayed by the test suite. A new workflow, or a new path through one, adds a scenario.
  */
-export const replayScenarios: Record<string, (client: Client) => Promise<string>> = {
+/** A scenario's recorded workflow: its id (the latest run's history), or one run of it. */
+export type RecordedWorkflow = string | { workflowId: string; runId: string };
+
+export const replayScenarios: Record<string, (client: Client) => Promise<RecordedWorkflow>> = {
   'purge-expired-records': (client) => recordPurge(client, 'purge-expired-records'),
   // Recorded again after patched('delete-abandoned-uploads'): the purge's new step.
   'purge-expired-records-with-uploads': (client) =>
@@ -180,6 +184,8 @@ export const replayScenarios: Record<string, (client: Client) => Promise<string>
   // After patched('retries-outside-schedule-keep-it'): finance's and the customer's retries.
   'subscription-retries-keep-schedule': recordSubscriptionRetriesKeepSchedule,
   'subscription-authenticated-retry': recordSubscriptionAuthenticatedRetry,
+  // After patched('continue-as-new-in-a-task-of-its-own'): twelve renewals, then the next run.
+  'subscription-continued-as-new': recordSubscriptionContinuedAsNew,
   // The periodic jobs the upkeep schedules start (processes/upkeep-schedules.ts).
   'upkeep-purge-expired': recordUpkeep('purgeExpired'),
   'upkeep-expire-uploads': recordUpkeep('expireUploads'),

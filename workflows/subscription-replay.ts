@@ -346,3 +346,57 @@ export const recordSubscriptionAuthenticatedRetry = (client: Client) =>
       await cancelAndEnd(handle, advance);
     },
   );
+
+/**
+ * Twelve monthly renewals due at once (the clock advanced a year), then the run continues as new
+ * in a workflow task of its own (the `continue-as-new-in-a-task-of-its-own` patch). The history
+ * is the first run's, the one that continued.
+ */
+export async function recordSubscriptionContinuedAsNew(
+  client: Client,
+): Promise<{ workflowId: string; runId: string }> {
+  const name = 'subscription-continued-as-new';
+  const workflowId = `replay:${name}`;
+  const taskQueue = `replay-${name}`;
+  const current = { schedule: january };
+  const monthAfter = (iso: string) => {
+    const date = new Date(iso);
+    date.setUTCMonth(date.getUTCMonth() + 1);
+    return date.toISOString();
+  };
+  const activities: ReplayActivities = {
+    ...replayActivities(current, () => 'paid'),
+    renewSubscription: async ({ attempt }) => {
+      const end = current.schedule.currentPeriodEnd ?? current.schedule.currentPeriodStart;
+      current.schedule = {
+        ...current.schedule,
+        currentPeriodStart: end,
+        currentPeriodEnd: monthAfter(end),
+      };
+      return {
+        outcome: 'paid',
+        orderId: `replay-order-${end}`,
+        paymentId: `replay-payment-${end}-${attempt}`,
+        paymentError: null,
+        state: stateOf(current.schedule),
+      };
+    },
+  };
+  let runId = '';
+  await recordOnOwnWorkers(client, { taskQueue, activities }, async () => {
+    const handle = await client.workflow.start(subscription, {
+      workflowId,
+      taskQueue,
+      args: [{ subscriptionId: 'replay-subscription' }],
+    });
+    runId = handle.firstExecutionRunId;
+    await handle.signal(clockAdvancedSignal, {
+      testClockId,
+      frozenTime: '2031-01-01T00:00:00.000Z',
+    });
+    // The first run has continued once a later one runs; that one waits for the next month.
+    while ((await handle.describe()).runId === runId) await sleep(50);
+    await handle.terminate('recorded');
+  });
+  return { workflowId, runId };
+}

@@ -20,9 +20,10 @@ import { eventually } from '../devstack/eventually.ts';
 import { stripeSimulatorControl } from '../devstack/stripe-simulator.ts';
 import { waitForMail } from '../integrations/mail/testing.ts';
 import { startSubscription } from '../processes/starters.ts';
-import { subscriptionStateQuery } from '../processes/subscription-messages.ts';
+import { clockAdvancedSignal, subscriptionStateQuery } from '../processes/subscription-messages.ts';
 import { workflowIds } from '../processes/workflow-ids.ts';
 import { workersOnOwnQueue, workflowRunsReport } from '../temporal/testing.ts';
+import { subscription as subscriptionWorkflow } from './subscription.ts';
 
 // The in-process workers log every workflow task at INFO; only problems are worth a line.
 Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -403,6 +404,81 @@ describe('the subscription workflow, on test clocks', { concurrency: true }, () 
       other.token,
     );
     assert.equal(hidden.status, 404);
+  });
+
+  it('keeps the periods it billed when a signal comes as the run continues as new', async () => {
+    const workers = await workersOnOwnQueue(api, 'subscription-continue');
+    const { taskQueue, activities } = workers;
+    const { clockId, subscriptionId } = await subscribe('2027-01-31T10:00:00.000Z');
+    const workflowId = workflowIds.subscription(subscriptionId);
+    const checkoutStarted = api.temporal.workflow.getHandle(workflowId);
+    await eventually(
+      () =>
+        checkoutStarted.describe().then(
+          () => true,
+          () => false,
+        ),
+      Boolean,
+      { what: 'the subscription workflow the checkout starts', timeoutMs: 90_000 },
+    );
+    await checkoutStarted.terminate('moved to this test’s own workers');
+    // Twelve renewals are due when the run begins: its first task loads them and runs them all
+    // (a task long enough for them), and the last renewal brings a signal along.
+    const handle = await api.temporal.workflow.start(subscriptionWorkflow, {
+      workflowId,
+      taskQueue,
+      args: [{ subscriptionId }],
+      workflowTaskTimeout: '1 minute',
+    });
+    await advance(clockId, '2028-01-31T10:00:00.000Z');
+    let renewed = 0;
+    const worker = await workers.start({
+      ...activities,
+      async renewSubscription(renewal: Parameters<typeof activities.renewSubscription>[0]) {
+        const result = await activities.renewSubscription(renewal);
+        renewed += 1;
+        if (renewed === 12) {
+          await handle.signal(clockAdvancedSignal, {
+            testClockId: clockId,
+            frozenTime: '2028-01-31T10:00:00.000Z',
+          });
+        }
+        return result;
+      },
+    });
+    try {
+      const continued = await eventually(
+        () => workflowState(subscriptionId),
+        (state) => (state?.periods.length ?? 0) >= 12,
+        { what: 'twelve billed periods carried to the next run', timeoutMs: 90_000 },
+      ).catch(async (error: Error) => {
+        throw new Error(`${error.message}\n${await workflowRunsReport(api.temporal, workflowId)}`);
+      });
+      const ends = [
+        '2027-02-28',
+        '2027-03-31',
+        '2027-04-30',
+        '2027-05-31',
+        '2027-06-30',
+        '2027-07-31',
+      ]
+        .concat([
+          '2027-08-31',
+          '2027-09-30',
+          '2027-10-31',
+          '2027-11-30',
+          '2027-12-31',
+          '2028-01-31',
+        ])
+        .map((day) => [`${day}T10:00:00.000Z`, 'paid']);
+      assert.deepEqual(
+        continued?.periods.map((period) => [period.end, period.status]),
+        ends,
+      );
+    } finally {
+      await worker.stop();
+      await workers.close();
+    }
   });
 
   it('survives a worker killed mid-renewal: one order and one charge for the period', async () => {

@@ -10,6 +10,7 @@ import {
   proxyActivities,
   proxyLocalActivities,
   setHandler,
+  sleep,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { BenefitGrantActivities } from '../activities/benefit-grants.ts';
@@ -87,6 +88,15 @@ const cycleOnlyGrantingProducts = 'cycle-benefits-only-when-granted';
  * change retry finance's as the next scheduled attempt (their histories replay so).
  */
 const retriesKeepSchedule = 'retries-outside-schedule-keep-it';
+
+/**
+ * The workflow task that continues a run as new carries no renewal: the server refuses a task
+ * closing the run while a signal waits, and the local activities' results in it are lost. Were
+ * they the renewals due when the run began (loaded in the same task), the retry would load the
+ * subscription already renewed and forget the periods it billed. A 1 ms timer ends their task
+ * first. Runs begun before this change continue in the renewals' task (their histories replay so).
+ */
+const continuesInATaskOfItsOwn = 'continue-as-new-in-a-task-of-its-own';
 
 /** The periods the state query shows (and a run carries to the next). */
 const periodsKept = 24;
@@ -483,6 +493,7 @@ export async function subscription({ subscriptionId, carried }: SubscriptionInpu
   let renewalsThisRun = 0;
   while (!hasEnded(schedule)) {
     if (renewalsThisRun >= renewalsPerRun || workflowInfo().continueAsNewSuggested) {
+      if (patched(continuesInATaskOfItsOwn)) await sleep(1);
       // A retry waiting for its card holder holds the lock past its update's answer.
       await condition(() => allHandlersFinished() && mails.size === 0 && !busy);
       return continueAsNew<typeof subscription>({
