@@ -27,6 +27,14 @@ const listenersHere = new Set<ChangeListener>();
  */
 export async function announceChange(em: EntityManager, topic: ChangeTopic, key: string) {
   await (em as SqlEntityManager).execute('select pg_notify(?, ?)', [changeTopics[topic], key]);
+  announcedHere(topic, key);
+}
+
+/**
+ * Tells this process's listeners of a change a statement of its own announced to the others
+ * (`pg_notify(changeTopics[topic], key)` in the statement that writes it).
+ */
+export function announcedHere(topic: ChangeTopic, key: string) {
   for (const listener of listenersHere) listener.dispatch(topic, key);
 }
 

@@ -64,9 +64,13 @@ export function announceCustomerStateChange(
   organizationId: string,
   customerId?: string,
 ) {
-  const key = customerId ? `${organizationId}/${customerId}` : organizationId;
+  const key = customerId ? customerStateKey(organizationId, customerId) : organizationId;
   return announceChange(em, 'customerState', key);
 }
+
+/** How a customer's state changes are announced (see announceCustomerStateChange). */
+export const customerStateKey = (organizationId: string, customerId: string) =>
+  `${organizationId}/${customerId}`;
 
 /** What a live customer of the organization has now; null when there is none (deleted). */
 async function findCustomerState(
@@ -90,6 +94,35 @@ async function findCustomerState(
     subscriptions: active_subscriptions,
     balance: { balance, currency: defaultBalanceCurrency },
   };
+}
+
+/**
+ * The `customer.state_changed` data of a subscription change that one statement writes (no
+ * transaction reads the state after it): the customer's state as read now, with `subscription`
+ * as the statement leaves it, listed while active or trialing. Null for a deleted customer.
+ */
+export async function customerStateWithSubscription(
+  em: EntityManager,
+  organizationId: string,
+  customerId: string,
+  subscription: Omit<CustomerStateSubscriptionRow, 'status'> & { status: string },
+): Promise<ReturnType<typeof customerStateWire> | null> {
+  const state = await findCustomerState(em, organizationId, { id: customerId });
+  if (!state) return null;
+  const others = state.subscriptions.filter((listed) => listed.id !== subscription.id);
+  const { status } = subscription;
+  const listed: CustomerStateSubscriptionRow[] =
+    status === 'active' || status === 'trialing'
+      ? [
+          ...others,
+          { ...subscription, status: status as CustomerStateSubscriptionRow['status'] },
+        ].sort(
+          (a, b) =>
+            Date.parse(a.started_at ?? '') - Date.parse(b.started_at ?? '') ||
+            a.id.localeCompare(b.id),
+        )
+      : others;
+  return customerStateWire({ ...state, subscriptions: listed });
 }
 
 /** What a live customer of the organization has now. */

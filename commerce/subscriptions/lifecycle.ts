@@ -1,6 +1,7 @@
-import { LockMode } from '@mikro-orm/core';
+import { FlushMode, LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { businessMetrics } from '../../core/metrics.ts';
+import { announcedHere, changeTopics } from '../../db/change-notifications.ts';
 import {
   Order,
   OrderItem,
@@ -14,20 +15,37 @@ import type {
   SubscriptionPaymentError,
   SubscriptionStatus,
 } from '../../db/entities/subscription.ts';
+import { newId } from '../../db/ids.ts';
+import { executeBound } from '../../db/sql.ts';
 import { nextBillingPeriod } from '../../domain/billing-periods.ts';
 import type {
   SubscriptionChangeResult,
   SubscriptionSchedule,
 } from '../../domain/subscription-schedule.ts';
+import type { TaxMode } from '../../domain/tax.ts';
 import type { StripeClient } from '../../integrations/stripe/client.ts';
 import { paymentIdOf } from '../../integrations/stripe/payments.ts';
-import { addBalanceEntry, balanceToUse, recordOrderDebit } from '../customers/balance.ts';
-import { recordCustomerStateChange } from '../customers/state.ts';
+import {
+  addBalanceEntry,
+  availableBalance,
+  balanceToUse,
+  recordOrderDebit,
+} from '../customers/balance.ts';
+import {
+  customerStateKey,
+  customerStateWithSubscription,
+  recordCustomerStateChange,
+} from '../customers/state.ts';
 import { commerceError } from '../errors.ts';
-import { saleTax, subscriptionBillingDetails } from '../orders/sale-tax.ts';
-import { type OrderWire, orderWire } from '../orders/schemas.ts';
-import { type InvoiceCounterRow, invoiceNumberOf, serializeOrders } from '../orders/service.ts';
-import { appendEvent } from '../outbox.ts';
+import {
+  type Sale,
+  type SaleTax,
+  saleTax,
+  subscriptionBillingDetails,
+} from '../orders/sale-tax.ts';
+import { orderWire } from '../orders/schemas.ts';
+import { type InvoiceCounterRow, invoiceNumberOf } from '../orders/service.ts';
+import { appendEvent, type CommerceEventType } from '../outbox.ts';
 import { renewalBill, taxedBill } from './renewal-bill.ts';
 import { scheduleOf, subscriptionNow } from './schedule.ts';
 import type { SubscriptionWire } from './schemas.ts';
@@ -92,8 +110,8 @@ const ended = (status: SubscriptionStatus) =>
 
 /**
  * The subscription, its row alone locked (`for update of` its alias): the organization,
- * customer and test clock read in the same query are not, or every renewal of a seller would
- * queue on its organization's row.
+ * customer, test clock, product and discount read in the same query are not, or every renewal
+ * of a seller would queue on its organization's row.
  */
 function lockSubscription(tx: EntityManager, subscriptionId: string) {
   return tx.findOneOrFail(
@@ -102,7 +120,7 @@ function lockSubscription(tx: EntityManager, subscriptionId: string) {
     {
       lockMode: LockMode.PESSIMISTIC_WRITE,
       lockTableAliases: ['s0'],
-      populate: ['organization', 'customer', 'testClock'],
+      populate: ['organization', 'customer', 'testClock', 'product', 'discount'],
     },
   );
 }
@@ -128,12 +146,21 @@ async function lifecycleState(
   subscription: Subscription,
 ): Promise<LifecycleState> {
   const benefits = await em.count(ProductBenefit, { product: subscription.product.id });
+  return lifecycleStateOf(em, subscription, benefits > 0);
+}
+
+/** The state of a subscription read with its test clock, whose product grants benefits or not. */
+async function lifecycleStateOf(
+  em: EntityManager,
+  subscription: Subscription,
+  hasBenefits: boolean,
+): Promise<LifecycleState> {
   return {
     schedule: await scheduleOf(em, subscription),
     organizationId: subscription.organization.id,
     customerId: subscription.customer.id,
     productId: subscription.product.id,
-    hasBenefits: benefits > 0,
+    hasBenefits,
   };
 }
 
@@ -172,11 +199,6 @@ async function subscriptionWireOf(
   return wire as SubscriptionWire;
 }
 
-async function orderWireOf(tx: EntityManager, order: Order) {
-  const [wire] = await serializeOrders(tx, [order]);
-  return wire as OrderWire;
-}
-
 /**
  * The pending renewal order of the period ending `periodEnd` (billing_reason
  * subscription_cycle): the next period's prices and the prorations left by plan changes (the
@@ -188,6 +210,10 @@ async function orderWireOf(tx: EntityManager, order: Order) {
  * whose calculation the order keeps). Inserted once
  * under its deterministic id; asked again, it answers the one there. Records order.created (and
  * customer.state_changed when the balance moved).
+ *
+ * Stripe Tax answers over the network: its calculation is asked before the transaction, for the
+ * bill as it stands then, and the transaction takes it when its own bill is still that sale (a
+ * bill changed meanwhile fails the step, whose retry asks again): no transaction waits on Stripe.
  */
 export async function openRenewalOrder(
   em: EntityManager,
@@ -196,32 +222,46 @@ export async function openRenewalOrder(
   stripe?: StripeClient,
 ): Promise<RenewalOrder> {
   const orderId = renewalOrderIdOf(subscriptionId, periodEnd);
-  const invoiceNumber = await renewalInvoiceNumber(em, subscriptionId, orderId);
+  const counter = await renewalInvoiceNumber(em, subscriptionId, orderId);
+  if (!counter) {
+    // Written already (no number taken): read as it is, no lock needed.
+    const [existing, subscription] = await Promise.all([
+      em.findOneOrFail(Order, { id: orderId }),
+      em.findOneOrFail(Subscription, { id: subscriptionId }, { populate: ['customer'] }),
+    ]);
+    return renewalOrderOf(existing, subscription);
+  }
+  // Nothing in the balance (the usual case): the order takes none, without the balance's lock
+  // in its transaction. A credit arriving meanwhile waits for the next order.
+  const balanceAvailable = (await availableBalance(em, counter.customer_id, counter.currency)) > 0;
+  const quoted =
+    counter.tax_mode === 'stripe_tax' && stripe
+      ? await quoteRenewalTax(em.fork(), subscriptionId, periodEnd, stripe)
+      : null;
   return em.transactional(async (tx) => {
+    // Not written when the number was taken: one written since by a run of the same step makes
+    // this insert fail, and the step's retry answers it.
     const subscription = await lockSubscription(tx, subscriptionId);
-    const existing = await tx.findOne(Order, { id: orderId });
-    if (existing) return renewalOrderOf(existing, subscription);
-    if (!invoiceNumber) throw new Error(`renewal order ${orderId} appeared, then went away`);
-    const closedPeriod = { start: subscription.currentPeriodStart, end: periodEnd };
-    const billedPeriod = periodAfter(subscription, periodEnd);
-    const untaxed = await renewalBill(tx, subscription, closedPeriod, billedPeriod);
+    const invoiceNumber = invoiceNumberOf(counter);
+    const { billedPeriod, untaxed, billedTo, sale } = await renewalSale(
+      tx,
+      subscription,
+      periodEnd,
+    );
     const { customer } = subscription;
     const currency = subscription.currency;
-    const billedTo = await subscriptionBillingDetails(tx, subscription);
-    const tax = await saleTax(
-      tx,
-      {
-        organizationId: subscription.organization.id,
-        productId: subscription.product.id,
-        customer: billedTo,
-        currency,
-        netAmount: untaxed.netAmount,
-        reference: orderId,
-      },
-      stripe,
-    );
+    let tax: SaleTax;
+    if (quoted && JSON.stringify(quoted.sale) === JSON.stringify(sale)) {
+      tax = quoted.tax;
+    } else if (quoted) {
+      throw new Error(`renewal ${orderId} changed while Stripe Tax priced it; priced again`);
+    } else {
+      tax = await saleTax(tx, sale, undefined);
+    }
     const bill = taxedBill(untaxed, tax);
-    const fromBalance = await balanceToUse(tx, customer.id, currency, bill.totalAmount);
+    const fromBalance = balanceAvailable
+      ? await balanceToUse(tx, customer.id, currency, bill.totalAmount)
+      : 0;
     const order = tx.create(Order, {
       id: orderId,
       organization: subscription.organization,
@@ -272,6 +312,48 @@ export async function openRenewalOrder(
 }
 
 /**
+ * The sale the renewal of the period ending `periodEnd` makes: the closed and the billed
+ * periods, the untaxed bill and who it is billed to.
+ */
+async function renewalSale(em: EntityManager, subscription: Subscription, periodEnd: Date) {
+  const closedPeriod = { start: subscription.currentPeriodStart, end: periodEnd };
+  const billedPeriod = periodAfter(subscription, periodEnd);
+  const untaxed = await renewalBill(em, subscription, closedPeriod, billedPeriod);
+  const billedTo = await subscriptionBillingDetails(em, subscription);
+  const sale: Sale = {
+    organizationId: subscription.organization.id,
+    productId: subscription.product.id,
+    customer: billedTo,
+    currency: subscription.currency,
+    netAmount: untaxed.netAmount,
+    reference: renewalOrderIdOf(subscription.id, periodEnd),
+  };
+  return { billedPeriod, untaxed, billedTo, sale };
+}
+
+/** Stripe Tax's calculation of the renewal's sale as it stands, asked outside any transaction. */
+async function quoteRenewalTax(
+  em: EntityManager,
+  subscriptionId: string,
+  periodEnd: Date,
+  stripe: StripeClient,
+): Promise<{ sale: Sale; tax: SaleTax }> {
+  const subscription = await em.findOneOrFail(
+    Subscription,
+    { id: subscriptionId },
+    { populate: ['organization', 'customer', 'testClock'] },
+  );
+  const { sale } = await renewalSale(em, subscription, periodEnd);
+  return { sale, tax: await saleTax(em, sale, stripe) };
+}
+
+interface RenewalCounterRow extends InvoiceCounterRow {
+  tax_mode: TaxMode | null;
+  customer_id: string;
+  currency: string;
+}
+
+/**
  * The invoice number of a renewal order not written yet (null: written already), taken from its
  * organization's counter in a statement of its own: inside the renewal's transaction, the
  * counter's row would stay locked until that commits, and every renewal of the seller would
@@ -282,16 +364,19 @@ async function renewalInvoiceNumber(
   em: EntityManager,
   subscriptionId: string,
   orderId: string,
-): Promise<string | null> {
-  const [row] = await em.execute<InvoiceCounterRow[]>(
+): Promise<RenewalCounterRow | null> {
+  // With it, what is decided before the transaction: whether Stripe Tax is asked, and whose
+  // balance in which currency the order may use.
+  const [row] = await em.execute<RenewalCounterRow[]>(
     `update organizations o set last_invoice_number = o.last_invoice_number + 1
      from subscriptions s
      where s.id = ? and o.id = s.organization_id
        and not exists (select 1 from orders where id = ?)
-     returning o.slug, o.last_invoice_number`,
+     returning o.slug, o.last_invoice_number, o.tax_settings ->> 'mode' as tax_mode,
+       s.customer_id, s.currency`,
     [subscriptionId, orderId],
   );
-  return row ? invoiceNumberOf(row) : null;
+  return row ?? null;
 }
 
 /**
@@ -346,6 +431,11 @@ export interface RenewalRecovery {
  * dunning when a scheduled retry paid it, by finance when it was resolved without a charge).
  * Records order.updated, order.paid, subscription.updated (and subscription.active when it was
  * trialing, past due or unpaid) and customer.state_changed. Done already, it changes nothing.
+ *
+ * One statement writes it all, the order, the payment, the subscription and the events (built
+ * beforehand from the rows as read, the settlement applied in memory), on condition that the
+ * subscription's row is still the version read (else all is read again): no transaction stays
+ * open between round trips.
  */
 export async function settleRenewalPaid(
   em: EntityManager,
@@ -355,49 +445,186 @@ export async function settleRenewalPaid(
   publicUrl: string,
   recovery?: RenewalRecovery,
 ): Promise<LifecycleState> {
-  let paidNow = false;
-  const state = await em.transactional(async (tx) => {
-    const { subscription, order } = await lockedRenewal(tx, subscriptionId, periodEnd);
-    if (order.status !== 'pending') return lifecycleState(tx, subscription);
-    order.status = 'paid';
-    order.modifiedAt = new Date();
-    if (paymentId) {
-      await tx.nativeUpdate(Payment, { id: paymentId }, { order: order.id, status: 'succeeded' });
-    }
-    const now = await subscriptionNow(tx, subscription);
-    if (subscription.pastDueAt) {
-      subscription.recoveredAt = now;
-      subscription.recoveredBy = recovery?.by ?? (paymentId ? 'dunning' : 'finance');
-    }
-    if (paymentId) subscription.lastPaymentAttemptAt = now;
-    if (recovery?.paymentMethodId) subscription.stripePaymentMethodId = recovery.paymentMethodId;
-    const comesBack = subscription.status !== 'active';
-    const next = periodAfter(subscription, periodEnd);
-    subscription.currentPeriodStart = next.start;
-    subscription.currentPeriodEnd = next.end;
-    if (!ended(subscription.status)) subscription.status = 'active';
-    subscription.pastDueAt = null;
-    subscription.dunningAttempts = 0;
-    subscription.nextPaymentAttemptAt = null;
-    subscription.lastPaymentError = null;
-    subscription.modifiedAt = new Date();
-    await tx.flush();
-    const organizationId = subscription.organization.id;
-    const paidOrder = await orderWireOf(tx, order);
-    appendEvent(tx, organizationId, 'order.updated', paidOrder);
-    appendEvent(tx, organizationId, 'order.paid', paidOrder);
-    const wire = await subscriptionWireOf(tx, subscription, publicUrl);
-    appendEvent(tx, organizationId, 'subscription.updated', wire);
-    if (comesBack && subscription.status === 'active') {
-      appendEvent(tx, organizationId, 'subscription.active', wire);
-    }
-    await recordCustomerStateChange(tx, organizationId, subscription.customer.id);
-    paidNow = true;
-    return lifecycleState(tx, subscription);
-  });
-  if (paidNow) businessMetrics.renewalsPaid.inc();
-  return state;
+  for (let read = 1; read <= settleReads; read++) {
+    const settled = await settleReadRenewal(
+      em,
+      subscriptionId,
+      periodEnd,
+      paymentId,
+      publicUrl,
+      recovery,
+    );
+    if (!settled) continue;
+    if (settled.paidNow) businessMetrics.renewalsPaid.inc();
+    return settled.state;
+  }
+  throw new Error(`subscription ${subscriptionId} kept changing while its renewal was settled`);
 }
+
+/** How often a settlement reads its rows again when the subscription changed meanwhile. */
+const settleReads = 5;
+
+/**
+ * Pays the renewal order and begins the next period, if the subscription's row is still version
+ * $2 (its xmin) and the order still pending, with the events $12 (`[{id, type, data}]`) and the
+ * customer's state change announced ($11: the organization; $13, $14: pg_notify's channel and
+ * key): answers `settled` 1, else 0 (nothing written). Recovery and status follow the row
+ * itself: they are what the caller computed from that version.
+ */
+const settleRenewalStatement = `
+  with advanced as (
+    update subscriptions s set
+      current_period_start = $4, current_period_end = $5,
+      status = case when s.status in ('canceled', 'incomplete_expired') then s.status else 'active' end,
+      recovered_at = case when s.past_due_at is null then s.recovered_at else $6 end,
+      recovered_by = case when s.past_due_at is null then s.recovered_by else $7 end,
+      last_payment_attempt_at = case when $8::uuid is null then s.last_payment_attempt_at else $6 end,
+      stripe_payment_method_id = coalesce($9, s.stripe_payment_method_id),
+      past_due_at = null, dunning_attempts = 0, next_payment_attempt_at = null,
+      last_payment_error = null, modified_at = $10
+    where s.id = $1 and s.xmin::text = $2
+      and exists (select 1 from orders o where o.id = $3 and o.status = 'pending')
+    returning s.id
+  ), paid as (
+    update orders set status = 'paid', modified_at = $10
+    where id = $3 and status = 'pending' and exists (select 1 from advanced)
+    returning id
+  ), charged as (
+    update payments set order_id = $3, status = 'succeeded'
+    where id = $8::uuid and exists (select 1 from paid)
+  ), recorded as (
+    -- A microsecond apart, in the order given: the relays read events by created_at.
+    insert into outbox_events (id, organization_id, type, data, created_at)
+    select e.id, $11, e.type, e.data, $10::timestamptz + e.position * interval '1 microsecond'
+    from rows from (jsonb_to_recordset($12::jsonb) as (id uuid, type text, data jsonb))
+      with ordinality as e(id, type, data, position)
+    where exists (select 1 from paid)
+  )
+  select (select count(*) from paid)::int as settled,
+    (select pg_notify($13, $14)::text from paid) as announced`;
+
+/**
+ * One reading of settleRenewalPaid: null when the subscription changed between the reading and
+ * the write (nothing written).
+ */
+async function settleReadRenewal(
+  em: EntityManager,
+  subscriptionId: string,
+  periodEnd: Date,
+  paymentId: string | null,
+  publicUrl: string,
+  recovery: RenewalRecovery | undefined,
+): Promise<{ state: LifecycleState; paidNow: boolean } | null> {
+  // The events' sources, changed in memory only: this fork never writes (no flush before reads).
+  const view = em.fork({ flushMode: FlushMode.COMMIT });
+  // The version first: a change after it, even one the reads below see, fails the write.
+  const [version] = await view.execute<{ version: string; has_benefits: boolean }[]>(
+    `select s.xmin::text as version,
+       exists (select 1 from product_benefits b where b.product_id = s.product_id) as has_benefits
+     from subscriptions s where s.id = ?`,
+    [subscriptionId],
+  );
+  if (!version) throw new Error(`subscription ${subscriptionId} not found`);
+  const subscription = await view.findOneOrFail(
+    Subscription,
+    { id: subscriptionId },
+    { populate: ['organization', 'customer', 'testClock', 'product', 'discount'] },
+  );
+  const order = await view.findOneOrFail(
+    Order,
+    { id: renewalOrderIdOf(subscriptionId, periodEnd) },
+    { populate: ['product', 'discount'] },
+  );
+  const stateOf = () => lifecycleStateOf(view, subscription, version.has_benefits);
+  if (order.status !== 'pending') return { state: await stateOf(), paidNow: false };
+  const items = await view.find(
+    OrderItem,
+    { order: order.id },
+    { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] },
+  );
+
+  const modifiedAt = new Date();
+  order.status = 'paid';
+  order.modifiedAt = modifiedAt;
+  const now = subscription.testClock ? subscription.testClock.frozenTime : new Date();
+  const recoveredBy = recovery?.by ?? (paymentId ? 'dunning' : 'finance');
+  if (subscription.pastDueAt) {
+    subscription.recoveredAt = now;
+    subscription.recoveredBy = recoveredBy;
+  }
+  if (paymentId) subscription.lastPaymentAttemptAt = now;
+  if (recovery?.paymentMethodId) subscription.stripePaymentMethodId = recovery.paymentMethodId;
+  const comesBack = subscription.status !== 'active';
+  const next = periodAfter(subscription, periodEnd);
+  subscription.currentPeriodStart = next.start;
+  subscription.currentPeriodEnd = next.end;
+  if (!ended(subscription.status)) subscription.status = 'active';
+  subscription.pastDueAt = null;
+  subscription.dunningAttempts = 0;
+  subscription.nextPaymentAttemptAt = null;
+  subscription.lastPaymentError = null;
+  subscription.modifiedAt = modifiedAt;
+  const paidOrder = orderWire(order, items);
+  const wire = await subscriptionWireOf(view, subscription, publicUrl);
+  const organizationId = subscription.organization.id;
+  const customerId = subscription.customer.id;
+  const customerState = await customerStateWithSubscription(view, organizationId, customerId, {
+    ...customerStateRowOf(subscription),
+  });
+  const events: { type: CommerceEventType; data: object }[] = [
+    { type: 'order.updated', data: paidOrder },
+    { type: 'order.paid', data: paidOrder },
+    { type: 'subscription.updated', data: wire },
+  ];
+  if (comesBack && subscription.status === 'active') {
+    events.push({ type: 'subscription.active', data: wire });
+  }
+  if (customerState) events.push({ type: 'customer.state_changed', data: customerState });
+  const stateKey = customerStateKey(organizationId, customerId);
+
+  const [row] = await executeBound<{ settled: number }>(em, settleRenewalStatement, [
+    subscriptionId,
+    version.version,
+    order.id,
+    next.start,
+    next.end,
+    now,
+    recoveredBy,
+    paymentId,
+    recovery?.paymentMethodId ?? null,
+    modifiedAt,
+    organizationId,
+    JSON.stringify(events.map((event) => ({ id: newId(), ...event }))),
+    changeTopics.customerState,
+    stateKey,
+  ]);
+  if (!row?.settled) return null;
+  announcedHere('customerState', stateKey);
+  return { state: await stateOf(), paidNow: true };
+}
+
+/** The subscription as the customer's state lists it (see customerStateWithSubscription). */
+const customerStateRowOf = (subscription: Subscription) => ({
+  id: subscription.id,
+  created_at: subscription.createdAt.toISOString(),
+  modified_at: subscription.modifiedAt?.toISOString() ?? null,
+  custom_field_data: subscription.customFieldData,
+  metadata: subscription.metadata,
+  status: subscription.status,
+  amount: subscription.amount,
+  currency: subscription.currency,
+  recurring_interval: subscription.recurringInterval,
+  current_period_start: subscription.currentPeriodStart.toISOString(),
+  current_period_end: subscription.currentPeriodEnd?.toISOString() ?? null,
+  trial_start: subscription.trialStart?.toISOString() ?? null,
+  trial_end: subscription.trialEnd?.toISOString() ?? null,
+  cancel_at_period_end: subscription.cancelAtPeriodEnd,
+  canceled_at: subscription.canceledAt?.toISOString() ?? null,
+  started_at: subscription.startedAt?.toISOString() ?? null,
+  ends_at: subscription.endsAt?.toISOString() ?? null,
+  product_id: subscription.product.id,
+  discount_id: subscription.discount?.id ?? null,
+});
 
 /**
  * Charge `attempt` of the renewal of the period ending `periodEnd` failed: the subscription is
