@@ -129,6 +129,24 @@ describe('the subscription workflow, on test clocks', { concurrency: true }, () 
 
   const iso = (date: Date | null | undefined) => date?.toISOString() ?? null;
 
+  /**
+   * Ends the workflow the checkout started for the subscription on the test run's queue (once it
+   * runs), so that a test's own workers can run the subscription instead.
+   */
+  async function endCheckoutStartedWorkflow(subscriptionId: string) {
+    const handle = api.temporal.workflow.getHandle(workflowIds.subscription(subscriptionId));
+    await eventually(
+      () =>
+        handle.describe().then(
+          () => true,
+          () => false,
+        ),
+      Boolean,
+      { what: 'the subscription workflow the checkout starts', timeoutMs: 90_000 },
+    );
+    await handle.terminate('moved to a test’s own workers');
+  }
+
   it('renews a month-end subscription twelve times: twelve paid orders, each period exact', async () => {
     const { clockId, subscriptionId } = await subscribe('2027-01-31T10:00:00.000Z');
     await advance(clockId, '2028-01-31T10:00:00.000Z');
@@ -411,17 +429,7 @@ describe('the subscription workflow, on test clocks', { concurrency: true }, () 
     const { taskQueue, activities } = workers;
     const { clockId, subscriptionId } = await subscribe('2027-01-31T10:00:00.000Z');
     const workflowId = workflowIds.subscription(subscriptionId);
-    const checkoutStarted = api.temporal.workflow.getHandle(workflowId);
-    await eventually(
-      () =>
-        checkoutStarted.describe().then(
-          () => true,
-          () => false,
-        ),
-      Boolean,
-      { what: 'the subscription workflow the checkout starts', timeoutMs: 90_000 },
-    );
-    await checkoutStarted.terminate('moved to this test’s own workers');
+    await endCheckoutStartedWorkflow(subscriptionId);
     // Twelve renewals are due when the run begins: its first task loads them and runs them all
     // (a task long enough for them), and the last renewal brings a signal along.
     const handle = await api.temporal.workflow.start(subscriptionWorkflow, {
@@ -490,17 +498,7 @@ describe('the subscription workflow, on test clocks', { concurrency: true }, () 
     const { clockId, subscriptionId } = await subscribe('2027-10-10T00:00:00.000Z');
     // The checkout starts its workflow on the test run's queue (just after the subscription
     // exists): this test's workers take over once it runs.
-    const handle = api.temporal.workflow.getHandle(workflowIds.subscription(subscriptionId));
-    await eventually(
-      () =>
-        handle.describe().then(
-          () => true,
-          () => false,
-        ),
-      Boolean,
-      { what: 'the subscription workflow the checkout starts', timeoutMs: 90_000 },
-    );
-    await handle.terminate('moved to the restart test’s own workers');
+    await endCheckoutStartedWorkflow(subscriptionId);
     await startSubscription(api.temporal, subscriptionId, taskQueue);
     const original = await workers.start(dyingAfterCharge.activities);
     try {
