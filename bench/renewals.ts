@@ -9,7 +9,7 @@
  *     per subscription, none missing, no duplicates, every period advanced, checked by SQL;
  *   - workflow tasks and database round trips one renewal costs;
  *   - where the time goes: each step of a renewal from the rows' timestamps, and the CPU each
- *     process of the stack (Temporal, worker, API, simulator, stripe-mock, PostgreSQL) burned.
+ *     process of the stack (Temporal, worker, API, simulator, stripe-mock, PostgreSQL) burned;
  *   - connections idle in transaction, and the statements they last ran
  *     (bench/lib/connection-states.ts).
  *

@@ -131,13 +131,13 @@ async function recordPurge(client: Client, name: string): Promise<string> {
   return workflowId;
 }
 
+/** A scenario's recorded workflow: its id (the latest run's history), or one run of it. */
+export type RecordedWorkflow = string | { workflowId: string; runId: string };
+
 /**
  * The runs whose histories are recorded into __fixtures__/histories (`npm run record-histories`)
  * and replayed by the test suite. A new workflow, or a new path through one, adds a scenario.
  */
-/** A scenario's recorded workflow: its id (the latest run's history), or one run of it. */
-export type RecordedWorkflow = string | { workflowId: string; runId: string };
-
 export const replayScenarios: Record<string, (client: Client) => Promise<RecordedWorkflow>> = {
   'purge-expired-records': (client) => recordPurge(client, 'purge-expired-records'),
   // Recorded again after patched('delete-abandoned-uploads'): the purge's new step.
