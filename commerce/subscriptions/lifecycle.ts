@@ -16,6 +16,7 @@ import type {
   SubscriptionStatus,
 } from '../../db/entities/subscription.ts';
 import { newId } from '../../db/ids.ts';
+import { rowOf } from '../../db/rows.ts';
 import { executeBound } from '../../db/sql.ts';
 import { nextBillingPeriod } from '../../domain/billing-periods.ts';
 import type {
@@ -37,12 +38,7 @@ import {
   recordCustomerStateChange,
 } from '../customers/state.ts';
 import { commerceError } from '../errors.ts';
-import {
-  type Sale,
-  type SaleTax,
-  saleTax,
-  subscriptionBillingDetails,
-} from '../orders/sale-tax.ts';
+import { type Sale, saleTax, subscriptionBillingDetails } from '../orders/sale-tax.ts';
 import { orderWire } from '../orders/schemas.ts';
 import { type InvoiceCounterRow, invoiceNumberOf } from '../orders/service.ts';
 import { appendEvent, type CommerceEventType } from '../outbox.ts';
@@ -204,16 +200,17 @@ async function subscriptionWireOf(
  * subscription_cycle): the next period's prices and the prorations left by plan changes (the
  * subscription's pendingItems, which the order takes over). A credit larger than the order goes
  * to the customer's balance (renewal_credit); an order that owes something takes what it can
- * from the balance first (`from_balance_amount`, an order_debit), all in the order's
- * transaction. Billed and taxed on its net amount for the customer as they stand now
- * (`subscriptionBillingDetails`, `saleTax`; `stripe` for an organization taxing with Stripe Tax,
- * whose calculation the order keeps). Inserted once
+ * from the balance first (`from_balance_amount`, an order_debit). Billed and taxed on its net
+ * amount for the customer as they stand now (`subscriptionBillingDetails`, `saleTax`; `stripe`
+ * for an organization taxing with Stripe Tax, whose calculation the order keeps). Inserted once
  * under its deterministic id; asked again, it answers the one there. Records order.created (and
  * customer.state_changed when the balance moved).
  *
- * Stripe Tax answers over the network: its calculation is asked before the transaction, for the
- * bill as it stands then, and the transaction takes it when its own bill is still that sale (a
- * bill changed meanwhile fails the step, whose retry asks again): no transaction waits on Stripe.
+ * The order is read and priced without a lock (Stripe Tax asked meanwhile), then one statement
+ * writes the order, its items, its event and the subscription's pending items taken over, on
+ * condition that the subscription's row is still the version read (else all is read again): no
+ * transaction waits on Stripe or between round trips. Only an order that moves the balance
+ * writes in a transaction, which holds the balance's lock.
  */
 export async function openRenewalOrder(
   em: EntityManager,
@@ -223,92 +220,176 @@ export async function openRenewalOrder(
 ): Promise<RenewalOrder> {
   const orderId = renewalOrderIdOf(subscriptionId, periodEnd);
   const counter = await renewalInvoiceNumber(em, subscriptionId, orderId);
-  if (!counter) {
-    // Written already (no number taken): read as it is, no lock needed.
-    const [existing, subscription] = await Promise.all([
-      em.findOneOrFail(Order, { id: orderId }),
-      em.findOneOrFail(Subscription, { id: subscriptionId }, { populate: ['customer'] }),
-    ]);
-    return renewalOrderOf(existing, subscription);
-  }
-  // Nothing in the balance (the usual case): the order takes none, without the balance's lock
-  // in its transaction. A credit arriving meanwhile waits for the next order.
+  if (!counter) return writtenRenewalOrder(em, subscriptionId, orderId);
+  // Nothing in the balance (the usual case): the order takes none, without the balance's lock.
+  // A credit arriving meanwhile waits for the next order.
   const balanceAvailable = (await availableBalance(em, counter.customer_id, counter.currency)) > 0;
-  const quoted =
-    counter.tax_mode === 'stripe_tax' && stripe
-      ? await quoteRenewalTax(em.fork(), subscriptionId, periodEnd, stripe)
-      : null;
-  return em.transactional(async (tx) => {
-    // Not written when the number was taken: one written since by a run of the same step makes
-    // this insert fail, and the step's retry answers it.
-    const subscription = await lockSubscription(tx, subscriptionId);
-    const invoiceNumber = invoiceNumberOf(counter);
-    const { billedPeriod, untaxed, billedTo, sale } = await renewalSale(
-      tx,
-      subscription,
-      periodEnd,
-    );
-    const { customer } = subscription;
-    const currency = subscription.currency;
-    let tax: SaleTax;
-    if (quoted && JSON.stringify(quoted.sale) === JSON.stringify(sale)) {
-      tax = quoted.tax;
-    } else if (quoted) {
-      throw new Error(`renewal ${orderId} changed while Stripe Tax priced it; priced again`);
-    } else {
-      tax = await saleTax(tx, sale, undefined);
-    }
-    const bill = taxedBill(untaxed, tax);
-    const fromBalance = balanceAvailable
-      ? await balanceToUse(tx, customer.id, currency, bill.totalAmount)
+  const opening: RenewalOpening = {
+    subscriptionId,
+    periodEnd,
+    invoiceNumber: invoiceNumberOf(counter),
+    balanceAvailable,
+    stripe: counter.tax_mode === 'stripe_tax' ? stripe : undefined,
+  };
+  for (let read = 1; read <= openReads; read++) {
+    const opened = await openReadRenewal(em, opening);
+    if (opened) return opened;
+  }
+  throw new Error(`subscription ${subscriptionId} kept changing while its renewal was opened`);
+}
+
+/** How often opening a renewal reads its rows again when the subscription changed meanwhile. */
+const openReads = 5;
+
+/** What opening a renewal order decided before reading it. */
+interface RenewalOpening {
+  subscriptionId: string;
+  periodEnd: Date;
+  /** Taken from the organization's counter (renewalInvoiceNumber). */
+  invoiceNumber: string;
+  /** The customer's balance held something: the order may take from it. */
+  balanceAvailable: boolean;
+  /** Set when the organization taxes with Stripe Tax. */
+  stripe: StripeClient | undefined;
+}
+
+/** A renewal order written already (by an earlier run of the step), as it is. */
+async function writtenRenewalOrder(em: EntityManager, subscriptionId: string, orderId: string) {
+  const [order, subscription] = await Promise.all([
+    em.findOneOrFail(Order, { id: orderId }),
+    em.findOneOrFail(Subscription, { id: subscriptionId }, { populate: ['customer'] }),
+  ]);
+  return renewalOrderOf(order, subscription);
+}
+
+/**
+ * Inserts the renewal order $4 (an `orders` row as JSON), its items $5 and its order.created
+ * event ($6 its id, $7 the organization, $8 the order as /v1 shows it, $9 the time), and empties
+ * the subscription's pending items, if the subscription's row is still version $2 (its xmin) and
+ * order $3 is not written yet: answers `opened` 1, else 0 (nothing written).
+ */
+const openRenewalStatement = `
+  with taken_over as (
+    update subscriptions s set pending_items = '[]'::jsonb
+    where s.id = $1 and s.xmin::text = $2 and not exists (select 1 from orders where id = $3)
+    returning s.id
+  ), opened as (
+    insert into orders select * from jsonb_populate_record(null::orders, $4::jsonb)
+    where exists (select 1 from taken_over)
+    returning id
+  ), itemized as (
+    insert into order_items select * from jsonb_populate_recordset(null::order_items, $5::jsonb)
+    where exists (select 1 from opened)
+  ), recorded as (
+    insert into outbox_events (id, organization_id, type, data, created_at)
+    select $6, $7, 'order.created', $8::jsonb, $9 where exists (select 1 from opened)
+  )
+  select (select count(*) from opened)::int as opened`;
+
+/**
+ * One reading of openRenewalOrder: null when the subscription changed between the reading and
+ * the write (nothing written).
+ */
+async function openReadRenewal(
+  em: EntityManager,
+  opening: RenewalOpening,
+): Promise<RenewalOrder | null> {
+  const { subscriptionId, periodEnd, invoiceNumber } = opening;
+  const orderId = renewalOrderIdOf(subscriptionId, periodEnd);
+  // The order is built here in memory only: this fork never writes (no flush before reads).
+  const view = em.fork({ flushMode: FlushMode.COMMIT });
+  // The version first: a change after it, even one the reads below see, fails the write.
+  const [version] = await view.execute<{ version: string; written: boolean }[]>(
+    `select s.xmin::text as version, exists (select 1 from orders where id = ?) as written
+     from subscriptions s where s.id = ?`,
+    [orderId, subscriptionId],
+  );
+  if (!version) throw new Error(`subscription ${subscriptionId} not found`);
+  if (version.written) return writtenRenewalOrder(em, subscriptionId, orderId);
+  const subscription = await view.findOneOrFail(
+    Subscription,
+    { id: subscriptionId },
+    { populate: ['organization', 'customer', 'testClock', 'product', 'discount'] },
+  );
+  const { billedPeriod, untaxed, billedTo, sale } = await renewalSale(
+    view,
+    subscription,
+    periodEnd,
+  );
+  const tax = await saleTax(view, sale, opening.stripe);
+  const bill = taxedBill(untaxed, tax);
+  const { customer, currency } = subscription;
+  const organizationId = subscription.organization.id;
+
+  const open = async (db: EntityManager): Promise<RenewalOrder | null> => {
+    const fromBalance = opening.balanceAvailable
+      ? await balanceToUse(db, customer.id, currency, bill.totalAmount)
       : 0;
-    const order = tx.create(Order, {
-      id: orderId,
-      organization: subscription.organization,
-      customer,
-      product: subscription.product,
-      discount: subscription.discount ?? null,
-      subscription,
-      checkoutId: null,
-      status: 'pending',
-      billingReason: 'subscription_cycle',
-      subtotalAmount: bill.subtotalAmount,
-      discountAmount: bill.discountAmount,
-      netAmount: bill.netAmount,
-      taxAmount: bill.taxAmount,
-      taxLines: bill.taxLines,
-      stripeTaxCalculationId: tax.stripeTaxCalculationId,
-      totalAmount: bill.totalAmount,
-      fromBalanceAmount: fromBalance,
-      currency,
-      billingName: customer.name ?? null,
-      billingAddress: billedTo.billingAddress ?? null,
-      billingPeriodStart: billedPeriod.start,
-      billingPeriodEnd: billedPeriod.end,
-      invoiceNumber,
-      metadata: subscription.metadata,
-      customFieldData: subscription.customFieldData,
-    });
-    const items = bill.items.map((item) =>
-      tx.create(OrderItem, {
-        order,
-        label: item.label,
-        amount: item.amount,
-        taxAmount: item.taxAmount,
-        proration: item.proration,
-        seats: item.seats,
-        productPrice: item.productPriceId,
-      }),
+    const built = { persist: false, processOnCreateHooksEarly: true };
+    const order = view.create(
+      Order,
+      {
+        id: orderId,
+        organization: subscription.organization,
+        customer,
+        product: subscription.product,
+        discount: subscription.discount ?? null,
+        subscription,
+        checkoutId: null,
+        status: 'pending',
+        billingReason: 'subscription_cycle',
+        subtotalAmount: bill.subtotalAmount,
+        discountAmount: bill.discountAmount,
+        netAmount: bill.netAmount,
+        taxAmount: bill.taxAmount,
+        taxLines: bill.taxLines,
+        stripeTaxCalculationId: tax.stripeTaxCalculationId,
+        totalAmount: bill.totalAmount,
+        fromBalanceAmount: fromBalance,
+        currency,
+        billingName: customer.name ?? null,
+        billingAddress: billedTo.billingAddress ?? null,
+        billingPeriodStart: billedPeriod.start,
+        billingPeriodEnd: billedPeriod.end,
+        invoiceNumber,
+        metadata: subscription.metadata,
+        customFieldData: subscription.customFieldData,
+      },
+      built,
     );
-    subscription.pendingItems = [];
-    await tx.flush();
-    const organizationId = subscription.organization.id;
-    const balanceMoved = await moveRenewalBalance(tx, order, bill.creditToBalance);
-    // Built from what the transaction holds, without reading the order back.
-    appendEvent(tx, organizationId, 'order.created', orderWire(order, items));
-    if (balanceMoved) await recordCustomerStateChange(tx, organizationId, customer.id);
+    const items = bill.items.map((item) =>
+      view.create(
+        OrderItem,
+        {
+          order,
+          label: item.label,
+          amount: item.amount,
+          taxAmount: item.taxAmount,
+          proration: item.proration,
+          seats: item.seats,
+          productPrice: item.productPriceId,
+        },
+        built,
+      ),
+    );
+    const [row] = await executeBound<{ opened: number }>(db, openRenewalStatement, [
+      subscriptionId,
+      version.version,
+      orderId,
+      JSON.stringify(rowOf(view, Order, order)),
+      JSON.stringify(items.map((item) => rowOf(view, OrderItem, item))),
+      newId(),
+      organizationId,
+      JSON.stringify(orderWire(order, items)),
+      order.createdAt,
+    ]);
+    if (!row?.opened) return null;
+    if (await moveRenewalBalance(db, order, bill.creditToBalance)) {
+      await recordCustomerStateChange(db, organizationId, customer.id);
+    }
     return renewalOrderOf(order, subscription);
-  });
+  };
+  return opening.balanceAvailable || bill.creditToBalance > 0 ? em.transactional(open) : open(em);
 }
 
 /**
@@ -329,22 +410,6 @@ async function renewalSale(em: EntityManager, subscription: Subscription, period
     reference: renewalOrderIdOf(subscription.id, periodEnd),
   };
   return { billedPeriod, untaxed, billedTo, sale };
-}
-
-/** Stripe Tax's calculation of the renewal's sale as it stands, asked outside any transaction. */
-async function quoteRenewalTax(
-  em: EntityManager,
-  subscriptionId: string,
-  periodEnd: Date,
-  stripe: StripeClient,
-): Promise<{ sale: Sale; tax: SaleTax }> {
-  const subscription = await em.findOneOrFail(
-    Subscription,
-    { id: subscriptionId },
-    { populate: ['organization', 'customer', 'testClock'] },
-  );
-  const { sale } = await renewalSale(em, subscription, periodEnd);
-  return { sale, tax: await saleTax(em, sale, stripe) };
 }
 
 interface RenewalCounterRow extends InvoiceCounterRow {
