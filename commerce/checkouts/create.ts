@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { FlushMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { RequestValidationError, type ValidationIssue } from '../../core/errors.ts';
@@ -13,6 +14,7 @@ import {
   ProductPrice,
   Subscription,
 } from '../../db/entities/index.ts';
+import { newId } from '../../db/ids.ts';
 import type { StripeClient } from '../../integrations/stripe/client.ts';
 import { invalidFields, resourceNotFound } from '../errors.ts';
 import type { ProductWire } from '../products/service.ts';
@@ -33,8 +35,8 @@ export interface CheckoutSettings {
   publicUrl: string;
   ttlSeconds: number;
   /**
-   * Starts the checkout's workflow; called inside the creating transaction before it commits,
-   * so a checkout whose workflow could not start is never written.
+   * Starts the checkout's workflow; called before the checkout is written, so a checkout whose
+   * workflow could not start is never written.
    */
   startWorkflow: (checkout: { id: string; expiresAt: Date }) => Promise<unknown>;
   /** For an organization that taxes with Stripe Tax (docs/tax.md). */
@@ -129,8 +131,11 @@ async function namedParties(tx: EntityManager, organizationId: string, input: Ch
 
 /**
  * Creates a checkout for the organization's products (the first selected, at its static
- * price, or the price asked for), its buyer and discount checked, and starts its workflow before committing. Records
- * `checkout.created`.
+ * price, or the price asked for), its buyer and discount checked, and starts its workflow before
+ * committing it. Records `checkout.created`.
+ *
+ * Read, checked and priced (Stripe Tax asked) outside any transaction, and its workflow started
+ * then: only the checkout's row and its event are written in one, with no network call inside.
  */
 export async function createCheckout(
   em: EntityManager,
@@ -139,77 +144,92 @@ export async function createCheckout(
   settings: CheckoutSettings,
   origin: { checkoutLink?: CheckoutLink } = {},
 ): Promise<CheckoutWire> {
-  const created = await em.transactional(async (tx) => {
-    const asked = await askedProducts(tx, organizationId, input);
-    const { productIds } = asked;
-    const offer = await offeredProducts(tx, productIds, settings.publicUrl);
-    const productIssues = [
-      ...asked.issues,
-      ...offerIssues(productIds, offer, organizationId, asked.locOf),
-    ];
-    const { customer, subscription, issues } = await namedParties(tx, organizationId, input);
-    if (productIssues.length || issues.length) throw invalidFields([...productIssues, ...issues]);
+  // Nothing is flushed until the transaction below: a read meanwhile never writes the draft.
+  const draft = em.fork({ flushMode: FlushMode.COMMIT });
+  const asked = await askedProducts(draft, organizationId, input);
+  const { productIds } = asked;
+  const offer = await offeredProducts(draft, productIds, settings.publicUrl);
+  const productIssues = [
+    ...asked.issues,
+    ...offerIssues(productIds, offer, organizationId, asked.locOf),
+  ];
+  const { customer, subscription, issues } = await namedParties(draft, organizationId, input);
+  if (productIssues.length || issues.length) throw invalidFields([...productIssues, ...issues]);
 
-    const first = offer.get(productIds[0] as string) as ProductWire;
-    const price = defaultPrice(first) as { id: string };
-    const checkout = tx.create(Checkout, {
-      organization: tx.getReference(Organization, organizationId),
-      clientSecret: newClientSecret(),
-      status: 'open',
-      expiresAt: new Date(Date.now() + settings.ttlSeconds * 1000),
-      productIds,
-      product: tx.getReference(Product, first.id),
-      productPrice: tx.getReference(ProductPrice, price.id),
-      amount: 0,
-      netAmount: 0,
-      totalAmount: 0,
-      currency: 'usd',
-      customer,
-      customerSource: customer ? 'named' : null,
-      subscription,
-      checkoutLink: origin.checkoutLink ?? null,
-      externalCustomerId: input.external_customer_id,
-      // The buyer's details default to what the seller knows of the customer.
-      customerEmail: input.customer_email ?? customer?.email ?? null,
-      customerName: input.customer_name ?? customer?.name ?? null,
-      customerBillingAddress: input.customer_billing_address ?? customer?.billingAddress ?? null,
-      // The customer's tax id, kept while the billing country recognises it.
-      customerTaxId: customer?.taxId ?? null,
-      customFieldData: {},
-    });
-    await applyChanges(
-      tx,
-      checkout,
-      {
-        // A deprecated `product_price_id` selects that price of its product.
-        product_price_id: input.product_price_id,
-        amount: input.amount,
-        seats: input.seats,
-        customer_billing_name: input.customer_billing_name,
-        customer_tax_id: input.customer_tax_id ?? undefined,
-        customer_ip_address: input.customer_ip_address,
-        customer_metadata: input.customer_metadata,
-        is_business_customer: input.is_business_customer,
-        discount_id: input.discount_id,
-        allow_discount_codes: input.allow_discount_codes,
-        require_billing_address: input.require_billing_address,
-        success_url: input.success_url,
-        embed_origin: input.embed_origin,
-        trial_interval: input.trial_interval,
-        trial_interval_count: input.trial_interval_count,
-        metadata: input.metadata,
-        custom_field_data: input.custom_field_data ?? {},
-      },
-      offer,
-      { chosenAmount: null, stripe: settings.stripe },
-    );
-    await assertMaySubscribe(tx, checkout, first);
-    const wire = await recordChange(tx, checkout, 'checkout.created', settings.publicUrl, offer);
-    await settings.startWorkflow({ id: checkout.id, expiresAt: checkout.expiresAt });
-    return wire;
+  const first = offer.get(productIds[0] as string) as ProductWire;
+  const price = defaultPrice(first) as { id: string };
+  const checkout = draft.create(Checkout, {
+    // Its own id now: the workflow started below is named by it.
+    id: newId(),
+    organization: draft.getReference(Organization, organizationId),
+    clientSecret: newClientSecret(),
+    status: 'open',
+    expiresAt: new Date(Date.now() + settings.ttlSeconds * 1000),
+    productIds,
+    product: draft.getReference(Product, first.id),
+    productPrice: draft.getReference(ProductPrice, price.id),
+    amount: 0,
+    netAmount: 0,
+    totalAmount: 0,
+    currency: 'usd',
+    customer,
+    customerSource: customer ? 'named' : null,
+    subscription,
+    checkoutLink: origin.checkoutLink ?? null,
+    externalCustomerId: input.external_customer_id,
+    // The buyer's details default to what the seller knows of the customer.
+    customerEmail: input.customer_email ?? customer?.email ?? null,
+    customerName: input.customer_name ?? customer?.name ?? null,
+    customerBillingAddress: input.customer_billing_address ?? customer?.billingAddress ?? null,
+    // The customer's tax id, kept while the billing country recognises it.
+    customerTaxId: customer?.taxId ?? null,
+    customFieldData: {},
   });
-  businessMetrics.checkoutsStarted.inc();
-  return created;
+  await applyChanges(
+    draft,
+    checkout,
+    {
+      // A deprecated `product_price_id` selects that price of its product.
+      product_price_id: input.product_price_id,
+      amount: input.amount,
+      seats: input.seats,
+      customer_billing_name: input.customer_billing_name,
+      customer_tax_id: input.customer_tax_id ?? undefined,
+      customer_ip_address: input.customer_ip_address,
+      customer_metadata: input.customer_metadata,
+      is_business_customer: input.is_business_customer,
+      discount_id: input.discount_id,
+      allow_discount_codes: input.allow_discount_codes,
+      require_billing_address: input.require_billing_address,
+      success_url: input.success_url,
+      embed_origin: input.embed_origin,
+      trial_interval: input.trial_interval,
+      trial_interval_count: input.trial_interval_count,
+      metadata: input.metadata,
+      custom_field_data: input.custom_field_data ?? {},
+    },
+    offer,
+    { chosenAmount: null, stripe: settings.stripe },
+  );
+  await assertMaySubscribe(draft, checkout, first);
+  await settings.startWorkflow({ id: checkout.id, expiresAt: checkout.expiresAt });
+  // A workflow whose checkout never commits finds none at its expiry, and ends.
+  await draft.begin();
+  try {
+    const created = await recordChange(
+      draft,
+      checkout,
+      'checkout.created',
+      settings.publicUrl,
+      offer,
+    );
+    await draft.commit();
+    businessMetrics.checkoutsStarted.inc();
+    return created;
+  } catch (error) {
+    await draft.rollback();
+    throw error;
+  }
 }
 
 /** What following a link may say about the buyer (query parameters of the redirect). */
