@@ -104,6 +104,55 @@ describe('customer mails: each sent once for what triggers it', () => {
     assert.equal((await capturedMailsTo(email)).length, 1);
   });
 
+  it('a relay stopped between handing a mail over and claiming it hands it over again; the customer gets it once', async () => {
+    const product = await seller.polar.products.create({
+      name: 'Atlas',
+      prices: [{ amountType: 'fixed', priceAmount: 2500 }],
+    });
+    const details = buyerDetails();
+    const { order } = await buy(api, seller, product.id, details);
+    assert.ok(order);
+    const email = details.customerEmail as string;
+    await onlyMail(email, /^Your receipt from Seller /);
+    // As if no relay had read the event yet.
+    const event = await eventAbout('order.paid', order.id);
+    const db = api.orm.em.fork();
+    const marks = async () => {
+      const [row] = await db.execute<{ read: number; claimed: number }[]>(
+        `select (select count(*) from customer_mail_events where event_id = ?)::int as read,
+           (select count(*) from customer_mails where customer_id = ?)::int as claimed`,
+        [event.id, order.customerId],
+      );
+      return row;
+    };
+    await db.execute('delete from customer_mail_events where event_id = ?', [event.id]);
+    await db.execute('delete from customer_mails where customer_id = ?', [order.customerId]);
+
+    const handedOver: string[] = [];
+    const publicUrl = api.config.api.publicUrl;
+    const stoppedAfterHandingOver = async (message: EmailMessage) => {
+      handedOver.push(message.id);
+      await sendCustomerEmail(api.temporal, message);
+      throw new Error('the relay stopped here');
+    };
+    await assert.rejects(
+      mailCustomerAboutEvent(api.orm.em, event, { publicUrl, deliver: stoppedAfterHandingOver }),
+      /the relay stopped here/,
+    );
+    assert.deepEqual(await marks(), { read: 0, claimed: 0 });
+
+    const deliver = async (message: EmailMessage) => {
+      handedOver.push(message.id);
+      await sendCustomerEmail(api.temporal, message);
+    };
+    assert.equal(await mailCustomerAboutEvent(api.orm.em, event, { publicUrl, deliver }), true);
+    assert.deepEqual(await marks(), { read: 1, claimed: 1 });
+    assert.equal(handedOver.length, 2);
+    assert.equal(handedOver[1], handedOver[0]);
+    await sleep(settleMs);
+    assert.equal((await capturedMailsTo(email, /^Your receipt from Seller /)).length, 1);
+  });
+
   it('a mail started twice through its workflow is sent once', async () => {
     const message: EmailMessage = {
       id: `customer:test-${Date.now()}`,

@@ -19,9 +19,10 @@ import { mailSellerAboutEvent, sellerMailEventTypes } from '../seller-notificati
  * The mails that keep a seller's customers informed: read from the outbox (a receipt when an
  * order is paid, a subscription started, canceled or recovered) and from the calendar (a trial
  * ending, a yearly renewal coming, a card expiring before the next charge). Each mail has a
- * stable id, claimed in `customer_mails` in the transaction that hands it over: whoever runs
- * this twice, the customer gets it once. Handing over (starting the mail's workflow) is the
- * caller's `deliver`; it must itself ignore a second start of the same mail.
+ * stable id, claimed in `customer_mails` once it is handed over: whoever runs this twice, the
+ * customer gets it once. Handing over (starting the mail's workflow) is the caller's `deliver`,
+ * a network call: no transaction waits on it. It must itself ignore a second start of the same
+ * mail, as a run stopped between the handing over and the claim hands it over again.
  */
 
 export type DeliverMail = (message: EmailMessage) => Promise<void>;
@@ -59,7 +60,9 @@ interface PlannedMail {
 
 /**
  * Sends `mail` unless the organization turned its kind off, the customer is deleted, or it was
- * sent before: claims its id, issues its portal link and delivers it, in `em`'s transaction.
+ * sent before: issues its portal link, delivers it, then claims its id. Each is a statement of
+ * its own; a run stopped before the claim delivers again, with a new link, and `deliver` sends
+ * the mail once.
  */
 async function sendOnce(
   em: EntityManager,
@@ -69,18 +72,20 @@ async function sendOnce(
 ): Promise<boolean> {
   if (!customerEmailSettingsOf(mail.organization)[settingOf[mail.kind]]) return false;
   if (mail.customer.deletedAt) return false;
-  const claimed = await em.execute<{ id: string }[]>(
-    `insert into customer_mails (id, customer_id, kind) values (?, ?, ?)
-     on conflict (id) do nothing returning id`,
-    [mail.id, mail.customer.id, mail.kind],
-  );
-  if (claimed.length === 0) return false;
+  const [sent] = await em.execute<{ id: string }[]>('select id from customer_mails where id = ?', [
+    mail.id,
+  ]);
+  if (sent) return false;
   const portalUrl = await portalSignInUrl(em, {
     customerId: mail.customer.id,
     returnTo: mail.returnTo,
     publicUrl,
   });
   await deliver({ id: `customer:${mail.id}`, to: mail.customer.email, ...mail.content(portalUrl) });
+  await em.execute(
+    'insert into customer_mails (id, customer_id, kind) values (?, ?, ?) on conflict (id) do nothing',
+    [mail.id, mail.customer.id, mail.kind],
+  );
   return true;
 }
 
@@ -228,28 +233,30 @@ export function unreadCustomerMailEvents(
 }
 
 /**
- * Reads one outbox event, in one transaction: marks it read (a relay running the same event at
- * the same time waits, then finds it read) and sends the mail it calls for, to the customer and,
- * for a dunning fact, to the seller's owners and admins (commerce/seller-notifications).
+ * Reads one outbox event: sends the mail it calls for, to the customer and, for a dunning fact,
+ * to the seller's owners and admins (commerce/seller-notifications), then marks it read. A relay
+ * reading the same event at the same time hands the same mails over, which `deliver` sends once.
  * Answers whether a mail went out.
  */
-export function mailCustomerAboutEvent(
+export async function mailCustomerAboutEvent(
   em: EntityManager,
   event: OutboxEventRow,
   { publicUrl, deliver }: { publicUrl: string; deliver: DeliverMail },
 ): Promise<boolean> {
-  return em.fork().transactional(async (tx) => {
-    const read = await tx.execute<{ event_id: string }[]>(
-      `insert into customer_mail_events (event_id) values (?)
-       on conflict (event_id) do nothing returning event_id`,
-      [event.id],
-    );
-    if (read.length === 0) return false;
-    const mail = await mailForEvent(tx, event);
-    const customerMailed = mail ? await sendOnce(tx, mail, publicUrl, deliver) : false;
-    const sellerMails = await mailSellerAboutEvent(tx, event, { publicUrl, deliver });
-    return customerMailed || sellerMails > 0;
-  });
+  const db = em.fork();
+  const [read] = await db.execute<{ event_id: string }[]>(
+    'select event_id from customer_mail_events where event_id = ?',
+    [event.id],
+  );
+  if (read) return false;
+  const mail = await mailForEvent(db, event);
+  const customerMailed = mail ? await sendOnce(db, mail, publicUrl, deliver) : false;
+  const sellerMails = await mailSellerAboutEvent(db, event, { publicUrl, deliver });
+  await db.execute(
+    'insert into customer_mail_events (event_id) values (?) on conflict (event_id) do nothing',
+    [event.id],
+  );
+  return customerMailed || sellerMails > 0;
 }
 
 // Reminders
@@ -295,7 +302,7 @@ async function subscriptionCard(stripe: StripeClient, subscription: Subscription
  * Sends the reminders due at `now` (each subscription by its own clock): trials ending within 3
  * days (trials longer than that: a shorter one's start mail says when it ends), yearly renewals
  * within 7 days, and cards that stop working before a charge due within 30 days (each card
- * looked up once per renewal). Each reminder has its own transaction; answers how many went.
+ * looked up once per renewal). Each reminder is sent once (sendOnce); answers how many went.
  */
 export async function sendCustomerReminders(
   em: EntityManager,
@@ -307,17 +314,8 @@ export async function sendCustomerReminders(
   }: { publicUrl: string; deliver: DeliverMail; stripe: StripeClient; now?: Date },
 ): Promise<number> {
   let sent = 0;
-  const each = async (
-    subscriptions: Subscription[],
-    plan: (subscription: Subscription, tx: EntityManager) => Promise<PlannedMail | null>,
-  ) => {
-    for (const subscription of subscriptions) {
-      const done = await em.fork().transactional(async (tx) => {
-        const mail = await plan(subscription, tx);
-        return mail ? sendOnce(tx, mail, publicUrl, deliver) : false;
-      });
-      if (done) sent++;
-    }
+  const send = async (mail: PlannedMail) => {
+    if (await sendOnce(em, mail, publicUrl, deliver)) sent++;
   };
 
   const trials = await dueSubscriptions(em, {
@@ -326,32 +324,36 @@ export async function sendCustomerReminders(
        and s.trial_end - s.trial_start > make_interval(days => ?)`,
     params: [now, now, reminderLeadDays.trialEnding, reminderLeadDays.trialEnding],
   });
-  await each(trials, async (subscription) => {
+  for (const subscription of trials) {
     const trialEndsAt = subscription.trialEnd as Date;
-    return subscriptionMail(
-      subscription,
-      'trial-ending',
-      `trial-ending:${subscription.id}:${trialEndsAt.toISOString()}`,
-      (portalUrl) =>
-        templates.trialEnding({ ...subscriptionFacts(subscription), portalUrl, trialEndsAt }),
+    await send(
+      subscriptionMail(
+        subscription,
+        'trial-ending',
+        `trial-ending:${subscription.id}:${trialEndsAt.toISOString()}`,
+        (portalUrl) =>
+          templates.trialEnding({ ...subscriptionFacts(subscription), portalUrl, trialEndsAt }),
+      ),
     );
-  });
+  }
 
   const renewals = await dueSubscriptions(em, {
     sql: `s.status = 'active' and s.recurring_interval = 'year' and s.current_period_end > ${clockNow}
        and s.current_period_end <= ${clockNow} + make_interval(days => ?)`,
     params: [now, now, reminderLeadDays.renewalUpcoming],
   });
-  await each(renewals, async (subscription) => {
+  for (const subscription of renewals) {
     const renewsAt = subscription.currentPeriodEnd as Date;
-    return subscriptionMail(
-      subscription,
-      'renewal-upcoming',
-      `renewal-upcoming:${subscription.id}:${renewsAt.toISOString()}`,
-      (portalUrl) =>
-        templates.renewalUpcoming({ ...subscriptionFacts(subscription), portalUrl, renewsAt }),
+    await send(
+      subscriptionMail(
+        subscription,
+        'renewal-upcoming',
+        `renewal-upcoming:${subscription.id}:${renewsAt.toISOString()}`,
+        (portalUrl) =>
+          templates.renewalUpcoming({ ...subscriptionFacts(subscription), portalUrl, renewsAt }),
+      ),
     );
-  });
+  }
 
   const nextCharge = `(case when s.status = 'trialing' then s.trial_end else s.current_period_end end)`;
   const charging = await dueSubscriptions(em, {
@@ -361,35 +363,39 @@ export async function sendCustomerReminders(
          and c.payment_method_id = s.stripe_payment_method_id and c.renews_at = ${nextCharge})`,
     params: [now, now, reminderLeadDays.cardExpiring],
   });
-  await each(charging, async (subscription, tx) => {
+  for (const subscription of charging) {
+    if (!customerEmailSettingsOf(subscription.organization).cardExpiring) continue;
     const renewsAt = (
       subscription.status === 'trialing' ? subscription.trialEnd : subscription.currentPeriodEnd
     ) as Date;
     const paymentMethodId = subscription.stripePaymentMethodId as string;
-    if (!customerEmailSettingsOf(subscription.organization).cardExpiring) return null;
     const card = await subscriptionCard(stripe, subscription);
-    // Checked once per card and renewal, whatever it showed.
-    await tx.execute(
+    if (card && cardExpiresBefore(card, renewsAt)) {
+      await send(
+        subscriptionMail(
+          subscription,
+          'card-expiring',
+          `card-expiring:${subscription.id}:${paymentMethodId}:${renewsAt.toISOString()}`,
+          (portalUrl) =>
+            templates.cardExpiring({
+              organizationName: subscription.organization.name,
+              productName: subscription.product.name,
+              portalUrl,
+              card: `${capitalized(card.brand)} card ending in ${card.last4}`,
+              validThrough: `${String(card.expMonth).padStart(2, '0')}/${card.expYear}`,
+              renewsAt,
+            }),
+        ),
+      );
+    }
+    // Checked once per card and renewal, whatever it showed; only once the mail it called for
+    // went, so that a failed delivery leaves the card to check again.
+    await em.execute(
       `insert into card_expiry_checks (subscription_id, payment_method_id, renews_at)
        values (?, ?, ?) on conflict do nothing`,
       [subscription.id, paymentMethodId, renewsAt],
     );
-    if (!card || !cardExpiresBefore(card, renewsAt)) return null;
-    return subscriptionMail(
-      subscription,
-      'card-expiring',
-      `card-expiring:${subscription.id}:${paymentMethodId}:${renewsAt.toISOString()}`,
-      (portalUrl) =>
-        templates.cardExpiring({
-          organizationName: subscription.organization.name,
-          productName: subscription.product.name,
-          portalUrl,
-          card: `${capitalized(card.brand)} card ending in ${card.last4}`,
-          validThrough: `${String(card.expMonth).padStart(2, '0')}/${card.expYear}`,
-          renewsAt,
-        }),
-    );
-  });
+  }
   return sent;
 }
 

@@ -10,9 +10,9 @@ import type { OutboxEventRow } from '../outbox.ts';
 /**
  * The mails a seller's owners and admins receive about dunning, read from the outbox by the
  * customer mail relay (commerce/customer-notifications): a renewal failed and dunning started,
- * it was paid after all, or dunning gave up. Each is claimed once by its stable id in
- * `seller_mails`, in the transaction that reads its event, then handed to each owner and admin
- * as its own mail (one mail id per reader: a second start of it is ignored).
+ * it was paid after all, or dunning gave up. Each is handed to each owner and admin as its own
+ * mail (one mail id per reader: a second start of it is ignored), then claimed by its stable id
+ * in `seller_mails`, so that a relay stopped in between hands it over again.
  *
  * The claims are kept for good (the purge of expired records leaves them): a past-due
  * subscription announces the same fact again at each declined retry for as long as its dunning
@@ -134,9 +134,9 @@ async function ownersAndAdmins(em: EntityManager, organizationId: string) {
 }
 
 /**
- * Mails the organization's owners and admins about `event` when it is a dunning fact, in `em`'s
- * transaction (the relay's, which marks the event read): unless the organization turned dunning
- * notifications off, or the fact was mailed before. Answers how many mails were handed over.
+ * Mails the organization's owners and admins about `event` when it is a dunning fact: unless the
+ * organization turned dunning notifications off, or the fact was mailed before. Answers how many
+ * mails were handed over.
  */
 export async function mailSellerAboutEvent(
   em: EntityManager,
@@ -145,15 +145,18 @@ export async function mailSellerAboutEvent(
 ): Promise<number> {
   const mail = await sellerMailForEvent(em, event, publicUrl);
   if (!mail || !notificationSettingsOf(mail.organization).dunning) return 0;
-  const claimed = await em.execute<{ id: string }[]>(
-    `insert into seller_mails (id, organization_id, kind) values (?, ?, ?)
-     on conflict (id) do nothing returning id`,
-    [mail.id, mail.organization.id, mail.kind],
-  );
-  if (claimed.length === 0) return 0;
+  const [sent] = await em.execute<{ id: string }[]>('select id from seller_mails where id = ?', [
+    mail.id,
+  ]);
+  if (sent) return 0;
   const readers = await ownersAndAdmins(em, mail.organization.id);
   for (const { userId, email } of readers) {
     await deliver({ id: `seller:${mail.id}:${userId}`, to: email, ...mail.content });
   }
+  await em.execute(
+    `insert into seller_mails (id, organization_id, kind) values (?, ?, ?)
+     on conflict (id) do nothing`,
+    [mail.id, mail.organization.id, mail.kind],
+  );
   return readers.length;
 }
