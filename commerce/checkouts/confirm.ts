@@ -20,7 +20,7 @@ import {
   checkoutConfirmInput,
 } from './schemas.ts';
 import { assertConfirmable } from './status.ts';
-import { offeredProducts, recordChange, termsOf } from './views.ts';
+import { offerBeforeLock, offeredProducts, recordChange, termsOf } from './views.ts';
 
 /** What the workflow goes on with after a confirm. */
 export interface ConfirmedCheckout {
@@ -159,7 +159,7 @@ function parseConfirmation(confirmation: CheckoutConfirmation): CheckoutConfirmI
  * confirm: running it again after it succeeded answers the same result and changes nothing,
  * while another confirm of a confirmed checkout is refused.
  */
-export function confirmCheckout(
+export async function confirmCheckout(
   em: EntityManager,
   checkoutId: string,
   confirmation: CheckoutConfirmation,
@@ -168,14 +168,16 @@ export function confirmCheckout(
   stripe?: StripeClient,
 ): Promise<ConfirmedCheckout> {
   const input = parseConfirmation(confirmation);
-  return em.transactional(async (tx) => {
+  const db = em.fork();
+  const offered = await offerBeforeLock(db, checkoutId, publicUrl);
+  return db.transactional(async (tx) => {
     const checkout = await tx.findOne(
       Checkout,
       { id: checkoutId },
       { lockMode: LockMode.PESSIMISTIC_WRITE },
     );
     if (!checkout) throw resourceNotFound('Checkout not found');
-    const offer = await offeredProducts(tx, checkout.productIds, publicUrl);
+    const offer = await offered.forLocked(tx, checkout);
     if (checkout.confirmationId === confirmId && checkout.customer) {
       return confirmedResult(checkout, offer.get(checkout.product.id) as ProductWire, input);
     }

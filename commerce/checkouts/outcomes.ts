@@ -22,7 +22,7 @@ import {
   startSubscriptionFromCheckout,
 } from '../subscriptions/service.ts';
 import { releaseDiscountRedemption } from './discounts.ts';
-import { offeredProducts, recordChange, serializeCheckout } from './views.ts';
+import { offerBeforeLock, recordChange, serializeCheckout } from './views.ts';
 
 /** How MikroORM names the checkouts table in a query of checkouts (its first letter, 0). */
 const checkoutAlias = 'c0';
@@ -172,7 +172,10 @@ export async function completeCheckout(
   paymentMethodId: string | null = null,
 ): Promise<CheckoutCompletion> {
   let completedNow = false;
-  const done = await em.transactional(async (tx) => {
+  // What the order and the checkout's event show of its products, read before the lock.
+  const db = em.fork();
+  const offered = await offerBeforeLock(db, checkoutId, publicUrl);
+  const done = await db.transactional(async (tx) => {
     // Locked first: of two runs at once, the second waits and then finds the order. Its
     // customer (the order's and the events') read with it, not locked.
     const checkout = await tx.findOneOrFail(
@@ -193,10 +196,10 @@ export async function completeCheckout(
     }
     // What the order and the checkout's event show of them, read before the invoice number is
     // taken: from then until the commit the organization's row is locked, and every checkout of
-    // the organization completing meanwhile waits for it.
-    // The offer first: the product it loads is the checkout's, which the populate then skips
-    // (as the checkout's event then skips its price, listed with the product).
-    const offer = await offeredProducts(tx, checkout.productIds, publicUrl);
+    // the organization completing meanwhile waits for it. The offer read before the lock loaded
+    // the checkout's product, which the populate then skips (as the checkout's event then skips
+    // its price, listed with the product).
+    const offer = await offered.forLocked(tx, checkout);
     await tx.populate(checkout, ['product', 'discount']);
     const organizationId = checkout.organization.id;
     const subscription = await subscriptionOnPayment(tx, checkout, publicUrl);

@@ -25,6 +25,27 @@ export async function offeredProducts(em: EntityManager, ids: string[], publicUr
   return new Map(wires.map((wire) => [wire.id, wire]));
 }
 
+/**
+ * A checkout's offer read before its transaction locks it, so that the transaction does not wait
+ * on these reads: `forLocked` answers it for the checkout as locked, read again (in `tx`) when its
+ * products changed meanwhile. Read it with the manager the transaction forks: the products it
+ * loads are then known inside.
+ */
+export async function offerBeforeLock(em: EntityManager, checkoutId: string, publicUrl: string) {
+  const [row] = await em.execute<{ product_ids: string[] }[]>(
+    'select product_ids from checkouts where id = ?',
+    [checkoutId],
+  );
+  const productIds = row?.product_ids ?? [];
+  const offer = await offeredProducts(em, productIds, publicUrl);
+  const unchanged = (current: string[]) =>
+    current.length === productIds.length && current.every((id, index) => id === productIds[index]);
+  return {
+    forLocked: async (tx: EntityManager, checkout: Checkout) =>
+      unchanged(checkout.productIds) ? offer : offeredProducts(tx, checkout.productIds, publicUrl),
+  };
+}
+
 /** The trial a checkout of a recurring product starts with: its own, else the product's. */
 function activeTrial(checkout: Checkout, product: ProductWire, now: Date) {
   if (!product.is_recurring) return null;
