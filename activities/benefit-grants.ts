@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
 import {
+  accountPlatforms,
   cycleBenefit,
   type GrantOutcome,
   type GrantSource,
@@ -11,7 +12,7 @@ import {
   updateGrantedBenefit,
 } from '../commerce/benefit-grants/service.ts';
 import type { BenefitIntegrationsConfig } from '../config/env.ts';
-import { BenefitGrant, ProductBenefit } from '../db/entities/index.ts';
+import { Benefit, BenefitGrant, ProductBenefit } from '../db/entities/index.ts';
 import type { Orm } from '../db/orm.ts';
 import { requestGrantChange } from '../processes/starters.ts';
 
@@ -46,29 +47,54 @@ export function createBenefitGrantActivities(
     }
   }
 
+  /** The benefits a grant request gives: the product's live ones, unless the caller read them. */
+  async function benefitsGranted({ productId, benefitIds }: BenefitGrantsRequest) {
+    if (benefitIds) return benefitIds;
+    const links = await orm.em
+      .fork()
+      .find(ProductBenefit, { product: productId, benefit: { deletedAt: null } });
+    return links.map((link) => link.benefit.id);
+  }
+
   return {
     /** Grants every live benefit of the product to the customer (a paid order, a subscription). */
-    async requestBenefitGrants({
-      organizationId,
-      customerId,
-      productId,
-      orderId = null,
-      subscriptionId = null,
-      benefitIds,
-    }: BenefitGrantsRequest): Promise<void> {
-      const granted =
-        benefitIds ??
-        (
-          await orm.em
-            .fork()
-            .find(ProductBenefit, { product: productId, benefit: { deletedAt: null } })
-        ).map((link) => link.benefit.id);
-      for (const benefitId of granted) {
+    async requestBenefitGrants(request: BenefitGrantsRequest): Promise<void> {
+      const { organizationId, customerId, orderId = null, subscriptionId = null } = request;
+      for (const benefitId of await benefitsGranted(request)) {
         await requestGrantChange(
           temporal,
           { organizationId, customerId, benefitId },
           { action: 'grant', orderId, subscriptionId },
         );
+      }
+    },
+
+    /**
+     * A completed checkout's benefits: those the database alone gives (a license key,
+     * downloadables, meter credit, a custom note) granted here, in the checkout's own workflow,
+     * with no workflow of their own to start; a Discord role or repository access handed to its
+     * grant workflow, which waits for the customer's linked account and calls the platform.
+     */
+    async grantCheckoutBenefits(request: BenefitGrantsRequest): Promise<void> {
+      const { organizationId, customerId, orderId = null, subscriptionId = null } = request;
+      const benefitIds = await benefitsGranted(request);
+      if (benefitIds.length === 0) return;
+      const benefits = await orm.em
+        .fork()
+        .find(Benefit, { id: { $in: benefitIds } }, { fields: ['id', 'type'] });
+      for (const benefit of benefits) {
+        const target = { customerId, benefitId: benefit.id };
+        if (accountPlatforms[benefit.type]) {
+          await requestGrantChange(
+            temporal,
+            { organizationId, ...target },
+            { action: 'grant', orderId, subscriptionId },
+          );
+        } else {
+          await noting(target, () =>
+            grantBenefit(orm.em, integrations, target, { orderId, subscriptionId }),
+          );
+        }
       }
     },
 

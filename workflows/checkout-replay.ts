@@ -103,7 +103,7 @@ type ReplayCheckoutActivities = CheckoutActivities &
     | 'checkCheckoutPayment'
     | 'checkCheckoutSetup'
   > &
-  Pick<BenefitGrantActivities, 'requestBenefitGrants'>;
+  Pick<BenefitGrantActivities, 'requestBenefitGrants' | 'grantCheckoutBenefits'>;
 
 /**
  * Records one checkout on workers of its own with activities that need no database or Stripe:
@@ -152,6 +152,7 @@ const commonActivities = {
   expireCheckout: async () => undefined,
   ensureStripeCustomer: async () => 'cus_replay',
   requestBenefitGrants: async () => undefined,
+  grantCheckoutBenefits: async () => undefined,
   awaitCheckoutAuthentication: async () => undefined,
   cancelCheckoutPayment: async () => null,
   cancelCheckoutSetup: async () => setup(0, 'failed'),
@@ -172,10 +173,10 @@ const authentication = (intentId: string) => ({
  * A paid checkout's whole path: a confirm whose card is declined at once, a second confirm whose
  * charge waits for the webhook's outcome (a signal), then the order and the benefit grants.
  */
-export function recordPaidCheckout(client: Client): Promise<string> {
+export function recordPaidCheckout(client: Client, name = 'checkout-paid'): Promise<string> {
   return recordCheckout(
     client,
-    'checkout-paid',
+    name,
     {
       ...commonActivities,
       confirmCheckout: async () => confirmed,

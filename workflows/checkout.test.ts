@@ -5,7 +5,7 @@ import type { Polar } from '@polar-sh/sdk';
 import { AlreadyActiveSubscriptionError } from '@polar-sh/sdk/models/errors/alreadyactivesubscriptionerror.js';
 import { ExpiredCheckoutError } from '@polar-sh/sdk/models/errors/expiredcheckouterror.js';
 import { NotOpenCheckout } from '@polar-sh/sdk/models/errors/notopencheckout.js';
-import type { Client } from '@temporalio/client';
+import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { startApiServer } from '../api/server.ts';
 import { createCheckout } from '../commerce/checkouts/create.ts';
@@ -127,7 +127,7 @@ describe('the checkout workflow, end to end', { concurrency: true }, () => {
       'ensureStripeCustomer',
       'createCheckoutPayment',
       'completeCheckout',
-      'requestBenefitGrants',
+      'grantCheckoutBenefits',
     ]);
     assert.deepEqual(await eventTypesOf(order?.id ?? ''), ['order.created', 'order.paid']);
     assert.ok((await eventTypesOf(checkout.id)).includes('checkout.updated'));
@@ -140,6 +140,11 @@ describe('the checkout workflow, end to end', { concurrency: true }, () => {
       state.grantedBenefits.map((grant) => grant.benefitId),
       [ebook.benefitId],
     );
+    // A custom benefit is granted in the checkout's own workflow: none of its own was started.
+    const grantWorkflow = temporal.workflow.getHandle(
+      workflowIds.benefitGrant(order?.customerId ?? '', ebook.benefitId),
+    );
+    await assert.rejects(grantWorkflow.describe(), WorkflowNotFoundError);
   });
 
   it('free: no payment, a paid order of nothing', async () => {
@@ -294,7 +299,7 @@ describe('the checkout workflow, end to end', { concurrency: true }, () => {
       'setUpCheckoutPaymentMethod',
       'completeCheckout',
       'startCheckoutSubscription',
-      'requestBenefitGrants',
+      'grantCheckoutBenefits',
     ]);
   });
 

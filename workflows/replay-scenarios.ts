@@ -159,7 +159,10 @@ export const replayScenarios: Record<string, (client: Client) => Promise<Recorde
   // Mailed, reminded 2 s before expiry, expired after 4 s, inviter told.
   'invitation-expired': (client) =>
     recordInvitation(client, 'invitation-expired', 4, async () => undefined),
-  'checkout-paid': recordPaidCheckout,
+  'checkout-paid': (client) => recordPaidCheckout(client),
+  // After patched('grant-benefits-in-the-checkout'): the grants a local activity of its own.
+  'checkout-paid-granting-benefits': (client) =>
+    recordPaidCheckout(client, 'checkout-paid-granting-benefits'),
   'checkout-trial-subscription': recordTrialCheckout,
   'checkout-authenticated': recordAuthenticatedCheckout,
   'checkout-authenticated-trial': recordAuthenticatedTrialCheckout,
