@@ -376,9 +376,11 @@ async function seedSeller(databaseUrl: string) {
 }
 
 /**
- * Waits (up to three minutes) until no checkout is left confirmed, no refund Stripe took is left
- * pending (a lost webhook costs its workflow a minute before it asks Stripe), the outbox is
- * relayed and every webhook event delivered.
+ * Waits (up to three minutes) until no checkout is left open or confirmed (an abandoned one
+ * expires within the stack's 90 s TTL, and its checkout.updated is sent to every endpoint: the
+ * receivers' receipts are read once this returns), no refund Stripe took is left pending (a lost
+ * webhook costs its workflow a minute before it asks Stripe), the outbox is relayed and every
+ * webhook event delivered.
  */
 async function settle(databaseUrl: string) {
   const orm = await openOrm(databaseUrl);
@@ -387,8 +389,8 @@ async function settle(databaseUrl: string) {
     while (Date.now() < deadline) {
       const [row] = await orm.em
         .getConnection()
-        .execute<Record<'confirmed' | 'pendingRefunds' | 'unrelayed' | 'undelivered', string>[]>(
-          `select (select count(*) from checkouts where status = 'confirmed') as confirmed,
+        .execute<Record<'unsettled' | 'pendingRefunds' | 'unrelayed' | 'undelivered', string>[]>(
+          `select (select count(*) from checkouts where status in ('open', 'confirmed')) as unsettled,
              (select count(*) from refunds where status = 'pending' and processor_id is not null)
                as "pendingRefunds",
              (select count(*) from outbox_events where relayed_at is null) as unrelayed,
