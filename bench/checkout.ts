@@ -25,7 +25,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Client, WorkflowNotFoundError } from '@temporalio/client';
+import { type Client, isGrpcServiceError } from '@temporalio/client';
 import { projectRoot } from '../config/env.ts';
 import { placeholders } from '../db/sql.ts';
 import { stripeSimulatorControl } from '../devstack/stripe-simulator.ts';
@@ -316,7 +316,8 @@ try {
     }
     const grant = await historyOf(workflowIds.benefitGrant(done.customerId, benefit.id)).catch(
       (error: unknown) => {
-        if (error instanceof WorkflowNotFoundError) return [];
+        // gRPC's NOT_FOUND: the checkout granted its benefit itself, starting no grant workflow.
+        if (isGrpcServiceError(error) && error.code === 5) return [];
         throw error;
       },
     );
