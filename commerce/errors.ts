@@ -99,6 +99,11 @@ export const commerceErrors = {
     refusal: 'conflict',
     detail: 'This test clock still drives live subscriptions; cancel them before deleting it.',
   },
+  // Tollgate's own: a checkout changed each time Stripe Tax was asked for its change (pricing.ts).
+  CheckoutChangedWhileTaxed: {
+    refusal: 'conflict',
+    detail: 'The checkout kept changing while its tax was calculated; try again.',
+  },
   // Tollgate's own: one seller-defined tax rate per country and subdivision (commerce/tax-rates).
   TaxRateAlreadyExists: {
     refusal: 'conflict',

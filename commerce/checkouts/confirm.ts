@@ -12,7 +12,7 @@ import { assertMaySubscribe, assignCustomer } from './buyer.ts';
 import { attachedFieldRules, issue } from './changes.ts';
 import { redeemDiscount } from './discounts.ts';
 import { opensIncompleteSubscription } from './outcomes.ts';
-import { applyChanges, chosenAmountOf } from './pricing.ts';
+import { applyChanges, chosenAmountOf, withStripeTaxOutsideLock } from './pricing.ts';
 import { findCheckoutByClientSecret } from './reads.ts';
 import {
   type CheckoutConfirmation,
@@ -155,9 +155,11 @@ function parseConfirmation(confirmation: CheckoutConfirmation): CheckoutConfirmI
  * whose payment failed (the buyer retries), may be confirmed; the buyer's last changes
  * (`confirmation`, the confirm request's body) applied and everything confirm needs checked
  * (422s at their fields, nothing written); what the customer's balance pays held (see
- * reserveCustomerBalance); the customer matched or created; the discount redeemed once; the checkout `confirmed` with `checkout.updated`. `confirmId` names this
- * confirm: running it again after it succeeded answers the same result and changes nothing,
- * while another confirm of a confirmed checkout is refused.
+ * reserveCustomerBalance); the customer matched or created; the discount redeemed once; the
+ * checkout `confirmed` with `checkout.updated`. Stripe Tax is asked outside the transaction
+ * (withStripeTaxOutsideLock). `confirmId` names this confirm: running it again after it
+ * succeeded answers the same result and changes nothing, while another confirm of a confirmed
+ * checkout is refused.
  */
 export async function confirmCheckout(
   em: EntityManager,
@@ -170,41 +172,43 @@ export async function confirmCheckout(
   const input = parseConfirmation(confirmation);
   const db = em.fork();
   const offered = await offerBeforeLock(db, checkoutId, publicUrl);
-  return db.transactional(async (tx) => {
-    const checkout = await tx.findOne(
-      Checkout,
-      { id: checkoutId },
-      { lockMode: LockMode.PESSIMISTIC_WRITE },
-    );
-    if (!checkout) throw resourceNotFound('Checkout not found');
-    const offer = await offered.forLocked(tx, checkout);
-    if (checkout.confirmationId === confirmId && checkout.customer) {
-      return confirmedResult(checkout, offer.get(checkout.product.id) as ProductWire, input);
-    }
-    // Decided here, under the lock: of two confirms at once, the second finds the first's.
-    assertConfirmable(checkout);
+  return withStripeTaxOutsideLock(stripe, (stripeTax) =>
+    db.transactional(async (tx) => {
+      const checkout = await tx.findOne(
+        Checkout,
+        { id: checkoutId },
+        { lockMode: LockMode.PESSIMISTIC_WRITE },
+      );
+      if (!checkout) throw resourceNotFound('Checkout not found');
+      const offer = await offered.forLocked(tx, checkout);
+      if (checkout.confirmationId === confirmId && checkout.customer) {
+        return confirmedResult(checkout, offer.get(checkout.product.id) as ProductWire, input);
+      }
+      // Decided here, under the lock: of two confirms at once, the second finds the first's.
+      assertConfirmable(checkout);
 
-    const { confirmation_token_id: _, ...changes } = input;
-    await applyChanges(tx, checkout, changes, offer, {
-      chosenAmount: await chosenAmountOf(tx, checkout),
-      confirming: true,
-      stripe,
-    });
-    const product = offer.get(checkout.product.id) as ProductWire;
-    // Before the checks: a balance that pays the whole total needs no card.
-    const { trial } = termsOf(checkout, product, new Date());
-    checkout.fromBalanceAmount = await reserveCustomerBalance(tx, checkout, trial !== null);
-    const issues = confirmIssues(checkout, product, input);
-    if (issues.length) throw invalidFields(issues);
+      const { confirmation_token_id: _, ...changes } = input;
+      await applyChanges(tx, checkout, changes, offer, {
+        chosenAmount: await chosenAmountOf(tx, checkout),
+        confirming: true,
+        stripeTax,
+      });
+      const product = offer.get(checkout.product.id) as ProductWire;
+      // Before the checks: a balance that pays the whole total needs no card.
+      const { trial } = termsOf(checkout, product, new Date());
+      checkout.fromBalanceAmount = await reserveCustomerBalance(tx, checkout, trial !== null);
+      const issues = confirmIssues(checkout, product, input);
+      if (issues.length) throw invalidFields(issues);
 
-    await assignCustomer(tx, checkout);
-    await assertMaySubscribe(tx, checkout, product);
-    await redeemDiscount(tx, checkout, input.discount_code ? 'discount_code' : 'discount_id');
-    checkout.status = 'confirmed';
-    checkout.confirmedAt = new Date();
-    checkout.confirmationId = confirmId;
-    checkout.paymentError = null;
-    await recordChange(tx, checkout, 'checkout.updated', publicUrl, offer);
-    return confirmedResult(checkout, product, input);
-  });
+      await assignCustomer(tx, checkout);
+      await assertMaySubscribe(tx, checkout, product);
+      await redeemDiscount(tx, checkout, input.discount_code ? 'discount_code' : 'discount_id');
+      checkout.status = 'confirmed';
+      checkout.confirmedAt = new Date();
+      checkout.confirmationId = confirmId;
+      checkout.paymentError = null;
+      await recordChange(tx, checkout, 'checkout.updated', publicUrl, offer);
+      return confirmedResult(checkout, product, input);
+    }),
+  );
 }

@@ -21,7 +21,7 @@ import type { ProductWire } from '../products/service.ts';
 import { assertMaySubscribe } from './buyer.ts';
 import { issue } from './changes.ts';
 import { discountWithProducts, refusalOf } from './discounts.ts';
-import { applyChanges, defaultPrice } from './pricing.ts';
+import { applyChanges, defaultPrice, stripeTaxFrom } from './pricing.ts';
 import type { CheckoutCreateInput, CheckoutWire } from './schemas.ts';
 import { updateCheckoutPublic } from './updates.ts';
 import { offeredProducts, recordChange } from './views.ts';
@@ -209,7 +209,7 @@ export async function createCheckout(
       custom_field_data: input.custom_field_data ?? {},
     },
     offer,
-    { chosenAmount: null, stripe: settings.stripe },
+    { chosenAmount: null, stripeTax: settings.stripe && stripeTaxFrom(settings.stripe) },
   );
   await assertMaySubscribe(draft, checkout, first);
   await settings.startWorkflow({ id: checkout.id, expiresAt: checkout.expiresAt });

@@ -18,8 +18,8 @@ import {
   taxSettingsOf,
 } from '../../domain/tax.ts';
 import type { StripeClient } from '../../integrations/stripe/client.ts';
-import { invalidFields } from '../errors.ts';
-import { stripeCanPlace, stripeSaleTax } from '../orders/sale-tax.ts';
+import { commerceError, invalidFields } from '../errors.ts';
+import { type SaleTax, stripeCanPlace, stripeSaleTax } from '../orders/sale-tax.ts';
 import type { ProductWire } from '../products/service.ts';
 import { sellerTaxRates } from '../tax-rates/service.ts';
 import {
@@ -57,7 +57,7 @@ export async function chosenAmountOf(
  * located at its field; then recomputes the price, discount and amounts. `offer` holds the
  * products the checkout offers, serialized; `chosenAmount` the pay-what-you-want amount kept
  * while the price stays; `confirming` refuses a discount that can no longer be redeemed;
- * `stripe` asks Stripe Tax, for an organization that taxes with it.
+ * `stripeTax` answers Stripe Tax, for an organization that taxes with it.
  */
 export async function applyChanges(
   em: EntityManager,
@@ -67,8 +67,8 @@ export async function applyChanges(
   {
     chosenAmount,
     confirming = false,
-    stripe,
-  }: { chosenAmount: number | null; confirming?: boolean; stripe?: StripeClient },
+    stripeTax,
+  }: { chosenAmount: number | null; confirming?: boolean; stripeTax?: StripeTaxSource },
 ): Promise<void> {
   const priceBefore = checkout.productPrice.id;
   const issues = await applyProductChoice(em, checkout, changes, offer);
@@ -88,7 +88,7 @@ export async function applyChanges(
     ...(await applyDiscountChanges(em, checkout, changes, product.id, confirming)),
   );
   if (issues.length) throw invalidFields(issues);
-  await setAmounts(em, checkout, price, amount, stripe);
+  await setAmounts(em, checkout, price, amount, stripeTax);
 }
 
 /** The product and price: a price of another offered product selects that product. */
@@ -142,7 +142,7 @@ async function setAmounts(
   checkout: Checkout,
   price: ProductPrice,
   amount: number | null,
-  stripe: StripeClient | undefined,
+  stripeTax: StripeTaxSource | undefined,
 ) {
   const discount = checkout.discount
     ? await em.findOneOrFail(Discount, checkout.discount.id)
@@ -158,7 +158,7 @@ async function setAmounts(
   const amounts = checkoutAmounts(
     priceAmount,
     reduction,
-    await taxOf(em, checkout, netAmount, stripe),
+    await taxOf(em, checkout, netAmount, stripeTax),
   );
   checkout.amount = amounts.amount;
   checkout.discountAmount = amounts.discountAmount;
@@ -177,7 +177,7 @@ async function taxOf(
   em: EntityManager,
   checkout: Checkout,
   netAmount: number,
-  stripe: StripeClient | undefined,
+  stripeTax: StripeTaxSource | undefined,
 ): Promise<((netAmount: number) => TaxResult) | null> {
   checkout.stripeTaxCalculationId = null;
   const address = checkout.customerBillingAddress;
@@ -192,9 +192,9 @@ async function taxOf(
     taxId: checkout.customerTaxId ?? null,
   };
   if (settings.mode === 'stripe_tax') {
-    if (!stripe) throw new Error('Stripe Tax needs the Stripe client to price a checkout');
+    if (!stripeTax) throw new Error('Stripe Tax needs the Stripe client to price a checkout');
     const postalCode = address.postalCode ?? null;
-    const result = await stripeTaxOf(stripe, checkout, settings, product, netAmount, {
+    const result = await stripeTaxOf(stripeTax, checkout, settings, product, netAmount, {
       ...buyer,
       postalCode,
     });
@@ -213,13 +213,12 @@ async function taxOf(
 
 /**
  * Stripe Tax's answer for the net amount, its calculation kept on the checkout (the paid order
- * records a transaction from it); null until Stripe can place the buyer. A calculation records
- * nothing at Stripe, so asking under the checkout's lock is safe. When Stripe cannot answer, the
- * change is refused (422 at the billing address) and rolled back: the checkout never holds a tax
- * it did not get from Stripe, and cannot be confirmed without one.
+ * records a transaction from it); null until Stripe can place the buyer. When Stripe cannot
+ * answer, the change is refused (422 at the billing address) and rolled back: the checkout never
+ * holds a tax it did not get from Stripe, and cannot be confirmed without one.
  */
 async function stripeTaxOf(
-  stripe: StripeClient,
+  stripeTax: StripeTaxSource,
   checkout: Checkout,
   settings: TaxSettings,
   product: Product,
@@ -231,7 +230,7 @@ async function stripeTaxOf(
     return { lines: [], taxAmount: 0, amountExcludingTax: netAmount, totalAmount: netAmount };
   }
   try {
-    const tax = await stripeSaleTax(stripe, {
+    const tax = await stripeTax({
       currency: checkout.currency,
       amount: netAmount,
       settings,
@@ -249,5 +248,61 @@ async function stripeTaxOf(
         `The tax for this address could not be calculated (Stripe Tax: ${error.message}); try again.`,
       ),
     ]);
+  }
+}
+
+type SaleTaxRequest = Parameters<typeof stripeSaleTax>[1];
+
+/** Where a checkout change gets Stripe Tax's answer: Stripe itself, or answers asked before. */
+export type StripeTaxSource = (request: SaleTaxRequest) => Promise<SaleTax>;
+
+/** Asks Stripe directly: for a checkout no transaction holds yet (createCheckout). */
+export const stripeTaxFrom =
+  (stripe: StripeClient): StripeTaxSource =>
+  (request) =>
+    stripeSaleTax(stripe, request);
+
+/** A change under the checkout's lock needs an answer from Stripe it was not given. */
+class StripeTaxQuestion extends Error {
+  readonly request: SaleTaxRequest;
+  constructor(request: SaleTaxRequest) {
+    super('The checkout change needs Stripe Tax asked outside its transaction');
+    this.request = request;
+  }
+}
+
+const changeRuns = 4;
+
+/**
+ * Runs `change`, a transaction that locks a checkout, with Stripe Tax asked outside it, so that
+ * no lock waits on Stripe. A run that needs an answer it has not been given stops with the
+ * question, which rolls its transaction back; Stripe is asked (its refusal kept as the answer)
+ * and the change runs again in a new transaction. The checkout changing under every run (each
+ * asking something new) ends in a 409.
+ */
+export async function withStripeTaxOutsideLock<T>(
+  stripe: StripeClient | undefined,
+  change: (stripeTax: StripeTaxSource | undefined) => Promise<T>,
+): Promise<T> {
+  if (!stripe) return change(undefined);
+  const answers = new Map<string, SaleTax | Stripe.errors.StripeError>();
+  const answered: StripeTaxSource = async (request) => {
+    const answer = answers.get(JSON.stringify(request));
+    if (answer === undefined) throw new StripeTaxQuestion(request);
+    if (answer instanceof Error) throw answer;
+    return answer;
+  };
+  for (let run = 1; ; run++) {
+    try {
+      return await change(answered);
+    } catch (error) {
+      if (!(error instanceof StripeTaxQuestion)) throw error;
+      if (run === changeRuns) throw commerceError('CheckoutChangedWhileTaxed');
+      const answer = await stripeSaleTax(stripe, error.request).catch((refusal: unknown) => {
+        if (refusal instanceof Stripe.errors.StripeError) return refusal;
+        throw refusal;
+      });
+      answers.set(JSON.stringify(error.request), answer);
+    }
   }
 }

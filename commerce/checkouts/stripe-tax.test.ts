@@ -187,6 +187,58 @@ describe('Stripe Tax at checkout', () => {
     });
   });
 
+  it("asks Stripe with the checkout unlocked: a seller's change meanwhile is answered first and taxed", async () => {
+    const discount = await seller.polar.discounts.create({
+      name: 'Tenth off',
+      type: 'percentage',
+      basisPoints: 1000,
+      duration: 'once',
+    });
+    const created = await seller.polar.checkouts.create({ products: [productId] });
+    // Stripe Tax takes two seconds to answer the buyer's address.
+    await simulator.injectFault({
+      path: '/v1/tax/calculations',
+      method: 'POST',
+      bodyIncludes: created.id,
+      mode: 'slow',
+      delayMs: 2000,
+      count: 1,
+    });
+    const answered: string[] = [];
+    const buyerUpdate = buyer.checkouts
+      .clientUpdate({
+        clientSecret: created.clientSecret,
+        checkoutUpdatePublic: { customerBillingAddress: germany },
+      })
+      .finally(() => answered.push('buyer'));
+    await eventually(
+      () => simulator.pendingFaults(),
+      (pending) => !pending.some((fault) => fault.bodyIncludes === created.id),
+      { what: "Stripe Tax's slow answer to start" },
+    );
+    // The checkout's row is free while Stripe answers, and the seller's change goes through.
+    await api.orm.em
+      .fork()
+      .execute('select id from checkouts where id = ? for update nowait', [created.id]);
+    const sellerUpdate = await seller.polar.checkouts.update({
+      id: created.id,
+      checkoutUpdate: { discountId: discount.id },
+    });
+    answered.push('seller');
+    assert.equal(sellerUpdate.netAmount, 4410);
+
+    // The buyer's change, made on the discounted checkout, is taxed on its new net amount.
+    const updated = await buyerUpdate;
+    assert.deepEqual(answered, ['seller', 'buyer']);
+    // 19 % of 4410 is 837.9: 838.
+    assert.deepEqual(
+      [updated.netAmount, updated.taxAmount, updated.totalAmount],
+      [4410, 838, 5248],
+    );
+    const stored = await api.orm.em.fork().findOneOrFail(Checkout, created.id);
+    assert.equal(stored.taxLines?.[0]?.taxableAmount, 4410);
+  });
+
   it('refuses a billing address Stripe cannot tax, leaving the tax unknown rather than wrong', async () => {
     const created = await seller.polar.checkouts.create({ products: [productId] });
     // More failures than the SDK's retries: Stripe Tax is down for this checkout's calculation.

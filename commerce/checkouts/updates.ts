@@ -4,7 +4,12 @@ import { Checkout } from '../../db/entities/index.ts';
 import type { StripeClient } from '../../integrations/stripe/client.ts';
 import { resourceNotFound } from '../errors.ts';
 import type { CheckoutChanges } from './changes.ts';
-import { applyChanges, chosenAmountOf } from './pricing.ts';
+import {
+  applyChanges,
+  chosenAmountOf,
+  type StripeTaxSource,
+  withStripeTaxOutsideLock,
+} from './pricing.ts';
 import { getCheckoutByClientSecret } from './reads.ts';
 import type {
   CheckoutPublicWire,
@@ -17,19 +22,19 @@ import { offeredProducts, publicWireOf, recordChange } from './views.ts';
 
 /**
  * Applies an update to a checkout locked by the caller's transaction; records `checkout.updated`.
- * `stripe`: for an organization that taxes with Stripe Tax.
+ * `stripeTax`: for an organization that taxes with Stripe Tax.
  */
 async function updateLocked(
   tx: EntityManager,
   checkout: Checkout,
   changes: CheckoutChanges,
   publicUrl: string,
-  stripe: StripeClient | undefined,
+  stripeTax: StripeTaxSource | undefined,
 ): Promise<CheckoutWire> {
   const offer = await offeredProducts(tx, checkout.productIds, publicUrl);
   await applyChanges(tx, checkout, changes, offer, {
     chosenAmount: await chosenAmountOf(tx, checkout),
-    stripe,
+    stripeTax,
   });
   return recordChange(tx, checkout, 'checkout.updated', publicUrl, offer);
 }
@@ -43,16 +48,18 @@ export function updateCheckout(
   publicUrl: string,
   stripe?: StripeClient,
 ): Promise<CheckoutWire> {
-  return em.transactional(async (tx) => {
-    const checkout = await tx.findOne(
-      Checkout,
-      { id, organization: organizationId },
-      { lockMode: LockMode.PESSIMISTIC_WRITE },
-    );
-    if (!checkout) throw resourceNotFound('Checkout not found');
-    assertOpen(checkout);
-    return updateLocked(tx, checkout, input, publicUrl, stripe);
-  });
+  return withStripeTaxOutsideLock(stripe, (stripeTax) =>
+    em.transactional(async (tx) => {
+      const checkout = await tx.findOne(
+        Checkout,
+        { id, organization: organizationId },
+        { lockMode: LockMode.PESSIMISTIC_WRITE },
+      );
+      if (!checkout) throw resourceNotFound('Checkout not found');
+      assertOpen(checkout);
+      return updateLocked(tx, checkout, input, publicUrl, stripeTax);
+    }),
+  );
 }
 
 /** The buyer's update of an open checkout, by its client secret; records `checkout.updated`. */
@@ -63,9 +70,16 @@ export function updateCheckoutPublic(
   publicUrl: string,
   stripe?: StripeClient,
 ): Promise<CheckoutPublicWire> {
-  return em.transactional(async (tx) => {
-    const checkout = await getCheckoutByClientSecret(tx, clientSecret, LockMode.PESSIMISTIC_WRITE);
-    assertOpen(checkout);
-    return publicWireOf(tx, checkout, await updateLocked(tx, checkout, input, publicUrl, stripe));
-  });
+  return withStripeTaxOutsideLock(stripe, (stripeTax) =>
+    em.transactional(async (tx) => {
+      const checkout = await getCheckoutByClientSecret(
+        tx,
+        clientSecret,
+        LockMode.PESSIMISTIC_WRITE,
+      );
+      assertOpen(checkout);
+      const wire = await updateLocked(tx, checkout, input, publicUrl, stripeTax);
+      return publicWireOf(tx, checkout, wire);
+    }),
+  );
 }

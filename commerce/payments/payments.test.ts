@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Polar } from '@polar-sh/sdk';
 import { HTTPValidationError } from '@polar-sh/sdk/models/errors/httpvalidationerror.js';
 import { ResourceNotFound } from '@polar-sh/sdk/models/errors/resourcenotfound.js';
-import type { WorkflowHandle } from '@temporalio/client';
+import { Client, type WorkflowHandle } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import type Stripe from 'stripe';
 import { createPaymentActivities } from '../../activities/payments.ts';
@@ -18,6 +18,7 @@ import {
   type PaymentAttemptResult,
   paymentIdOf,
 } from '../../integrations/stripe/payments.ts';
+import { applyStripeEvent } from '../../processes/stripe-events.ts';
 import { temporalDataConverter } from '../../temporal/payload-codec.ts';
 import { callV1, createSeller, type Seller, startCommerceApi, type TestApi } from '../testing.ts';
 import { recordPaymentOutcome } from './service.ts';
@@ -268,6 +269,47 @@ describe('Payments: Stripe charges, the Stripe webhook, /v1/payments', () => {
       ]);
       await collector.signal(doneSignal);
       assert.equal((await collector.result()).length, 1);
+    });
+
+    it('owes a signal Temporal did not take, and sends it when Stripe delivers the event again', async () => {
+      const { collector, paymentId, payload } = await pendingPayment();
+      const event = JSON.parse(payload) as Stripe.Event;
+      // A client whose signals Temporal does not take (unreachable, or refusing for a moment).
+      const unavailable = new Client({
+        connection: api.temporal.connection,
+        namespace: api.config.temporal.namespace,
+        interceptors: {
+          workflow: [
+            {
+              signal: () => Promise.reject(new Error('Temporal is unavailable')),
+            },
+          ],
+        },
+      });
+      await assert.rejects(
+        applyStripeEvent({ orm: api.orm, temporal: unavailable, logger: api.logger }, event),
+        /Temporal is unavailable/,
+      );
+      // The outcome and the claim are committed, the signal kept on the claim as owed.
+      const em = api.orm.em.fork();
+      assert.equal((await em.findOneOrFail(Payment, { id: paymentId })).status, 'succeeded');
+      const claim = await em.findOneOrFail(ProcessedStripeEvent, event.id);
+      assert.equal(claim.owedSignal?.workflowId, collector.workflowId);
+      assert.deepEqual(await collector.query(receivedOutcomesQuery), []);
+
+      // Stripe, told nothing good, delivers the event again: the owed signal is sent, once.
+      const again = await post(payload, stripeSignature(payload, secret()));
+      assert.deepEqual(await again.json(), { received: true, result: 'duplicate' });
+      const settled = await post(payload, stripeSignature(payload, secret()));
+      assert.deepEqual(await settled.json(), { received: true, result: 'duplicate' });
+      await collector.signal(doneSignal);
+      const received = await collector.result();
+      assert.deepEqual(
+        received.map((outcome) => [outcome.paymentId, outcome.status]),
+        [[paymentId, 'succeeded']],
+      );
+      const cleared = await api.orm.em.fork().findOneOrFail(ProcessedStripeEvent, event.id);
+      assert.equal(cleared.owedSignal, null);
     });
 
     it('signals nothing for a payment its charge’s own answer settled first', async () => {

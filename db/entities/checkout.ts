@@ -118,7 +118,19 @@ const DiscountRedemptionSchema = defineEntity({
 export class DiscountRedemption extends DiscountRedemptionSchema.class {}
 DiscountRedemptionSchema.setClass(DiscountRedemption);
 
-/** A Stripe webhook event already handled: a redelivered event id is acknowledged, not replayed. */
+/** A signal to a workflow, by its name and arguments. */
+export interface WorkflowSignalCall {
+  workflowId: string;
+  signal: string;
+  args: unknown[];
+}
+
+/**
+ * A Stripe webhook event already handled: a redelivered event id is acknowledged, not replayed.
+ * `owedSignal`: the signal its handling owes a workflow until Temporal has taken it (sent after
+ * the commit), leased to its sender until `owedSignalLeasedUntil`: a redelivery past the lease
+ * (the sender failed or died) sends it again.
+ */
 const ProcessedStripeEventSchema = defineEntity({
   name: 'ProcessedStripeEvent',
   tableName: 'processed_stripe_events',
@@ -126,6 +138,8 @@ const ProcessedStripeEventSchema = defineEntity({
     id: p.string().primary(),
     type: p.string(),
     receivedAt: p.datetime().onCreate(() => new Date()),
+    owedSignal: p.json<WorkflowSignalCall>().nullable(),
+    owedSignalLeasedUntil: p.datetime().nullable(),
   },
 });
 
