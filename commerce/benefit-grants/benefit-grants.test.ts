@@ -15,6 +15,7 @@ import {
   Meter,
   Order,
   OutboxEvent,
+  Refund,
   Subscription,
 } from '../../db/entities/index.ts';
 import { type DiscordApiFake, startDiscordApiFake } from '../../devstack/discord-api.ts';
@@ -336,6 +337,51 @@ describe('benefit grants (grant workflow, customer state, portal)', () => {
       (await em().findOneOrFail(LicenseKey, { customer: customer.id })).status,
       'revoked',
     );
+  });
+
+  it('gives nothing when a source stopped giving the benefit before its grant ran', async () => {
+    const benefit = await seller.polar.benefits.create({
+      type: 'license_keys',
+      description: 'Late key',
+      properties: { prefix: 'LATE' },
+    });
+    const product = await productWithBenefits(seller, [benefit.id]);
+    const customer = await newCustomer();
+    const request = {
+      organizationId: seller.organizationId,
+      customerId: customer.id,
+      productId: product.id,
+    };
+    // Each source ended, and its revocation ran, before the checkout's grant step (retried
+    // late) got to it: a refund that took the benefits back, a subscription that ended.
+    const refunded = await paidOrder(api, seller, customer.id, product.id);
+    const fork = em();
+    fork.create(Refund, {
+      organization: seller.organizationId,
+      order: refunded.id,
+      customer: customer.id,
+      status: 'succeeded',
+      reason: 'customer_request',
+      amount: 100,
+      taxAmount: 0,
+      currency: 'usd',
+      revokeBenefits: true,
+      metadata: {},
+    });
+    await fork.nativeUpdate(Order, { id: refunded.id }, { status: 'partially_refunded' });
+    await fork.flush();
+    const ended = await activeSubscription(customer.id, product.id);
+    await em().nativeUpdate(Subscription, { id: ended.id }, { status: 'canceled' });
+    await grants.grantCheckoutBenefits({ ...request, orderId: refunded.id });
+    await grants.grantCheckoutBenefits({ ...request, subscriptionId: ended.id });
+    assert.equal(await grantRow(customer.id, benefit.id), null);
+    assert.equal(await em().count(LicenseKey, { customer: customer.id }), 0);
+
+    // A source still giving it (a paid order) is granted as ever.
+    const paid = await paidOrder(api, seller, customer.id, product.id);
+    await grants.grantCheckoutBenefits({ ...request, orderId: paid.id });
+    assert.equal((await grantRow(customer.id, benefit.id))?.orderId, paid.id);
+    await holding(customer.id, [benefit.id]);
   });
 
   it('renews a subscription’s meter credit each period, rolling unused units over, once per period', async () => {

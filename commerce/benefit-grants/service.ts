@@ -197,6 +197,8 @@ export async function grantBenefit(
   source: GrantSource | null,
 ): Promise<GrantOutcome> {
   const plan = await em.fork().transactional(async (tx): Promise<GrantPlan> => {
+    // A grant asked for late (a retried step) by a source that has since stopped giving it.
+    if (source && !(await givesBenefits(tx, source))) return { outcome: 'gone' };
     const grant = await lockGrant(tx, target, source !== null);
     if (!grant || grant.benefit.deletedAt || grant.customer.deletedAt) return { outcome: 'gone' };
     const granted = isGranted(grant);
@@ -277,6 +279,33 @@ export async function grantBenefit(
     );
     return 'granted';
   });
+}
+
+/**
+ * Whether the source still gives its product's benefits: a subscription not ended nor unpaid
+ * (the statuses its workflow revokes them at), else a paid one-time order that no refund took
+ * them back from. Its row is share-locked until the commit: a source ending meanwhile waits, and
+ * the revocation it asks for then finds the grant given.
+ */
+async function givesBenefits(tx: EntityManager, source: GrantSource): Promise<boolean> {
+  if (source.subscriptionId) {
+    const rows = await tx.execute(
+      `select 1 from subscriptions
+        where id = ? and status in ('active', 'trialing', 'past_due') for share`,
+      [source.subscriptionId],
+    );
+    return rows.length > 0;
+  }
+  if (!source.orderId) return true;
+  const rows = await tx.execute(
+    `select 1 from orders o
+      where o.id = ? and o.status in ('paid', 'partially_refunded')
+        and not exists (select 1 from refunds r
+                         where r.order_id = o.id and r.revoke_benefits and r.status = 'succeeded')
+     for share of o`,
+    [source.orderId],
+  );
+  return rows.length > 0;
 }
 
 /**
